@@ -1,0 +1,75 @@
+"""The cluster spec: MX_CONFIG byte for byte as the operator's Go code wrote it, and the DMLC_* environment."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from compiler import constants as c
+from compiler.model import MXJob, Replica
+
+# Go's encoding/json escapes these (HTML safety and JavaScript line terminators); Python's json does not.
+_GO_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
+                             "\u2029": "\\u2029"})
+
+
+def go_string(value: str) -> str:
+    """A JSON string literal as Go's json.Marshal writes it."""
+    return json.dumps(value, ensure_ascii=False).translate(_GO_ESCAPES)
+
+
+def service_name(job: str, role: str, index: int) -> str:
+    """Pod and Service name, as GenGeneralName builds it."""
+    return f"{job}-{role}-{index}".replace("/", "-")
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterSpec:
+    """What every pod of one job shares: the cluster and labels parts of MX_CONFIG and the DMLC values."""
+
+    shared_json: str
+    ps_root_port: str
+    ps_root_uri: str
+    num_server: str
+    num_worker: str
+
+    def mx_config(self, role: str, index: int) -> str:
+        return f'{self.shared_json[:-1]},"task":{{"type":{go_string(role)},"index":{index}}}}}'
+
+    def env(self, replica: Replica, index: int) -> list[dict[str, Any]]:
+        """The variables appended to every container of one pod, in the operator's order."""
+        role = replica.role
+        env = [
+            {"name": "MX_CONFIG", "value": self.mx_config(role, index)},
+            {"name": "DMLC_PS_ROOT_PORT", "value": self.ps_root_port},
+            {"name": "DMLC_PS_ROOT_URI", "value": self.ps_root_uri},
+            {"name": "DMLC_NUM_SERVER", "value": self.num_server},
+            {"name": "DMLC_NUM_WORKER", "value": self.num_worker},
+            {"name": "DMLC_ROLE", "value": role},
+            {"name": "DMLC_USE_KUBERNETES", "value": "1"},
+        ]
+        if replica.type == c.WORKER:
+            env.append({"name": "DMLC_WORKER_ID", "value": str(index)})
+        return env
+
+
+def cluster_spec(job: MXJob) -> ClusterSpec:
+    ordered = sorted(job.replicas, key=lambda replica: replica.role)
+    # Go appends to a nil map entry per replica, so a type with 0 replicas has no cluster key, only a label.
+    cluster = ",".join(
+        f"{go_string(r.role)}:[" + ",".join(
+            f'{{"url":{go_string(service_name(job.name, r.role, i))},"port":{r.port}}}' for i in range(r.replicas)
+        ) + "]"
+        for r in ordered if r.replicas > 0
+    )
+    labels = ",".join(f"{go_string(r.role)}:{go_string(r.tuner_key)}" for r in ordered)
+    scheduler = job.replica(c.SCHEDULER)
+    has_scheduler = scheduler is not None and scheduler.replicas > 0
+    return ClusterSpec(
+        shared_json=f'{{"cluster":{{{cluster}}},"labels":{{{labels}}}}}',
+        ps_root_port=str(scheduler.port) if scheduler is not None and has_scheduler else "0",
+        ps_root_uri=service_name(job.name, "scheduler", 0) if has_scheduler else "",
+        num_server=str(job.count(c.SERVER)),
+        num_worker=str(job.count(c.WORKER)),
+    )

@@ -1,0 +1,155 @@
+"""The compiler's entry point: documents in, diagnostics plus a lazy, deterministic manifest stream out."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler import constants as c
+from compiler.cluster import service_name
+from compiler.convert import Conversion, is_mxjob, to_v1
+from compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors
+from compiler.expand import expand
+from compiler.model import MXJob, apply_defaults
+from compiler.normalise import normalise
+from compiler.rules import check_rules
+from compiler.schema import check_schema
+from compiler.source import SourceDocument, iter_objects
+from compiler.targets import Target, decorate
+
+Manifest = dict[str, Any]
+Identity = tuple[str, str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class RenderOptions:
+    namespace: str | None = None
+    include_job: bool = True
+    target: Target = Target.PLAIN
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledJob:
+    """A valid MXJob: its v1 conversion and, when defaults were applied, the typed job."""
+
+    conversion: Conversion
+    job: MXJob | None
+
+
+@dataclass(slots=True)
+class Plan:
+    """Everything the input asks for, validated; manifests are generated only when iterated."""
+
+    options: RenderOptions
+    items: list[CompiledJob | Manifest] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.diagnostics)
+
+    def manifests(self) -> Iterator[Manifest]:
+        if not self.ok:
+            raise ValueError("refusing to render a plan with errors")
+        for item in self.items:
+            if isinstance(item, CompiledJob):
+                if item.job is None:
+                    raise ValueError("the plan was compiled without defaults; it can only be converted")
+                yield from self._job_manifests(item.job)
+            else:
+                yield item
+
+    def _job_manifests(self, job: MXJob) -> Iterator[Manifest]:
+        target = self.options.target
+        check = target is Target.FLUX and "${" in json.dumps(job.document, ensure_ascii=False)
+        for manifest in expand(job, include_job=self.options.include_job):
+            yield decorate(manifest, target, check) if target is not Target.PLAIN else manifest
+
+    def converted(self) -> Iterator[Manifest]:
+        """The input with every MXJob converted to v1 (defaulted only if compiled with defaults)."""
+        for item in self.items:
+            yield item.conversion.data if isinstance(item, CompiledJob) else item
+
+
+def compile_documents(documents: Sequence[SourceDocument], options: RenderOptions = RenderOptions(),
+                      *, defaults: bool = True) -> Plan:
+    plan = Plan(options)
+    seen: dict[Identity, str] = {}
+    for document in documents:
+        for prefix, obj in iter_objects(document):
+            if is_mxjob(obj):
+                compiled, found = _compile_job(obj, options, defaults)
+                located = [_locate(d, document, prefix, compiled.conversion if compiled else None) for d in found]
+                plan.diagnostics.extend(located)
+                if compiled is None:
+                    continue
+                plan.items.append(compiled)
+                job = compiled.job
+                identities = list(job_identities(job, options)) if job else [identity(compiled.conversion.data)]
+            else:
+                plan.items.append(obj)
+                identities = [identity(obj)]
+            where = str(document.locate(prefix))
+            for ident in identities:
+                if ident in seen:
+                    plan.diagnostics.append(_locate(error(
+                        Code.DUPLICATE_OBJECT,
+                        f"{ident[1]} {ident[2] + '/' if ident[2] else ''}{ident[3]} is also produced by {seen[ident]}",
+                        (), "rename one of the jobs or objects"), document, prefix, None))
+                else:
+                    seen[ident] = where
+    return plan
+
+
+def _compile_job(obj: Manifest, options: RenderOptions, defaults: bool) -> tuple[CompiledJob | None, list[Diagnostic]]:
+    conversion = to_v1(obj)
+    if has_errors(conversion.diagnostics):
+        return None, conversion.diagnostics
+    normalise(conversion)
+    found = [*conversion.diagnostics, *check_schema(conversion.data), *check_rules(conversion.data)]
+    if has_errors(found):
+        return None, found
+    job = apply_defaults(conversion.data, options.namespace) if defaults else None
+    return CompiledJob(conversion, job), found
+
+
+def _locate(diagnostic: Diagnostic, document: SourceDocument, prefix: JsonPath,
+            conversion: Conversion | None) -> Diagnostic:
+    path = conversion.origin(diagnostic.path) if conversion else diagnostic.path
+    key = diagnostic.code in (Code.UNKNOWN_FIELD, Code.UNKNOWN_REPLICA_TYPE, Code.DUPLICATE_KEY)
+    location = document.locate((*prefix, *path), key=key)
+    return Diagnostic(diagnostic.code, diagnostic.severity, diagnostic.message, (*prefix, *path), location,
+                      document.index, diagnostic.hint)
+
+
+def identity(obj: Manifest) -> Identity:
+    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    assert isinstance(metadata, dict)
+    return (str(obj.get("apiVersion", "")), str(obj.get("kind", "")), str(metadata.get("namespace") or ""),
+            str(metadata.get("name") or metadata.get("generateName") or ""))
+
+
+def job_identities(job: MXJob, options: RenderOptions) -> Iterator[Identity]:
+    ns = job.namespace or ""
+    yield ("v1", "ConfigMap", ns, f"{job.name}{c.CONFIGMAP_SUFFIX}")
+    if not job.run_policy.suspend:
+        for replica in job.replicas:
+            for index in range(replica.replicas):
+                name = service_name(job.name, replica.role, index)
+                yield ("v1", "Service", ns, name)
+                yield ("v1", "Pod", ns, name)
+    if options.include_job:
+        yield (c.API_VERSION, c.KIND, ns, job.name)
+
+
+def sort_diagnostics(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
+    rank = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+    def key(d: Diagnostic) -> tuple[str, int, int, int, str]:
+        loc = d.location
+        return (loc.file if loc else "", loc.line if loc else 0, loc.column if loc else 0, rank[d.severity],
+                d.code.value)
+
+    return sorted(diagnostics, key=key)

@@ -1,0 +1,186 @@
+"""Semantic rules the schema cannot express (names, replica layout, containers, ports); every finding is reported."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from compiler import constants as c
+from compiler.diagnostics import Code, Diagnostic, JsonPath, error, info, warning
+from compiler.jsonutil import as_dict, as_list
+from compiler.schema import suggest
+
+DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+GENERATED_ENV = ("MX_CONFIG", "DMLC_PS_ROOT_PORT", "DMLC_PS_ROOT_URI", "DMLC_NUM_SERVER", "DMLC_NUM_WORKER",
+                 "DMLC_ROLE", "DMLC_USE_KUBERNETES", "DMLC_WORKER_ID")
+_COPIED_TEMPLATE_METADATA = {"labels", "annotations", "finalizers"}
+REPLICAS = ("spec", "mxReplicaSpecs")
+
+
+def generated_env_names(replica_type: str) -> tuple[str, ...]:
+    """The variables the operator appends to every container of this replica type."""
+    return GENERATED_ENV if replica_type == c.WORKER else GENERATED_ENV[:-1]
+
+
+def replica_count(replica: Any) -> int:
+    value = as_dict(replica).get("replicas", 1)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 1
+
+
+def pod_restart_policy(replica_policy: str) -> str:
+    """The pod's restartPolicy for a replica's policy: ExitCode is carried out by us, so the pod says Never."""
+    return "Never" if replica_policy == "ExitCode" else replica_policy
+
+
+def check_rules(data: dict[str, Any]) -> list[Diagnostic]:
+    spec = as_dict(data.get("spec"))
+    replicas = {k: v for k, v in as_dict(spec.get("mxReplicaSpecs")).items() if k in c.REPLICA_TYPES}
+    found = list(_check_name(as_dict(data.get("metadata")), replicas))
+    found.extend(_check_layout(spec.get("jobMode"), replicas))
+    for replica_type, replica in replicas.items():
+        found.extend(_check_replica(replica_type, as_dict(replica)))
+    found.extend(_check_run_policy(as_dict(spec.get("runPolicy"))))
+    return found
+
+
+def _check_name(metadata: dict[str, Any], replicas: dict[str, Any]) -> Iterator[Diagnostic]:
+    name = metadata.get("name")
+    if not isinstance(name, str) or not name:
+        yield error(Code.MISSING_FIELD, "the job has no metadata.name", ("metadata",), "add metadata.name")
+        return
+    if not DNS1035.match(name):
+        yield error(Code.JOB_NAME, f"job name {name!r} is not a DNS-1035 label", ("metadata", "name"),
+                    "use lower-case letters, digits and '-', starting with a letter and ending with a letter "
+                    "or digit")
+    longest = ""
+    for replica_type, replica in replicas.items():
+        count = replica_count(replica)
+        if count:
+            generated = f"{name}-{replica_type.lower()}-{count - 1}"
+            longest = max(longest, generated, key=len)
+    if len(longest) > c.MAX_DNS_LABEL:
+        allowed = c.MAX_DNS_LABEL - (len(longest) - len(name))
+        yield error(Code.NAME_TOO_LONG,
+                    f"generated name {longest!r} has {len(longest)} characters; Kubernetes allows "
+                    f"{c.MAX_DNS_LABEL}", ("metadata", "name"),
+                    f"shorten the job name to at most {max(allowed, 1)} characters")
+    elif len(name) > c.MAX_DNS_LABEL:
+        yield error(Code.NAME_TOO_LONG, f"job name has {len(name)} characters; Kubernetes allows "
+                                        f"{c.MAX_DNS_LABEL}", ("metadata", "name"))
+
+
+def _check_layout(job_mode: Any, replicas: dict[str, Any]) -> Iterator[Diagnostic]:
+    if job_mode == c.MX_TRAIN:
+        yield from _foreign_types(replicas, c.TUNE_TYPES, c.MX_TRAIN)
+        lone_worker = set(replicas) == {c.WORKER} and replica_count(replicas[c.WORKER]) == 1
+        missing = [t for t in (c.SCHEDULER, c.SERVER, c.WORKER) if t not in replicas]
+        if missing and not lone_worker:
+            yield error(Code.JOB_MODE_LAYOUT,
+                        f"MXTrain needs Scheduler, Server and Worker (or one Worker alone); missing "
+                        f"{', '.join(missing)}", REPLICAS, f"add {', '.join(missing)}")
+        yield from _exactly_one(replicas, c.SCHEDULER)
+    elif job_mode == c.MX_TUNE:
+        yield from _foreign_types(replicas, c.TRAIN_TYPES, c.MX_TUNE)
+        missing = [t for t in (c.TUNER_TRACKER, c.TUNER_SERVER, c.TUNER) if t not in replicas]
+        if missing:
+            yield error(Code.JOB_MODE_LAYOUT,
+                        f"MXTune needs TunerTracker, TunerServer and Tuner; missing {', '.join(missing)}",
+                        REPLICAS, f"add {', '.join(missing)}")
+        yield from _exactly_one(replicas, c.TUNER_TRACKER)
+        yield from _exactly_one(replicas, c.TUNER)
+        if c.TUNER_SERVER in replicas and replica_count(replicas[c.TUNER_SERVER]) < 1:
+            yield error(Code.REPLICA_COUNT, "MXTune needs at least one TunerServer",
+                        (*REPLICAS, c.TUNER_SERVER, "replicas"), "set replicas to 1 or more")
+
+
+def _foreign_types(replicas: dict[str, Any], foreign: frozenset[str], mode: str) -> Iterator[Diagnostic]:
+    for replica_type in replicas:
+        if replica_type in foreign:
+            other = c.MX_TUNE if mode == c.MX_TRAIN else c.MX_TRAIN
+            yield error(Code.JOB_MODE_LAYOUT, f"replica type {replica_type} belongs to {other}, not {mode}",
+                        (*REPLICAS, replica_type), f"remove it or set jobMode: {other}")
+
+
+def _exactly_one(replicas: dict[str, Any], replica_type: str) -> Iterator[Diagnostic]:
+    if replica_type in replicas and replica_count(replicas[replica_type]) != 1:
+        yield error(Code.REPLICA_COUNT, f"a job has exactly one {replica_type}; replicas is "
+                                        f"{replica_count(replicas[replica_type])}",
+                    (*REPLICAS, replica_type, "replicas"), "set replicas: 1")
+
+
+def _check_replica(replica_type: str, replica: dict[str, Any]) -> Iterator[Diagnostic]:
+    base: JsonPath = (*REPLICAS, replica_type)
+    if replica.get("replicas") == 0:
+        yield warning(Code.ZERO_REPLICAS, f"{replica_type} has 0 replicas: no pods of this type are rendered",
+                      (*base, "replicas"))
+    template = as_dict(replica.get("template"))
+    metadata = as_dict(template.get("metadata"))
+    for key, value in metadata.items():
+        if key not in _COPIED_TEMPLATE_METADATA and not (key == "creationTimestamp" and value is None):
+            yield warning(Code.TEMPLATE_METADATA_IGNORED,
+                          f"template metadata.{key} is ignored: pods are named and placed by the job",
+                          (*base, "template", "metadata", key), f"remove metadata.{key}")
+    pod_spec = as_dict(template.get("spec"))
+    policy = replica.get("restartPolicy", c.DEFAULT_RESTART_POLICY)
+    own = pod_spec.get("restartPolicy")
+    if isinstance(policy, str) and policy in c.RESTART_POLICIES and own is not None \
+            and own != pod_restart_policy(policy):
+        yield warning(Code.RESTART_POLICY_OVERRIDDEN,
+                      f"template restartPolicy {own!r} is replaced by {pod_restart_policy(policy)!r} from the "
+                      f"replica's restartPolicy {policy!r}", (*base, "template", "spec", "restartPolicy"),
+                      "set restartPolicy on the replica spec, not in the template")
+    yield from _check_containers(pod_spec, (*base, "template", "spec"), generated_env_names(replica_type))
+
+
+def _check_containers(pod_spec: dict[str, Any], base: JsonPath, generated: tuple[str, ...]) -> Iterator[Diagnostic]:
+    containers = as_list(pod_spec.get("containers"))
+    names = [str(as_dict(item).get("name")) for item in containers]
+    if c.DEFAULT_CONTAINER not in names:
+        close = suggest(c.DEFAULT_CONTAINER, names)
+        yield error(Code.NO_MXNET_CONTAINER, "the template has no container named 'mxnet'", (*base, "containers"),
+                    f"rename your training container to mxnet{'; ' + close if close else ''}")
+    for position, item in enumerate(containers):
+        container = as_dict(item)
+        path = (*base, "containers", position)
+        if not container.get("image"):
+            yield error(Code.EMPTY_IMAGE, f"container {container.get('name')!r} has no image", (*path, "image"),
+                        "set image")
+        for env_position, env in enumerate(as_list(container.get("env"))):
+            name = as_dict(env).get("name")
+            if name in generated:
+                yield warning(Code.ENV_OVERRIDDEN,
+                              f"env {name} is generated for this replica type; your entry is replaced by it "
+                              "(the operator appended its own, which won; the duplicate is dropped because "
+                              "server-side apply rejects duplicate env names)",
+                              (*path, "env", env_position, "name"), f"remove {name} from env")
+        if container.get("name") == c.DEFAULT_CONTAINER:
+            yield from _check_ports(as_list(container.get("ports")), (*path, "ports"))
+
+
+def _check_ports(ports: list[Any], base: JsonPath) -> Iterator[Diagnostic]:
+    names: dict[str, int] = {}
+    named_ports = [p for p in ports if isinstance(p, dict)]
+    has_default = any(p.get("name") == c.DEFAULT_PORT_NAME for p in named_ports)
+    total = len(named_ports) + (0 if has_default else 1)
+    for position, port in enumerate(ports):
+        name = as_dict(port).get("name")
+        if name is None and total > 1:
+            yield error(Code.SERVICE_PORTS, "every port of the mxnet container needs a name: each one becomes a "
+                                            "port of the replica's Service", (*base, position), "add a name")
+        elif name in names:
+            yield error(Code.SERVICE_PORTS, f"port name {name!r} is used twice", (*base, position, "name"),
+                        "give every port a unique name")
+        elif isinstance(name, str):
+            names[name] = position
+
+
+def _check_run_policy(run_policy: dict[str, Any]) -> Iterator[Diagnostic]:
+    if "ttlSecondsAfterFinished" in run_policy:
+        yield warning(Code.TTL_DROPPED,
+                      "ttlSecondsAfterFinished is not rendered: deleting a Git-tracked job makes Argo CD or Flux "
+                      "create it again, and the job runs again", ("spec", "runPolicy", "ttlSecondsAfterFinished"),
+                      "remove it; delete finished jobs by removing them from Git")
+    if run_policy.get("suspend") is True:
+        yield info(Code.SUSPENDED, "the job is suspended: its pods and services are not rendered",
+                   ("spec", "runPolicy", "suspend"))

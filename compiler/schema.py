@@ -1,0 +1,109 @@
+"""Check an MXJob against schemas/mxjob-v1.schema.json and turn jsonschema errors into fix-it diagnostics."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator, ValidationError
+
+from compiler.diagnostics import Code, Diagnostic, error
+from compiler.jsonutil import type_name
+
+SCHEMA_FILE = "mxjob-v1.schema.json"
+
+
+def schema_dir() -> Path:
+    """schemas/ of a source checkout, or the copy packaged inside an installed wheel."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_schemas", here.parent / "schemas"):
+        if (candidate / SCHEMA_FILE).is_file():
+            return candidate
+    raise FileNotFoundError(f"{SCHEMA_FILE} is missing from the installation")
+
+
+@functools.cache
+def mxjob_schema() -> dict[str, Any]:
+    with (schema_dir() / SCHEMA_FILE).open(encoding="utf-8") as handle:
+        schema: dict[str, Any] = json.load(handle)
+    return schema
+
+
+@functools.cache
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(mxjob_schema())
+
+
+def check_schema(document: dict[str, Any]) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    for err in _validator().iter_errors(document):
+        found.extend(_translate(err))
+    return found
+
+
+def suggest(word: str, choices: Iterable[str]) -> str:
+    """'did you mean …' for a misspelt field or value; empty when nothing is close."""
+    options = list(choices)
+    lowered = {option.lower(): option for option in options}
+    if word.lower() in lowered:
+        return f"did you mean {lowered[word.lower()]!r}?"
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}?" if close else ""
+
+
+def _describe(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, dict | list) else type_name(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _translate(err: ValidationError) -> Iterator[Diagnostic]:
+    path = tuple(err.absolute_path)
+    validator = err.validator
+    schema = err.schema if isinstance(err.schema, dict) else {}
+    field = str(path[-1]) if path else "document"
+    if "propertyNames" in err.absolute_schema_path:
+        name = str(err.instance)
+        hint = suggest(name, schema.get("enum", [])) or f"use one of {', '.join(schema.get('enum', []))}"
+        yield error(Code.UNKNOWN_REPLICA_TYPE, f"unknown replica type {name!r}", (*path, name), hint)
+    elif validator == "additionalProperties" and isinstance(err.instance, dict):
+        known = list(schema.get("properties", {}))
+        for key in err.instance:
+            if key not in known:
+                hint = suggest(key, known) or f"known fields: {', '.join(sorted(known)) or 'none'}"
+                yield error(Code.UNKNOWN_FIELD, f"unknown field {key!r}", (*path, key), hint)
+    elif validator == "required":
+        missing = str(err.message).split("'")[1] if "'" in err.message else "?"
+        yield error(Code.MISSING_FIELD, f"missing required field {missing!r}", path, f"add {missing}")
+    elif validator == "type":
+        expected = err.validator_value
+        wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
+        yield error(Code.WRONG_TYPE, f"{field} must be {_article(wanted)}, got {type_name(err.instance)} "
+                                     f"{_describe(err.instance)}", path,
+                    "quote numbers meant as strings; write numbers without quotes")
+    elif validator in ("enum", "const"):
+        allowed = err.validator_value if validator == "enum" else [err.validator_value]
+        choices = [str(a) for a in allowed]
+        hint = suggest(str(err.instance), choices) or f"use one of {', '.join(choices)}"
+        yield error(Code.INVALID_VALUE, f"{field} is {_describe(err.instance)}, not one of {', '.join(choices)}",
+                    path, hint)
+    elif validator in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minProperties",
+                       "minItems", "maxItems", "maxLength", "minLength"):
+        yield error(Code.OUT_OF_RANGE, f"{field}: {err.message}", path)
+    elif validator in ("oneOf", "anyOf"):
+        yield error(Code.WRONG_TYPE, f"{field} has the wrong shape: {_describe(err.instance)}", path,
+                    "an integer or a string is expected" if _is_int_or_string(schema) else "")
+    else:
+        yield error(Code.SCHEMA, f"{field}: {err.message}", path)
+
+
+def _article(noun: str) -> str:
+    return f"an {noun}" if noun[:1] in "aeiou" else f"a {noun}"
+
+
+def _is_int_or_string(schema: dict[str, Any]) -> bool:
+    options = schema.get("oneOf") or schema.get("anyOf") or []
+    return {o.get("type") for o in options if isinstance(o, dict)} == {"integer", "string"}

@@ -1,0 +1,209 @@
+"""Parse YAML/JSON text into documents that remember where every field came from (safe YAML only)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
+
+_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# Kubernetes reads YAML the way go-yaml does: timestamps and "=" stay strings.
+_DROPPED_RESOLVERS = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value"}
+_STRING_TAGS = ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary", "tag:yaml.org,2002:value")
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    code: Code
+    message: str
+    line: int
+    column: int
+    hint: str = ""
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """A safe loader that records duplicate keys, unknown tags and non-JSON values instead of guessing."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag not in _DROPPED_RESOLVERS]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    yaml_constructors = dict(yaml.SafeLoader.yaml_constructors)
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.problems: list[Problem] = []
+        self.current_node: yaml.Node | None = None
+
+    def _problem(self, code: Code, message: str, node: yaml.Node, hint: str = "") -> None:
+        mark = node.start_mark
+        self.problems.append(Problem(code, message, mark.line + 1, mark.column + 1, hint))
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        self.current_node = node
+        return super().construct_document(node)
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                if key_node.value in seen:
+                    self._problem(
+                        Code.DUPLICATE_KEY,
+                        f"duplicate key {key_node.value!r}: YAML parsers disagree on which value wins",
+                        key_node,
+                        "keep exactly one entry",
+                    )
+                seen.add(key_node.value)
+        raw = super().construct_mapping(node, deep=deep)
+        out: dict[str, Any] = {}
+        for key, value in raw.items():
+            out[key if isinstance(key, str) else _key_text(key)] = value
+        return out
+
+    def construct_yaml_float(self, node: yaml.ScalarNode) -> Any:
+        value = super().construct_yaml_float(node)
+        if math.isinf(value) or math.isnan(value):
+            self._problem(Code.NOT_JSON, f"{node.value!r} is not a number Kubernetes can store", node,
+                          "quote it to make it a string")
+        return value
+
+    def construct_as_string(self, node: yaml.Node) -> str:
+        return str(node.value) if isinstance(node, yaml.ScalarNode) else ""
+
+    def construct_undefined(self, node: yaml.Node) -> None:
+        self._problem(
+            Code.UNSAFE_TAG,
+            f"tag {node.tag!r} is not allowed: only plain YAML (maps, lists, strings, numbers, booleans) is read",
+            node,
+            "remove the tag",
+        )
+        return None
+
+
+for _tag in _STRING_TAGS:
+    _Loader.add_constructor(_tag, _Loader.construct_as_string)
+for _tag in ("tag:yaml.org,2002:set", "tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs"):
+    _Loader.add_constructor(_tag, _Loader.construct_undefined)
+_Loader.add_constructor(None, _Loader.construct_undefined)
+
+
+def _key_text(key: object) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    return str(key)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceDocument:
+    """One parsed document and the means to map a JSON path back to its line and column."""
+
+    data: Any
+    file: str
+    index: int
+    node: yaml.Node | None = field(default=None, compare=False, repr=False)
+
+    def locate(self, path: Sequence[str | int], *, key: bool = False) -> Location:
+        if self.node is None:
+            return Location(self.file)
+        mark = _find_mark(self.node, path, key)
+        return Location(self.file, mark.line + 1, mark.column + 1)
+
+
+def _find_mark(node: yaml.Node, path: Sequence[str | int], key: bool) -> Any:
+    current = node
+    last = len(path) - 1
+    for position, part in enumerate(path):
+        if isinstance(current, yaml.MappingNode):
+            match = None
+            for key_node, value_node in current.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(part):
+                    match = (key_node, value_node)
+            if match is None:
+                break
+            if key and position == last:
+                return match[0].start_mark
+            current = match[1]
+        elif isinstance(current, yaml.SequenceNode) and isinstance(part, int) and part < len(current.value):
+            current = current.value[part]
+        else:
+            break
+    return current.start_mark
+
+
+@dataclass(slots=True)
+class ParseResult:
+    documents: list[SourceDocument]
+    diagnostics: list[Diagnostic]
+
+
+def parse_text(text: str, file: str) -> ParseResult:
+    """Split a YAML or JSON stream into documents; empty documents are skipped as kubectl does."""
+    documents: list[SourceDocument] = []
+    diagnostics: list[Diagnostic] = []
+    loader = _Loader(text)
+    index = 0
+    try:
+        while loader.check_data():
+            data = loader.get_data()
+            node = loader.current_node
+            loader.current_node = None
+            if data is not None:
+                documents.append(SourceDocument(data, file, index, node))
+                if not isinstance(data, dict):
+                    mark = node.start_mark if node is not None else None
+                    diagnostics.append(
+                        Diagnostic(
+                            Code.NOT_AN_OBJECT,
+                            Severity.ERROR,
+                            f"document {index + 1} is a {type(data).__name__}, not a Kubernetes object",
+                            location=Location(file, mark.line + 1, mark.column + 1) if mark else Location(file),
+                            document=index,
+                            hint="each document must be a mapping with apiVersion and kind",
+                        )
+                    )
+            index += 1
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        location = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file)
+        problem = " ".join(str(part) for part in (exc.context, exc.problem) if part)
+        diagnostics.append(
+            Diagnostic(Code.YAML_SYNTAX, Severity.ERROR, f"YAML syntax error: {problem}", location=location,
+                       document=index, hint="fix the YAML; nothing from this file was used")
+        )
+    except yaml.YAMLError as exc:
+        diagnostics.append(
+            Diagnostic(Code.YAML_SYNTAX, Severity.ERROR, f"YAML error: {exc}", location=Location(file),
+                       document=index)
+        )
+    finally:
+        loader.dispose()
+    for problem in loader.problems:
+        diagnostics.append(
+            Diagnostic(problem.code, Severity.ERROR, problem.message,
+                       location=Location(file, problem.line, problem.column), hint=problem.hint)
+        )
+    return ParseResult(documents, diagnostics)
+
+
+def iter_objects(document: SourceDocument) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
+    """Yield the objects of a document, unwrapping `kind: List` (and `*List` kinds) item by item."""
+    data = document.data
+    if not isinstance(data, dict):
+        return
+    kind = data.get("kind")
+    items = data.get("items")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+        for position, item in enumerate(items):
+            if isinstance(item, dict):
+                yield ("items", position), item
+        return
+    yield (), data
