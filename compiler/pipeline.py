@@ -21,6 +21,10 @@ from compiler.targets import Target, decorate
 
 Manifest = dict[str, Any]
 Identity = tuple[str, str, str, str]
+# Diagnostics about a key itself point at the key, not at its value.
+_KEY_CODES = frozenset({Code.UNKNOWN_FIELD, Code.UNKNOWN_REPLICA_TYPE, Code.REPLICA_TYPE_CASE,
+                        Code.CONFLICTING_FIELDS, Code.SERVER_FIELDS_DROPPED, Code.FIELD_DROPPED,
+                        Code.TEMPLATE_METADATA_IGNORED, Code.TTL_DROPPED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +122,7 @@ def _compile_job(obj: Manifest, options: RenderOptions, defaults: bool) -> tuple
 def _locate(diagnostic: Diagnostic, document: SourceDocument, prefix: JsonPath,
             conversion: Conversion | None) -> Diagnostic:
     path = conversion.origin(diagnostic.path) if conversion else diagnostic.path
-    key = diagnostic.code in (Code.UNKNOWN_FIELD, Code.UNKNOWN_REPLICA_TYPE, Code.DUPLICATE_KEY)
+    key = diagnostic.code in _KEY_CODES
     location = document.locate((*prefix, *path), key=key)
     return Diagnostic(diagnostic.code, diagnostic.severity, diagnostic.message, (*prefix, *path), location,
                       document.index, diagnostic.hint)

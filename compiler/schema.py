@@ -82,8 +82,7 @@ def _translate(err: ValidationError) -> Iterator[Diagnostic]:
         expected = err.validator_value
         wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
         yield error(Code.WRONG_TYPE, f"{field} must be {_article(wanted)}, got {type_name(err.instance)} "
-                                     f"{_describe(err.instance)}", path,
-                    "quote numbers meant as strings; write numbers without quotes")
+                                     f"{_describe(err.instance)}", path, _type_hint(wanted, err.instance))
     elif validator in ("enum", "const"):
         allowed = err.validator_value if validator == "enum" else [err.validator_value]
         choices = [str(a) for a in allowed]
@@ -98,6 +97,14 @@ def _translate(err: ValidationError) -> Iterator[Diagnostic]:
                     "an integer or a string is expected" if _is_int_or_string(schema) else "")
     else:
         yield error(Code.SCHEMA, f"{field}: {err.message}", path)
+
+
+def _type_hint(wanted: str, value: Any) -> str:
+    if wanted == "integer" and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return f"write {value.strip()} without quotes"
+    if wanted == "string" and isinstance(value, bool | int | float):
+        return f"quote it: \"{json.dumps(value)}\""
+    return ""
 
 
 def _article(noun: str) -> str:

@@ -1,0 +1,33 @@
+# Two entry points do all set-up on a fresh machine (see README): `make examples` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: examples test lint golden bench clean
+
+$(STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
+	touch $(STAMP)
+
+## Install, then render every example into rendered/ (kubectl kustomize rendered/ builds it).
+examples: $(STAMP)
+	$(BIN)/mxjob render -o rendered examples/
+
+## Install, then run linters, the type checker and the whole test suite.
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+## Regenerate tests/golden/*/expected.* after an intended change to the rendering.
+golden: $(STAMP)
+	MXJOB_UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_golden.py
+
+## Render benchmarks (prints ratios against PyYAML's C dumper and json.dumps).
+bench: $(STAMP)
+	$(BIN)/python bench/render_bench.py
+
+clean:
+	rm -rf $(VENV) rendered .pytest_cache .mypy_cache .ruff_cache

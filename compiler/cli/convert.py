@@ -1,0 +1,25 @@
+"""`mxjob convert`: print MXJob specs of any supported version in the kubeflow.org/v1 form."""
+
+from __future__ import annotations
+
+import click
+
+from compiler.cli.common import FORMATS, build_plan, write_stream
+from compiler.cli.exits import guarded
+
+
+@click.command(short_help="Print MXJob specs converted to kubeflow.org/v1.")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="yaml", show_default=True,
+              help="How to print: a YAML stream, or a JSON v1 List.")
+@click.option("-q", "--quiet", is_flag=True, help="Print errors only, no warnings.")
+def convert(paths: tuple[str, ...], fmt: str, quiet: bool) -> None:
+    """Convert v1alpha1, v1alpha2, v1beta1 and flat-v1 MXJobs in PATH... to kubeflow.org/v1.
+
+    Defaults are not filled in; other documents are printed unchanged. The result is validated first.
+    """
+    from compiler.pipeline import RenderOptions
+
+    with guarded():
+        plan = build_plan(paths, RenderOptions(), quiet=quiet, defaults=False)
+        write_stream(plan.converted(), fmt)

@@ -1,0 +1,57 @@
+"""Exit codes shared by every mxjob command, and the guard that turns failures into them (never a traceback)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import traceback
+from collections.abc import Iterator
+
+import click
+
+OK = 0
+FINDINGS = 1
+USAGE = 2
+INTERNAL = 3
+
+
+class Exit(Exception):
+    """Stop a command with an exit code after its message was printed."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def fail(message: str, code: int = USAGE) -> Exit:
+    click.echo(f"mxjob: {message}", err=True)
+    return Exit(code)
+
+
+@contextlib.contextmanager
+def guarded() -> Iterator[None]:
+    """Map known failures to exit codes; anything unexpected is an internal error (exit 3) with a short note."""
+    from compiler.cli.inputs import InputError
+    from compiler.cli.output_dir import OutputError
+
+    try:
+        yield
+    except Exit as exc:
+        sys.exit(exc.code)
+    except (InputError, OutputError) as exc:
+        click.echo(f"mxjob: {exc}", err=True)
+        sys.exit(USAGE)
+    except BrokenPipeError:
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(USAGE)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: report, never show a traceback
+        if os.environ.get("MXJOB_DEBUG"):
+            traceback.print_exc()
+        click.echo(f"mxjob: internal error: {type(exc).__name__}: {exc} "
+                   "(set MXJOB_DEBUG=1 for a traceback and please report it)", err=True)
+        sys.exit(INTERNAL)

@@ -1,0 +1,50 @@
+"""`mxjob render`: MXJob specs in, ConfigMap + Services + Pods + MXJob out (stdout or an output directory)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from compiler.cli.common import FORMATS, build_plan, check_namespace, write_stream
+from compiler.cli.exits import guarded
+from compiler.targets import Target
+
+
+@click.command(short_help="Render MXJob specs into Kubernetes manifests.")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="yaml", show_default=True,
+              help="How to print: a YAML stream, or a JSON v1 List.")
+@click.option("-o", "--output-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write one file per object plus kustomization.yaml into DIR instead of printing.")
+@click.option("-n", "--namespace", callback=check_namespace,
+              help="Namespace for jobs that do not set metadata.namespace.")
+@click.option("--target", type=click.Choice([t.value for t in Target]), default=Target.PLAIN.value,
+              show_default=True, envvar="MXJOB_TARGET",
+              help="Add the annotations Argo CD or Flux need (sync waves, force replace, substitution).")
+@click.option("--job/--no-job", "include_job", default=True, show_default=True,
+              help="Also emit the MXJob itself, where the reconciler keeps .status.")
+@click.option("-q", "--quiet", is_flag=True, help="Print errors only, no warnings.")
+def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, namespace: str | None, target: str,
+           include_job: bool, quiet: bool) -> None:
+    """Render MXJob specs in PATH... (files, directories, or - for stdin) into explicit manifests.
+
+    Other Kubernetes objects in the input pass through unchanged. Nothing is printed or written
+    unless every input is valid.
+    """
+    from compiler.emit import to_json, to_yaml
+    from compiler.pipeline import RenderOptions
+
+    with guarded():
+        options = RenderOptions(namespace=namespace, include_job=include_job, target=Target(target))
+        plan = build_plan(paths, options, quiet=quiet, skip=[output_dir] if output_dir else [])
+        if output_dir is None:
+            write_stream(plan.manifests(), fmt)
+            return
+        from compiler.cli.output_dir import write_output_dir
+
+        serialise, suffix = (to_json, ".json") if fmt == "json" else (to_yaml, ".yaml")
+        summary = write_output_dir(output_dir, plan.manifests(), serialise, suffix)
+        if not quiet:
+            click.echo(f"mxjob: {output_dir}: {summary.written} written, {summary.unchanged} unchanged, "
+                       f"{summary.removed} removed", err=True)
