@@ -166,6 +166,8 @@ def _convert_list_form(conversion: Conversion) -> None:
         cleanup = spec.pop("cleanupPodPolicy")
         spec.setdefault("runPolicy", {})["cleanPodPolicy"] = cleanup or "All"
         conversion.rename(("spec", "runPolicy", "cleanPodPolicy"), ("spec", "cleanupPodPolicy"))
+    if spec.get("jobMode") not in (c.MX_TRAIN, c.MX_TUNE):
+        spec.pop("jobMode", None)  # v1alpha1 said local/dist; v1 derives the mode from the replica types
     replica_specs: dict[str, Any] = {}
     for position, item in enumerate(items if isinstance(items, list) else []):
         source = ("spec", "replicaSpecs", position)

@@ -42,7 +42,9 @@ def check_schema(document: dict[str, Any]) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for err in _validator().iter_errors(document):
         found.extend(_translate(err))
-    return found
+    # A value of the wrong type also fails its enum or range: report the type alone.
+    mistyped = {d.path for d in found if d.code is Code.WRONG_TYPE}
+    return [d for d in found if d.code is Code.WRONG_TYPE or d.path not in mistyped]
 
 
 def suggest(word: str, choices: Iterable[str]) -> str:
@@ -56,7 +58,10 @@ def suggest(word: str, choices: Iterable[str]) -> str:
 
 
 def _describe(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, dict | list) else type_name(value)
+    """A short rendering of a value for a message: the value for scalars, the type for the rest."""
+    if value is None or isinstance(value, dict | list):
+        return type_name(value)
+    text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -81,8 +86,8 @@ def _translate(err: ValidationError) -> Iterator[Diagnostic]:
     elif validator == "type":
         expected = err.validator_value
         wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
-        yield error(Code.WRONG_TYPE, f"{field} must be {_article(wanted)}, got {type_name(err.instance)} "
-                                     f"{_describe(err.instance)}", path, _type_hint(wanted, err.instance))
+        yield error(Code.WRONG_TYPE, f"{field} must be {_article(wanted)}, got "
+                                     f"{_got(err.instance)}", path, _type_hint(wanted, err.instance))
     elif validator in ("enum", "const"):
         allowed = err.validator_value if validator == "enum" else [err.validator_value]
         choices = [str(a) for a in allowed]
@@ -97,6 +102,12 @@ def _translate(err: ValidationError) -> Iterator[Diagnostic]:
                     "an integer or a string is expected" if _is_int_or_string(schema) else "")
     else:
         yield error(Code.SCHEMA, f"{field}: {err.message}", path)
+
+
+def _got(value: Any) -> str:
+    if value is None or isinstance(value, dict | list):
+        return type_name(value)
+    return f"{type_name(value)} {_describe(value)}"
 
 
 def _type_hint(wanted: str, value: Any) -> str:

@@ -1,0 +1,40 @@
+"""Shared test helpers: run the mxjob CLI in-process, locate the repository and its examples."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from compiler.cli.main import cli
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+
+
+@dataclass(frozen=True)
+class Run:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(args: Sequence[str], cwd: Path | None = None, stdin: str | bytes | None = None) -> Run:
+    runner = CliRunner()
+    previous = Path.cwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        result = runner.invoke(cli, list(args), input=stdin, catch_exceptions=False)
+    finally:
+        os.chdir(previous)
+    return Run(result.exit_code, result.stdout, result.stderr)
+
+
+@pytest.fixture
+def cli_run() -> type[Run]:
+    return Run
