@@ -1,0 +1,50 @@
+"""Build MXJob specs and render them in-process for the unit tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compiler import RenderOptions, compile_documents, parse_text
+from compiler.emit import to_json
+
+
+def container(name: str = "mxnet", image: str = "mxnet:1.9", **extra: Any) -> dict[str, Any]:
+    return {"name": name, "image": image, **extra}
+
+
+def replica(replicas: int | None = None, containers: list[dict[str, Any]] | None = None,
+            **extra: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {"template": {"spec": {"containers": containers or [container()]}}}
+    if replicas is not None:
+        spec["replicas"] = replicas
+    spec.update(extra)
+    return spec
+
+
+def job(name: str = "mxnet-job", mode: str = "MXTrain", **replicas: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "kubeflow.org/v1", "kind": "MXJob", "metadata": {"name": name},
+            "spec": {"jobMode": mode, "mxReplicaSpecs": replicas}}
+
+
+def render(*documents: dict[str, Any], options: RenderOptions | None = None) -> list[dict[str, Any]]:
+    text = "\n---\n".join(to_json(d) for d in documents)
+    parsed = parse_text(text, "test.yaml")
+    assert not parsed.diagnostics, parsed.diagnostics
+    plan = compile_documents(parsed.documents, options or RenderOptions())
+    assert plan.ok, [d.render() for d in plan.diagnostics]
+    return list(plan.manifests())
+
+
+def by_name(manifests: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
+    for manifest in manifests:
+        if manifest["kind"] == kind and manifest["metadata"]["name"] == name:
+            return manifest
+    raise KeyError(f"{kind}/{name}")
+
+
+def env_of(pod: dict[str, Any], container_index: int = 0) -> dict[str, str]:
+    return {e["name"]: e["value"] for e in pod["spec"]["containers"][container_index]["env"]}
+
+
+def env_names(pod: dict[str, Any], container_index: int = 0) -> list[str]:
+    return [e["name"] for e in pod["spec"]["containers"][container_index]["env"]]

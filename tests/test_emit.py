@@ -1,0 +1,73 @@
+"""The YAML emitter: whatever it writes, YAML 1.1 (PyYAML, as go-yaml reads) and YAML 1.2 (ruamel) read back."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ruamel.yaml import YAML
+
+from compiler.emit import quote, to_yaml, write_yaml_stream
+
+_yaml12 = YAML(typ="safe", pure=True)
+
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(),
+    st.sampled_from(["yes", "No", "on", "OFF", "y", "n", "~", "null", "true", "0777", "0o17", "0x1F", "1e3",
+                     "1_000", "1:20", ".inf", ".5", "2021-03-24T15:37:27Z", "2021-03-24", "=", "<<", "- a", "-",
+                     "a: b", "a #b", "#c", "x:", "'q'", '"d"', "@at", "`tick", "%p", "!t", "&a", "*a", "|", ">",
+                     "{x}", "[y]", " lead", "trail ", "\tlead", "multi\nline\n", "multi\nline", "a\n\nb\n",
+                     "x\n\n", "\x85next", "line\u2028sep", "\ufeffbom", "é ü 中文 😀", "--num-epochs"]),
+)
+json_values = st.recursive(
+    scalars,
+    lambda children: st.one_of(st.lists(children, max_size=4),
+                               st.dictionaries(st.text(max_size=12), children, max_size=4)),
+    max_leaves=25,
+)
+
+
+def _load_both(text: str) -> tuple[Any, Any]:
+    return yaml.load(text, Loader=yaml.CSafeLoader), _yaml12.load(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.text(max_size=12), json_values, min_size=1, max_size=6))
+def test_round_trip_yaml_1_1_and_1_2(document: dict[str, Any]) -> None:
+    text = to_yaml(document)
+    loaded_11, loaded_12 = _load_both(text)
+    assert loaded_11 == document
+    assert loaded_12 == document
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("worker", "worker"), ("mxjob/mxnet:gpu", "mxjob/mxnet:gpu"), ("0", "'0'"), ("9091", "'9091'"),
+    ("yes", "'yes'"), ("y", "'y'"), ("", "''"), ("it's", "'it''s'"), ("a: b", "'a: b'"),
+    ("Force=true,Replace=true", "Force=true,Replace=true"), ("--gpus", "--gpus"), ("-", "'-'"),
+    ("tab\there", "'tab\there'"), ("bell\x07", '"bell\\u0007"'), ("nel\x85", '"nel\\u0085"'),
+])
+def test_quoting(text: str, expected: str) -> None:
+    assert quote(text) == expected
+
+
+def test_multi_line_strings_are_literal_blocks() -> None:
+    text = to_yaml({"args": ["set -e\necho hi\n"], "script": "a\n\nb"})
+    assert text == "args:\n- |\n  set -e\n  echo hi\nscript: |-\n  a\n\n  b\n"
+
+
+def test_key_order_is_canonical() -> None:
+    text = to_yaml({"spec": {"b": 1, "a": 2}, "kind": "Pod", "metadata": {"labels": {}, "name": "p"},
+                    "apiVersion": "v1"})
+    assert text == "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {}\nspec:\n  a: 2\n  b: 1\n"
+
+
+def test_stream_separators() -> None:
+    out = io.StringIO()
+    assert write_yaml_stream([{"a": 1}, {"b": 2}], out) == 2
+    assert out.getvalue() == "a: 1\n---\nb: 2\n"
