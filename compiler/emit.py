@@ -48,7 +48,7 @@ def _is_plain(text: str) -> bool:
         and ": " not in text
         and " #" not in text
         and _NOT_STRING.fullmatch(text) is None
-        and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG
+        and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG  # type: ignore[no-untyped-call]
     )
 
 

@@ -21,12 +21,12 @@ def get_in(value: Any, path: Sequence[PathPart]) -> Any:
     """Follow a path; None when any step is missing or has the wrong type."""
     current = value
     for part in path:
-        if isinstance(part, int):
-            if not isinstance(current, list) or not 0 <= part < len(current):
-                return None
-        elif not isinstance(current, dict):
+        if isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
+            current = current[part]
+        elif isinstance(current, dict) and isinstance(part, str):
+            current = current.get(part)
+        else:
             return None
-        current = current[part] if isinstance(current, list) else current.get(part)
     return current
 
 

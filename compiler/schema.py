@@ -89,7 +89,8 @@ def _translate(err: ValidationError) -> Iterator[Diagnostic]:
         yield error(Code.WRONG_TYPE, f"{field} must be {_article(wanted)}, got "
                                      f"{_got(err.instance)}", path, _type_hint(wanted, err.instance))
     elif validator in ("enum", "const"):
-        allowed = err.validator_value if validator == "enum" else [err.validator_value]
+        value: Any = err.validator_value
+        allowed = value if validator == "enum" else [value]
         choices = [str(a) for a in allowed]
         hint = suggest(str(err.instance), choices) or f"use one of {', '.join(choices)}"
         yield error(Code.INVALID_VALUE, f"{field} is {_describe(err.instance)}, not one of {', '.join(choices)}",
@@ -99,7 +100,7 @@ def _translate(err: ValidationError) -> Iterator[Diagnostic]:
         yield error(Code.OUT_OF_RANGE, f"{field}: {err.message}", path)
     elif validator in ("oneOf", "anyOf"):
         yield error(Code.WRONG_TYPE, f"{field} has the wrong shape: {_describe(err.instance)}", path,
-                    "an integer or a string is expected" if _is_int_or_string(schema) else "")
+                    _choices(schema))
     else:
         yield error(Code.SCHEMA, f"{field}: {err.message}", path)
 
@@ -122,6 +123,13 @@ def _article(noun: str) -> str:
     return f"an {noun}" if noun[:1] in "aeiou" else f"a {noun}"
 
 
-def _is_int_or_string(schema: dict[str, Any]) -> bool:
+def _choices(schema: dict[str, Any]) -> str:
+    """'expected a string or a number' for oneOf/anyOf schemas that differ only by type."""
     options = schema.get("oneOf") or schema.get("anyOf") or []
-    return {o.get("type") for o in options if isinstance(o, dict)} == {"integer", "string"}
+    types: list[str] = []
+    for option in options:
+        kind = option.get("type") if isinstance(option, dict) else None
+        for name in kind if isinstance(kind, list) else [kind]:
+            if isinstance(name, str) and name != "null" and name not in types:
+                types.append(name)
+    return f"expected {' or '.join(_article(t) for t in types)}" if types else ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -30,11 +30,11 @@ class Problem:
 class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     """A safe loader that records duplicate keys, unknown tags and non-JSON values instead of guessing."""
 
-    yaml_implicit_resolvers = {
+    yaml_implicit_resolvers: ClassVar[dict[Any, Any]] = {
         first: [(tag, regexp) for tag, regexp in resolvers if tag not in _DROPPED_RESOLVERS]
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
-    yaml_constructors = dict(yaml.SafeLoader.yaml_constructors)
+    yaml_constructors: ClassVar[dict[Any, Any]] = dict(yaml.SafeLoader.yaml_constructors)
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -174,9 +174,9 @@ def parse_text(text: str, file: str) -> ParseResult:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         location = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file)
-        problem = " ".join(str(part) for part in (exc.context, exc.problem) if part)
+        what = " ".join(str(part) for part in (exc.context, exc.problem) if part)
         diagnostics.append(
-            Diagnostic(Code.YAML_SYNTAX, Severity.ERROR, f"YAML syntax error: {problem}", location=location,
+            Diagnostic(Code.YAML_SYNTAX, Severity.ERROR, f"YAML syntax error: {what}", location=location,
                        document=index, hint="fix the YAML; nothing from this file was used")
         )
     except yaml.YAMLError as exc:

@@ -23,7 +23,7 @@ INT32_MAX = 2**31 - 1
 
 
 def kubernetes_definitions() -> dict[str, Any]:
-    import kubernetes_validate  # type: ignore[import-untyped]
+    import kubernetes_validate
 
     base = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
     folder = base / f"v{KUBERNETES_VERSION}-local-strict"

@@ -49,7 +49,7 @@ def guarded() -> Iterator[None]:
         sys.exit(USAGE)
     except KeyboardInterrupt:
         sys.exit(130)
-    except Exception as exc:  # noqa: BLE001 - the last line of defence: report, never show a traceback
+    except Exception as exc:
         if os.environ.get("MXJOB_DEBUG"):
             traceback.print_exc()
         click.echo(f"mxjob: internal error: {type(exc).__name__}: {exc} "

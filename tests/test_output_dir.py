@@ -1,0 +1,105 @@
+"""`render -o DIR`: one file per object, a kustomization kubectl builds, atomic replace, stale files pruned."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import EXAMPLES, run_cli
+from tests.helpers import job, replica
+
+KUBECTL = shutil.which("kubectl")
+
+
+def _render(out: Path, *inputs: str, extra: tuple[str, ...] = ()) -> tuple[int, str]:
+    result = run_cli(["render", "-o", str(out), *extra, *inputs])
+    assert result.stdout == ""
+    return result.exit_code, result.stderr
+
+
+def _snapshot(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+
+
+def test_one_file_per_object_and_a_kustomization(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, _ = _render(out, str(EXAMPLES / "train"))
+    assert code == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == [".mxjob-render.index", "configmap-mxnet-job-mxjob-config.yaml", "kustomization.yaml",
+                     "mxjob-mxnet-job.yaml", "pod-mxnet-job-scheduler-0.yaml", "pod-mxnet-job-server-0.yaml",
+                     "pod-mxnet-job-worker-0.yaml", "service-mxnet-job-scheduler-0.yaml",
+                     "service-mxnet-job-server-0.yaml", "service-mxnet-job-worker-0.yaml"]
+    kustomization = yaml.safe_load((out / "kustomization.yaml").read_text(encoding="utf-8"))
+    assert len(kustomization["resources"]) == 8
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+def test_kubectl_kustomize_builds_the_same_objects(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert _render(out, str(EXAMPLES))[0] == 0
+    built = subprocess.run([str(KUBECTL), "kustomize", str(out)], capture_output=True, text=True, check=True)
+    streamed = run_cli(["render", str(EXAMPLES)])
+    key = lambda d: (d["kind"], d["metadata"].get("namespace", ""), d["metadata"]["name"])  # noqa: E731
+    assert sorted(map(key, yaml.safe_load_all(built.stdout))) == sorted(map(key, yaml.safe_load_all(streamed.stdout)))
+    for ours in yaml.safe_load_all(streamed.stdout):
+        assert ours in list(yaml.safe_load_all(built.stdout))
+
+
+def test_rerender_is_a_no_op_and_removes_only_stale_files(tmp_path: Path) -> None:
+    spec = tmp_path / "job.json"
+    spec.write_text(json.dumps(job(name="j", Scheduler=replica(1), Server=replica(1), Worker=replica(3))),
+                    encoding="utf-8")
+    out = tmp_path / "out"
+    assert _render(out, str(spec))[0] == 0
+    (out / "README.md").write_text("mine", encoding="utf-8")
+    before = _snapshot(out)
+    code, message = _render(out, str(spec))
+    assert code == 0 and "0 written" in message
+    assert _snapshot(out) == before
+    spec.write_text(json.dumps(job(name="j", Scheduler=replica(1), Server=replica(1), Worker=replica(2))),
+                    encoding="utf-8")
+    code, message = _render(out, str(spec))
+    assert code == 0 and "2 removed" in message
+    assert not (out / "pod-j-worker-2.yaml").exists() and not (out / "service-j-worker-2.yaml").exists()
+    assert (out / "README.md").read_text(encoding="utf-8") == "mine"
+
+
+def test_failed_render_leaves_the_directory_as_it_was(tmp_path: Path) -> None:
+    spec = tmp_path / "job.json"
+    spec.write_text(json.dumps(job(name="j", Worker=replica(1))), encoding="utf-8")
+    out = tmp_path / "out"
+    assert _render(out, str(spec))[0] == 0
+    before = _snapshot(out)
+    spec.write_text(json.dumps(job(name="J", Worker=replica(1))), encoding="utf-8")
+    assert _render(out, str(spec))[0] == 1
+    assert _snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.json", "out"]
+
+
+def test_foreign_files_are_never_overwritten(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "kustomization.yaml").write_text("resources: [mine.yaml]\n", encoding="utf-8")
+    code, message = _render(out, str(EXAMPLES / "train"))
+    assert code == 2 and "not written by mxjob render" in message
+    assert sorted(p.name for p in out.iterdir()) == ["kustomization.yaml"]
+
+
+def test_output_inside_the_input_directory_is_not_read_back(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLES / "train", tmp_path / "jobs")
+    out = tmp_path / "jobs" / "rendered"
+    assert _render(out, str(tmp_path / "jobs"))[0] == 0
+    assert _render(out, str(tmp_path / "jobs"))[0] == 0
+
+
+def test_json_files(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert _render(out, str(EXAMPLES / "single"), extra=("--format", "json"))[0] == 0
+    pod = json.loads((out / "training.pod-mnist-single-worker-0.json").read_text(encoding="utf-8"))
+    assert pod["metadata"]["namespace"] == "training"
