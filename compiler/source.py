@@ -39,15 +39,10 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.problems: list[Problem] = []
-        self.current_node: yaml.Node | None = None
 
     def _problem(self, code: Code, message: str, node: yaml.Node, hint: str = "") -> None:
         mark = node.start_mark
         self.problems.append(Problem(code, message, mark.line + 1, mark.column + 1, hint))
-
-    def construct_document(self, node: yaml.Node) -> Any:
-        self.current_node = node
-        return super().construct_document(node)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
         seen: set[str] = set()
@@ -102,6 +97,37 @@ def _key_text(key: object) -> str:
     return str(key)
 
 
+@dataclass(slots=True)
+class SourceText:
+    """The text of one input; its node trees are composed again only when a diagnostic needs a position.
+
+    Keeping every node tree from the first parse would cost memory and, through the garbage collector,
+    more time than parsing twice in the rare case of an error.
+    """
+
+    file: str
+    text: str
+    _nodes: list[yaml.Node] | None = None
+
+    def node(self, index: int) -> yaml.Node | None:
+        if self._nodes is None:
+            self._nodes = _compose_all(self.text)
+        return self._nodes[index] if 0 <= index < len(self._nodes) else None
+
+
+def _compose_all(text: str) -> list[yaml.Node]:
+    loader = _Loader(text)
+    nodes: list[yaml.Node] = []
+    try:
+        while loader.check_node():
+            nodes.append(loader.get_node())
+    except yaml.YAMLError:
+        pass
+    finally:
+        loader.dispose()
+    return nodes
+
+
 @dataclass(frozen=True, slots=True)
 class SourceDocument:
     """One parsed document and the means to map a JSON path back to its line and column."""
@@ -109,12 +135,13 @@ class SourceDocument:
     data: Any
     file: str
     index: int
-    node: yaml.Node | None = field(default=None, compare=False, repr=False)
+    source: SourceText | None = field(default=None, compare=False, repr=False)
 
     def locate(self, path: Sequence[str | int], *, key: bool = False) -> Location:
-        if self.node is None:
+        node = self.source.node(self.index) if self.source is not None else None
+        if node is None:
             return Location(self.file)
-        mark = _find_mark(self.node, path, key)
+        mark = _find_mark(node, path, key)
         return Location(self.file, mark.line + 1, mark.column + 1)
 
 
@@ -150,22 +177,21 @@ def parse_text(text: str, file: str) -> ParseResult:
     documents: list[SourceDocument] = []
     diagnostics: list[Diagnostic] = []
     loader = _Loader(text)
+    source = SourceText(file, text)
     index = 0
     try:
         while loader.check_data():
             data = loader.get_data()
-            node = loader.current_node
-            loader.current_node = None
             if data is not None:
-                documents.append(SourceDocument(data, file, index, node))
+                document = SourceDocument(data, file, index, source)
+                documents.append(document)
                 if not isinstance(data, dict):
-                    mark = node.start_mark if node is not None else None
                     diagnostics.append(
                         Diagnostic(
                             Code.NOT_AN_OBJECT,
                             Severity.ERROR,
                             f"document {index + 1} is a {type(data).__name__}, not a Kubernetes object",
-                            location=Location(file, mark.line + 1, mark.column + 1) if mark else Location(file),
+                            location=document.locate(()),
                             document=index,
                             hint="each document must be a mapping with apiVersion and kind",
                         )

@@ -90,3 +90,13 @@ def test_cli_always_exits_cleanly(document: dict[str, Any]) -> None:
     assert result.exit_code in (0, 1, 2), result.stderr
     assert "Traceback" not in result.stderr
     assert (result.stdout == "") == (result.exit_code != 0)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_jobs())
+def test_fast_and_reference_schema_validators_agree(document: dict[str, Any]) -> None:
+    from compiler.schema import _fast_validator, _validator
+
+    fast = _fast_validator()
+    assert fast is not None
+    assert fast.is_valid(document) == _validator().is_valid(document)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import io
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,18 @@ from compiler.pipeline import Plan, RenderOptions, compile_documents
 
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 FORMATS = ("yaml", "json")
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """A one-shot render allocates millions of acyclic dicts; cyclic GC passes over them cost ~30% of the run."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def check_namespace(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:

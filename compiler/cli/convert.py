@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from compiler.cli.common import FORMATS, build_plan, write_stream
+from compiler.cli.common import FORMATS, build_plan, paused_gc, write_stream
 from compiler.cli.exits import guarded
 
 
@@ -20,6 +20,6 @@ def convert(paths: tuple[str, ...], fmt: str, quiet: bool) -> None:
     """
     from compiler.pipeline import RenderOptions
 
-    with guarded():
+    with guarded(), paused_gc():
         plan = build_plan(paths, RenderOptions(), quiet=quiet, defaults=False)
         write_stream(plan.converted(), fmt)

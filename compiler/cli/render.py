@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from compiler.cli.common import FORMATS, build_plan, check_namespace, write_stream
+from compiler.cli.common import FORMATS, build_plan, check_namespace, paused_gc, write_stream
 from compiler.cli.exits import guarded
 from compiler.targets import Target
 
@@ -35,7 +35,7 @@ def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, namespace:
     from compiler.emit import to_json, to_yaml
     from compiler.pipeline import RenderOptions
 
-    with guarded():
+    with guarded(), paused_gc():
         options = RenderOptions(namespace=namespace, include_job=include_job, target=Target(target))
         plan = build_plan(paths, options, quiet=quiet, skip=[output_dir] if output_dir else [])
         if output_dir is None:
