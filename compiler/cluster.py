@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from compiler import constants as c
+from compiler.emit import Prequoted, single_quoted_body
 from compiler.model import MXJob, Replica
 
 # Go's encoding/json escapes these (HTML safety and JavaScript line terminators); Python's json does not.
@@ -33,9 +34,17 @@ class ClusterSpec:
     ps_root_uri: str
     num_server: str
     num_worker: str
+    _quoted_head: str | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_quoted_head", single_quoted_body(self.shared_json[:-1]))
 
     def mx_config(self, role: str, index: int) -> str:
-        return f'{self.shared_json[:-1]},"task":{{"type":{go_string(role)},"index":{index}}}}}'
+        tail = f',"task":{{"type":{go_string(role)},"index":{index}}}}}'
+        value = self.shared_json[:-1] + tail
+        if self._quoted_head is None:
+            return value
+        return Prequoted(value, f"'{self._quoted_head}{tail}'")
 
     def env(self, replica: Replica, index: int) -> list[dict[str, Any]]:
         """The variables appended to every container of one pod, in the operator's order."""

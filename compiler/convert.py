@@ -47,9 +47,54 @@ def is_mxjob(obj: dict[str, Any]) -> bool:
     return obj.get("kind") == c.KIND and isinstance(api_version, str) and api_version.startswith(f"{c.GROUP}/")
 
 
+def writable_v1(obj: dict[str, Any]) -> dict[str, Any]:
+    """Copy exactly the parts of a v1 job that normalising and defaulting change; share the rest.
+
+    A full deep copy of every job costs more than everything else the compiler does to it.
+    """
+    data = dict(obj)
+    for key in ("metadata", "spec"):
+        if isinstance(data.get(key), dict):
+            data[key] = dict(data[key])
+    spec = data.get("spec")
+    if not isinstance(spec, dict):
+        return data
+    if isinstance(spec.get("runPolicy"), dict):
+        spec["runPolicy"] = dict(spec["runPolicy"])
+    replicas = spec.get("mxReplicaSpecs")
+    if isinstance(replicas, dict):
+        spec["mxReplicaSpecs"] = {key: _writable_replica(value) for key, value in replicas.items()}
+    return data
+
+
+def _writable_replica(replica: Any) -> Any:
+    if not isinstance(replica, dict):
+        return replica
+    replica = dict(replica)
+    template = replica.get("template")
+    if isinstance(template, dict):
+        template = replica["template"] = dict(template)
+        pod_spec = template.get("spec")
+        if isinstance(pod_spec, dict):
+            pod_spec = template["spec"] = dict(pod_spec)
+            containers = pod_spec.get("containers")
+            if isinstance(containers, list):
+                pod_spec["containers"] = [_writable_container(item) for item in containers]
+    return replica
+
+
+def _writable_container(container: Any) -> Any:
+    if not isinstance(container, dict):
+        return container
+    container = dict(container)
+    if isinstance(container.get("ports"), list):
+        container["ports"] = list(container["ports"])
+    return container
+
+
 def to_v1(obj: dict[str, Any]) -> Conversion:
     api_version = obj.get("apiVersion")
-    data: dict[str, Any] = copy_json(obj)
+    data: dict[str, Any] = writable_v1(obj) if api_version == c.API_VERSION else copy_json(obj)
     conversion = Conversion(data)
     if api_version == c.API_VERSION:
         _lift_run_policy(conversion, from_version=None)

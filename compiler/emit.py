@@ -33,6 +33,26 @@ _CACHE_LIMIT = 200_000
 _CACHEABLE_LENGTH = 256
 
 
+class Prequoted(str):
+    """A string that carries its YAML scalar form, computed by a producer that knows most of it already.
+
+    MX_CONFIG lists every replica, so in a job of n pods each value is O(n) long and differs only in its
+    tail; its producer quotes the shared part once instead of the emitter scanning n long strings.
+    """
+
+    yaml: str
+
+    def __new__(cls, value: str, yaml_form: str) -> Prequoted:
+        instance = super().__new__(cls, value)
+        instance.yaml = yaml_form
+        return instance
+
+
+def single_quoted_body(text: str) -> str | None:
+    """The inside of a single-quoted scalar for text, or None when text needs double quotes."""
+    return None if _UNSAFE.search(text) else text.replace("'", "''")
+
+
 def ordered_keys(mapping: dict[str, Any]) -> list[str]:
     """apiVersion, kind, metadata, name, namespace first (when present), then alphabetical."""
     keys = sorted(mapping)
@@ -64,10 +84,9 @@ def quote(text: str) -> str:
         return cached
     if text and _is_plain(text):
         result = text
-    elif _UNSAFE.search(text) is None:
-        result = "'" + text.replace("'", "''") + "'"
     else:
-        result = _double_quoted(text)
+        body = single_quoted_body(text)
+        result = f"'{body}'" if body is not None else _double_quoted(text)
     if len(text) <= _CACHEABLE_LENGTH:
         if len(_cache) >= _CACHE_LIMIT:
             _cache.clear()
@@ -141,6 +160,8 @@ def _emit_mapping(mapping: dict[str, Any], lead: str, pad: str, out: list[str]) 
                 out.append(head + " []\n")
         elif kind is str:
             _emit_string(head, value, pad, out)
+        elif kind is Prequoted:
+            out.extend((head, " ", value.yaml, "\n"))
         else:
             out.append(f"{head} {_scalar(value)}\n")
 
@@ -161,6 +182,8 @@ def _emit_sequence(items: list[Any], pad: str, out: list[str]) -> None:
                 out.append(f"{pad}- []\n")
         elif kind is str:
             _emit_string(f"{pad}-", item, pad, out)
+        elif kind is Prequoted:
+            out.extend((pad, "- ", item.yaml, "\n"))
         else:
             out.append(f"{pad}- {_scalar(item)}\n")
 
