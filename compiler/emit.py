@@ -33,19 +33,20 @@ _CACHE_LIMIT = 200_000
 _CACHEABLE_LENGTH = 256
 
 
-class Prequoted(str):
-    """A string that carries its YAML scalar form, computed by a producer that knows most of it already.
+_known: dict[int, tuple[str, str]] = {}
+_KNOWN_LIMIT = 32
 
-    MX_CONFIG lists every replica, so in a job of n pods each value is O(n) long and differs only in its
-    tail; its producer quotes the shared part once instead of the emitter scanning n long strings.
+
+def remember_quoted(text: str, quoted: str) -> None:
+    """Tell the emitter the scalar form of a long string its producer assembled from already-checked parts.
+
+    MX_CONFIG lists every replica, so each of a job's n pods carries an O(n) value that differs from the
+    others only in its tail; its producer checks the shared part once and the emitter skips scanning n long
+    strings. Entries are keyed by object identity and verified, so a stale or evicted entry only costs time.
     """
-
-    yaml: str
-
-    def __new__(cls, value: str, yaml_form: str) -> Prequoted:
-        instance = super().__new__(cls, value)
-        instance.yaml = yaml_form
-        return instance
+    if len(_known) >= _KNOWN_LIMIT:
+        _known.clear()
+    _known[id(text)] = (text, quoted)
 
 
 def single_quoted_body(text: str) -> str | None:
@@ -79,9 +80,14 @@ def _double_quoted(text: str) -> str:
 
 def quote(text: str) -> str:
     """A single-line YAML scalar that every YAML reader reads back as exactly this string."""
-    cached = _cache.get(text)
-    if cached is not None:
-        return cached
+    if len(text) > _CACHEABLE_LENGTH:
+        known = _known.get(id(text))
+        if known is not None and known[0] is text:
+            return known[1]
+    else:
+        cached = _cache.get(text)
+        if cached is not None:
+            return cached
     if text and _is_plain(text):
         result = text
     else:
@@ -160,8 +166,6 @@ def _emit_mapping(mapping: dict[str, Any], lead: str, pad: str, out: list[str]) 
                 out.append(head + " []\n")
         elif kind is str:
             _emit_string(head, value, pad, out)
-        elif kind is Prequoted:
-            out.extend((head, " ", value.yaml, "\n"))
         else:
             out.append(f"{head} {_scalar(value)}\n")
 
@@ -182,8 +186,6 @@ def _emit_sequence(items: list[Any], pad: str, out: list[str]) -> None:
                 out.append(f"{pad}- []\n")
         elif kind is str:
             _emit_string(f"{pad}-", item, pad, out)
-        elif kind is Prequoted:
-            out.extend((pad, "- ", item.yaml, "\n"))
         else:
             out.append(f"{pad}- {_scalar(item)}\n")
 

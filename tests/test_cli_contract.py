@@ -102,3 +102,11 @@ def test_help_lists_the_commands() -> None:
     result = run_cli(["--help"])
     assert result.exit_code == 0
     assert "render" in result.stdout and "convert" in result.stdout
+
+
+def test_every_code_is_documented() -> None:
+    from compiler.diagnostics import Code
+    from tests.conftest import REPO
+
+    documented = (REPO / "docs" / "diagnostics.md").read_text(encoding="utf-8")
+    assert [c.value for c in Code if f"| {c.value} |" not in documented] == []

@@ -71,3 +71,27 @@ def test_stream_separators() -> None:
     out = io.StringIO()
     assert write_yaml_stream([{"a": 1}, {"b": 2}], out) == 2
     assert out.getvalue() == "a: 1\n---\nb: 2\n"
+
+
+def test_remembered_quoting_matches_the_scan() -> None:
+    from compiler import emit
+
+    text = "{" + '"url":"a-worker-1","port":9091,' * 100 + '"it\'s":"x"}'
+    expected = emit.quote(text)
+    emit._known.clear()
+    emit.remember_quoted(text, "'bogus'")
+    assert emit.quote(text) == "'bogus'"
+    copy = "".join(list(text))
+    assert copy is not text
+    assert emit.quote(copy) == expected
+
+
+def test_mx_config_hint_equals_generic_quoting() -> None:
+    from compiler import emit
+    from tests.helpers import by_name, job, render, replica
+
+    manifests = render(job(name="h", Scheduler=replica(1), Server=replica(1), Worker=replica(30)))
+    value = by_name(manifests, "Pod", "h-worker-29")["spec"]["containers"][0]["env"][0]["value"]
+    hinted = emit.quote(value)
+    emit._known.clear()
+    assert hinted == emit.quote("".join(list(value)))
