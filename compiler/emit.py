@@ -54,12 +54,21 @@ def single_quoted_body(text: str) -> str | None:
     return None if _UNSAFE.search(text) else text.replace("'", "''")
 
 
+_orders: dict[tuple[str, ...], list[str]] = {}
+
+
 def ordered_keys(mapping: dict[str, Any]) -> list[str]:
     """apiVersion, kind, metadata, name, namespace first (when present), then alphabetical."""
-    keys = sorted(mapping)
-    if len(keys) > 1 and not _FIRST.isdisjoint(mapping):
-        keys = [k for k in _FIRST_KEYS if k in mapping] + [k for k in keys if k not in _FIRST]
-    return keys
+    present = tuple(mapping)
+    order = _orders.get(present)
+    if order is None:
+        order = sorted(mapping)
+        if len(order) > 1 and not _FIRST.isdisjoint(mapping):
+            order = [k for k in _FIRST_KEYS if k in mapping] + [k for k in order if k not in _FIRST]
+        if len(_orders) >= _CACHE_LIMIT:
+            _orders.clear()
+        _orders[present] = order
+    return order
 
 
 def _is_plain(text: str) -> bool:

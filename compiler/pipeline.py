@@ -80,7 +80,7 @@ class Plan:
 def compile_documents(documents: Sequence[SourceDocument], options: RenderOptions = RenderOptions(),
                       *, defaults: bool = True) -> Plan:
     plan = Plan(options)
-    seen: dict[Identity, str] = {}
+    seen: dict[Identity, tuple[SourceDocument, JsonPath]] = {}
     for document in documents:
         for prefix, obj in iter_objects(document):
             if is_mxjob(obj):
@@ -95,15 +95,14 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
             else:
                 plan.items.append(obj)
                 identities = [identity(obj)]
-            where = str(document.locate(prefix))
             for ident in identities:
-                if ident in seen:
+                first = seen.setdefault(ident, (document, prefix))
+                if first[0] is not document or first[1] != prefix:
+                    where = first[0].locate(first[1])  # located only now: positions cost a second parse
                     plan.diagnostics.append(_locate(error(
                         Code.DUPLICATE_OBJECT,
-                        f"{ident[1]} {ident[2] + '/' if ident[2] else ''}{ident[3]} is also produced by {seen[ident]}",
+                        f"{ident[1]} {ident[2] + '/' if ident[2] else ''}{ident[3]} is also produced by {where}",
                         (), "rename one of the jobs or objects"), document, prefix, None))
-                else:
-                    seen[ident] = where
     return plan
 
 

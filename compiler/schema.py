@@ -7,9 +7,10 @@ import functools
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator, ValidationError
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator, ValidationError
 
 try:  # A Rust validator accepts valid documents ~60x faster; jsonschema explains the invalid ones.
     import jsonschema_rs
@@ -40,6 +41,9 @@ def mxjob_schema() -> dict[str, Any]:
 
 @functools.cache
 def _validator() -> Draft202012Validator:
+    # Imported here: valid documents never need it, and it costs a fifth of start-up.
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(mxjob_schema())
 
 

@@ -27,7 +27,7 @@ class LazyGroup(click.Group):
         return sorted(self._targets())
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = self._targets().get(cmd_name)
+        target = BUILTIN.get(cmd_name) or self._targets().get(cmd_name)
         if target is None:
             return None
         module, _, attribute = target[0].partition(":")
