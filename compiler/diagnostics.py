@@ -55,6 +55,10 @@ class Code(enum.StrEnum):
     TEMPLATE_METADATA_IGNORED = "MXJ308"
     FIELD_DROPPED = "MXJ309"
     SUSPENDED = "MXJ310"
+    PRIORITY_ORDER = "MXJ311"
+    SCHEDULER_NAME_KEPT = "MXJ312"
+    PRIORITY_UNKNOWN = "MXJ313"
+    GANG_POLICY_IGNORED = "MXJ314"
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from typing import Any
 
 from compiler import constants as c
 from compiler.cluster import ClusterSpec, cluster_spec, service_name
+from compiler.gang import Gang
 from compiler.model import MXJob, Replica
 from compiler.rules import generated_env_names
 
@@ -76,10 +77,11 @@ def render_service(job: MXJob, replica: Replica, index: int) -> Manifest:
 class _PodFactory:
     """Builds the pods of one replica type; everything that does not vary by index is computed once."""
 
-    def __init__(self, job: MXJob, replica: Replica, spec: ClusterSpec) -> None:
+    def __init__(self, job: MXJob, replica: Replica, spec: ClusterSpec, gang: Gang | None) -> None:
         self.job = job
         self.replica = replica
         self.cluster = spec
+        self.gang = gang
         template = replica.template
         self.template_metadata: dict[str, Any] = template.get("metadata") or {}
         self.pod_spec: dict[str, Any] = template["spec"]
@@ -106,7 +108,10 @@ class _PodFactory:
             for container, user_env in zip(self.pod_spec["containers"], self.user_env, strict=True)
         ]
         spec["restartPolicy"] = replica.pod_restart_policy
-        return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+        if self.gang is not None:
+            self.gang.decorate_pod(self.job, replica, pod)
+        return pod
 
 
 def render_job_object(job: MXJob) -> Manifest:
@@ -117,16 +122,18 @@ def render_job_object(job: MXJob) -> Manifest:
     return ordered
 
 
-def expand(job: MXJob, *, include_job: bool = True) -> Iterator[Manifest]:
-    """ConfigMap, Services, then Pods (scheduler first), then the MXJob: the order GitOps output keeps."""
+def expand(job: MXJob, *, include_job: bool = True, gang: Gang | None = None) -> Iterator[Manifest]:
+    """ConfigMap, PodGroup, Services, then Pods (scheduler first), then the MXJob: the order GitOps keeps."""
     spec = cluster_spec(job)
     yield render_config_map(job, spec)
     if not job.run_policy.suspend:
+        if gang is not None:
+            yield gang.pod_group
         for replica in job.replicas:
             for index in range(replica.replicas):
                 yield render_service(job, replica, index)
         for replica in job.replicas:
-            factory = _PodFactory(job, replica, spec)
+            factory = _PodFactory(job, replica, spec, gang)
             for index in range(replica.replicas):
                 yield factory.pod(index)
     if include_job:

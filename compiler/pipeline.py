@@ -10,8 +10,9 @@ from typing import Any
 from compiler import constants as c
 from compiler.cluster import service_name
 from compiler.convert import Conversion, is_mxjob, to_v1
-from compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors
+from compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors, warning
 from compiler.expand import expand
+from compiler.gang import Gang, GangScheduler, choose_scheduler, plan_gang
 from compiler.model import MXJob, apply_defaults
 from compiler.normalise import normalise
 from compiler.rules import check_rules
@@ -32,6 +33,9 @@ class RenderOptions:
     namespace: str | None = None
     include_job: bool = True
     target: Target = Target.PLAIN
+    gang_scheduler: GangScheduler | None = None
+    # PriorityClass values given on the command line; they win over PriorityClass objects in the input.
+    priority_classes: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +44,7 @@ class CompiledJob:
 
     conversion: Conversion
     job: MXJob | None
+    gang: Gang | None = None
 
 
 @dataclass(slots=True)
@@ -61,14 +66,14 @@ class Plan:
             if isinstance(item, CompiledJob):
                 if item.job is None:
                     raise ValueError("the plan was compiled without defaults; it can only be converted")
-                yield from self._job_manifests(item.job)
+                yield from self._job_manifests(item.job, item.gang)
             else:
                 yield item
 
-    def _job_manifests(self, job: MXJob) -> Iterator[Manifest]:
+    def _job_manifests(self, job: MXJob, gang: Gang | None) -> Iterator[Manifest]:
         target = self.options.target
         check = target is Target.FLUX and "${" in json.dumps(job.document, ensure_ascii=False)
-        for manifest in expand(job, include_job=self.options.include_job):
+        for manifest in expand(job, include_job=self.options.include_job, gang=gang):
             yield decorate(manifest, target, check) if target is not Target.PLAIN else manifest
 
     def converted(self) -> Iterator[Manifest]:
@@ -81,17 +86,19 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
                       *, defaults: bool = True) -> Plan:
     plan = Plan(options)
     seen: dict[Identity, tuple[SourceDocument, JsonPath]] = {}
+    priorities, sources = priority_classes(documents, options)
     for document in documents:
         for prefix, obj in iter_objects(document):
             if is_mxjob(obj):
-                compiled, found = _compile_job(obj, options, defaults)
+                compiled, found = _compile_job(obj, options, defaults, priorities, sources)
                 located = [_locate(d, document, prefix, compiled.conversion if compiled else None) for d in found]
                 plan.diagnostics.extend(located)
                 if compiled is None:
                     continue
                 plan.items.append(compiled)
                 job = compiled.job
-                identities = list(job_identities(job, options)) if job else [identity(compiled.conversion.data)]
+                identities = (list(job_identities(job, options, compiled.gang)) if job
+                              else [identity(compiled.conversion.data)])
             else:
                 plan.items.append(obj)
                 identities = [identity(obj)]
@@ -106,16 +113,49 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
     return plan
 
 
-def _compile_job(obj: Manifest, options: RenderOptions, defaults: bool) -> tuple[CompiledJob | None, list[Diagnostic]]:
+def priority_classes(documents: Sequence[SourceDocument],
+                     options: RenderOptions) -> tuple[dict[str, int], dict[str, str]]:
+    """PriorityClass values known offline: objects in the input, overridden by --priority-class."""
+    values: dict[str, int] = {}
+    sources: dict[str, str] = {}
+    for document in documents:
+        for _prefix, obj in iter_objects(document):
+            value = obj.get("value")
+            name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
+            if obj.get("kind") == "PriorityClass" and isinstance(name, str) and isinstance(value, int):
+                values[name] = value
+                sources[name] = f"PriorityClass object at {document.file}, document {document.index + 1}"
+    for name, value in options.priority_classes:
+        values[name] = value
+        sources[name] = "--priority-class"
+    return values, sources
+
+
+def _compile_job(obj: Manifest, options: RenderOptions, defaults: bool, priorities: dict[str, int],
+                 sources: dict[str, str]) -> tuple[CompiledJob | None, list[Diagnostic]]:
     conversion = to_v1(obj)
     if has_errors(conversion.diagnostics):
         return None, conversion.diagnostics
     normalise(conversion)
     found = [*conversion.diagnostics, *check_schema(conversion.data), *check_rules(conversion.data)]
+    if has_errors(found) or not defaults:
+        return (None if has_errors(found) else CompiledJob(conversion, None)), found
+    job = apply_defaults(conversion.data, options.namespace)
+    scheduler, problems = choose_scheduler(job, options.gang_scheduler)
+    found.extend(problems)
+    gang = None
+    if scheduler is not None:
+        gang, notes = plan_gang(job, scheduler, priorities, sources)
+        found.extend(notes)
+    elif job.run_policy.scheduling_policy is not None:
+        found.append(warning(Code.GANG_POLICY_IGNORED,
+                             "schedulingPolicy has no effect without a gang scheduler",
+                             ("spec", "runPolicy", "schedulingPolicy"),
+                             "pass --gang-scheduler volcano|scheduler-plugins or annotate the job with "
+                             "mxjob.kubeflow.org/gang-scheduler"))
     if has_errors(found):
         return None, found
-    job = apply_defaults(conversion.data, options.namespace) if defaults else None
-    return CompiledJob(conversion, job), found
+    return CompiledJob(conversion, job, gang), found
 
 
 def _locate(diagnostic: Diagnostic, document: SourceDocument, prefix: JsonPath,
@@ -134,9 +174,11 @@ def identity(obj: Manifest) -> Identity:
             str(metadata.get("name") or metadata.get("generateName") or ""))
 
 
-def job_identities(job: MXJob, options: RenderOptions) -> Iterator[Identity]:
+def job_identities(job: MXJob, options: RenderOptions, gang: Gang | None) -> Iterator[Identity]:
     ns = job.namespace or ""
     yield ("v1", "ConfigMap", ns, f"{job.name}{c.CONFIGMAP_SUFFIX}")
+    if gang is not None and not job.run_policy.suspend:
+        yield identity(gang.pod_group)
     if not job.run_policy.suspend:
         for replica in job.replicas:
             for index in range(replica.replicas):

@@ -6,8 +6,17 @@ from pathlib import Path
 
 import click
 
-from compiler.cli.common import FORMATS, build_plan, check_namespace, paused_gc, write_stream
+from compiler.cli.common import (
+    FORMATS,
+    build_plan,
+    check_namespace,
+    parse_gang,
+    parse_priorities,
+    paused_gc,
+    write_stream,
+)
 from compiler.cli.exits import guarded
+from compiler.gang import GangScheduler
 from compiler.targets import Target
 
 
@@ -22,11 +31,18 @@ from compiler.targets import Target
 @click.option("--target", type=click.Choice([t.value for t in Target]), default=Target.PLAIN.value,
               show_default=True, envvar="MXJOB_TARGET",
               help="Add the annotations Argo CD or Flux need (sync waves, force replace, substitution).")
+@click.option("--gang-scheduler", "gang", callback=parse_gang, envvar="MXJOB_GANG_SCHEDULER",
+              metavar="volcano|scheduler-plugins[=NAME]",
+              help="Render a PodGroup per job and join its pods (a job's mxjob.kubeflow.org/gang-scheduler "
+                   "annotation wins).")
+@click.option("--priority-class", "priorities", multiple=True, callback=parse_priorities, metavar="NAME=VALUE",
+              help="A PriorityClass value, for ordering pods when minResources is computed (repeatable).")
 @click.option("--job/--no-job", "include_job", default=True, show_default=True,
               help="Also emit the MXJob itself, where the reconciler keeps .status.")
 @click.option("-q", "--quiet", is_flag=True, help="Print errors only, no warnings.")
 def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, namespace: str | None, target: str,
-           include_job: bool, quiet: bool) -> None:
+           gang: GangScheduler | None, priorities: tuple[tuple[str, int], ...], include_job: bool,
+           quiet: bool) -> None:
     """Render MXJob specs in PATH... (files, directories, or - for stdin) into explicit manifests.
 
     Other Kubernetes objects in the input pass through unchanged. Nothing is printed or written
@@ -36,7 +52,8 @@ def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, namespace:
     from compiler.pipeline import RenderOptions
 
     with guarded(), paused_gc():
-        options = RenderOptions(namespace=namespace, include_job=include_job, target=Target(target))
+        options = RenderOptions(namespace=namespace, include_job=include_job, target=Target(target),
+                                gang_scheduler=gang, priority_classes=priorities)
         plan = build_plan(paths, options, quiet=quiet, skip=[output_dir] if output_dir else [])
         if output_dir is None:
             write_stream(plan.manifests(), fmt)
