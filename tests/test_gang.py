@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -14,8 +15,8 @@ from tests.helpers import by_name, container, job, render, replica
 VOLCANO = RenderOptions(gang_scheduler=GangScheduler.parse("volcano"))
 
 
-def _resources(requests: dict[str, str] | None = None, limits: dict[str, object] | None = None) -> dict[str, object]:
-    resources: dict[str, object] = {}
+def _resources(requests: dict[str, str] | None = None, limits: dict[str, object] | None = None) -> dict[str, Any]:
+    resources: dict[str, Any] = {}
     if requests:
         resources["requests"] = requests
     if limits:
@@ -23,7 +24,7 @@ def _resources(requests: dict[str, str] | None = None, limits: dict[str, object]
     return {"resources": resources}
 
 
-def _mixed(min_available: int | None) -> dict[str, object]:
+def _mixed(min_available: int | None) -> dict[str, Any]:
     scheduler = replica(1, [container(**_resources({"cpu": "1"}))])
     server = replica(2, [container(**_resources({"cpu": "2", "memory": "4Gi"}))], )
     server["template"]["spec"]["priorityClassName"] = "high"
