@@ -54,6 +54,8 @@ class Plan:
     options: RenderOptions
     items: list[CompiledJob | Manifest] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # Where each item came from: its document and the path of the object inside it (for `kind: List`).
+    origins: list[tuple[SourceDocument, JsonPath]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -63,12 +65,16 @@ class Plan:
         if not self.ok:
             raise ValueError("refusing to render a plan with errors")
         for item in self.items:
-            if isinstance(item, CompiledJob):
-                if item.job is None:
-                    raise ValueError("the plan was compiled without defaults; it can only be converted")
-                yield from self._job_manifests(item.job, item.gang)
-            else:
-                yield item
+            yield from self.item_manifests(item)
+
+    def item_manifests(self, item: CompiledJob | Manifest) -> Iterator[Manifest]:
+        """The manifests of one valid item, even when other items of the plan are invalid (for validate)."""
+        if isinstance(item, CompiledJob):
+            if item.job is None:
+                raise ValueError("the plan was compiled without defaults; it can only be converted")
+            yield from self._job_manifests(item.job, item.gang)
+        else:
+            yield item
 
     def _job_manifests(self, job: MXJob, gang: Gang | None) -> Iterator[Manifest]:
         target = self.options.target
@@ -96,11 +102,13 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
                 if compiled is None:
                     continue
                 plan.items.append(compiled)
+                plan.origins.append((document, prefix))
                 job = compiled.job
                 identities = (list(job_identities(job, options, compiled.gang)) if job
                               else [identity(compiled.conversion.data)])
             else:
                 plan.items.append(obj)
+                plan.origins.append((document, prefix))
                 identities = [identity(obj)]
             for ident in identities:
                 first = seen.setdefault(ident, (document, prefix))

@@ -20,7 +20,7 @@ except ImportError:  # pragma: no cover - the pure-Python path is complete on it
 from compiler.diagnostics import Code, Diagnostic, error
 from compiler.jsonutil import type_name
 
-SCHEMA_FILE = "mxjob-v1.schema.json"
+SCHEMA_FILE = "kubeconform/kubeflow.org/mxjob_v1.json"
 
 
 def schema_dir() -> Path:

@@ -5,23 +5,18 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
-import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
-
-import click
 
 from compiler.cli.exits import FINDINGS, USAGE, Exit, fail
 from compiler.cli.inputs import read_inputs
 from compiler.cli.report import report
 from compiler.diagnostics import has_errors
 from compiler.emit import write_json_list, write_yaml_stream
-from compiler.gang import GangScheduler
 from compiler.pipeline import Plan, RenderOptions, compile_documents
 
-_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 FORMATS = ("yaml", "json")
 
 
@@ -35,35 +30,6 @@ def paused_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def parse_gang(_ctx: click.Context, _param: click.Parameter, value: str | None) -> GangScheduler | None:
-    if value is None:
-        return None
-    try:
-        return GangScheduler.parse(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from exc
-
-
-def parse_priorities(_ctx: click.Context, _param: click.Parameter,
-                     values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
-    parsed: list[tuple[str, int]] = []
-    for value in values:
-        name, _, number = value.partition("=")
-        try:
-            parsed.append((name, int(number)))
-        except ValueError:
-            raise click.BadParameter(f"{value!r}: use NAME=VALUE, VALUE an integer") from None
-        if not name:
-            raise click.BadParameter(f"{value!r}: use NAME=VALUE")
-    return tuple(parsed)
-
-
-def check_namespace(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    if value is not None and (len(value) > 63 or not _DNS1123_LABEL.fullmatch(value)):
-        raise click.BadParameter(f"{value!r} is not a valid namespace name")
-    return value
 
 
 def build_plan(paths: Sequence[str], options: RenderOptions, *, quiet: bool, defaults: bool = True,

@@ -6,18 +6,10 @@ from pathlib import Path
 
 import click
 
-from compiler.cli.common import (
-    FORMATS,
-    build_plan,
-    check_namespace,
-    parse_gang,
-    parse_priorities,
-    paused_gc,
-    write_stream,
-)
+from compiler.cli.common import FORMATS, build_plan, paused_gc, write_stream
 from compiler.cli.exits import guarded
-from compiler.gang import GangScheduler
-from compiler.targets import Target
+from compiler.cli.options import render_options
+from compiler.pipeline import RenderOptions
 
 
 @click.command(short_help="Render MXJob specs into Kubernetes manifests.")
@@ -26,34 +18,17 @@ from compiler.targets import Target
               help="How to print: a YAML stream, or a JSON v1 List.")
 @click.option("-o", "--output-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write one file per object plus kustomization.yaml into DIR instead of printing.")
-@click.option("-n", "--namespace", callback=check_namespace,
-              help="Namespace for jobs that do not set metadata.namespace.")
-@click.option("--target", type=click.Choice([t.value for t in Target]), default=Target.PLAIN.value,
-              show_default=True, envvar="MXJOB_TARGET",
-              help="Add the annotations Argo CD or Flux need (sync waves, force replace, substitution).")
-@click.option("--gang-scheduler", "gang", callback=parse_gang, envvar="MXJOB_GANG_SCHEDULER",
-              metavar="volcano|scheduler-plugins[=NAME]",
-              help="Render a PodGroup per job and join its pods (a job's mxjob.kubeflow.org/gang-scheduler "
-                   "annotation wins).")
-@click.option("--priority-class", "priorities", multiple=True, callback=parse_priorities, metavar="NAME=VALUE",
-              help="A PriorityClass value, for ordering pods when minResources is computed (repeatable).")
-@click.option("--job/--no-job", "include_job", default=True, show_default=True,
-              help="Also emit the MXJob itself, where the reconciler keeps .status.")
+@render_options
 @click.option("-q", "--quiet", is_flag=True, help="Print errors only, no warnings.")
-def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, namespace: str | None, target: str,
-           gang: GangScheduler | None, priorities: tuple[tuple[str, int], ...], include_job: bool,
-           quiet: bool) -> None:
+def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, options: RenderOptions, quiet: bool) -> None:
     """Render MXJob specs in PATH... (files, directories, or - for stdin) into explicit manifests.
 
     Other Kubernetes objects in the input pass through unchanged. Nothing is printed or written
     unless every input is valid.
     """
     from compiler.emit import to_json, to_yaml
-    from compiler.pipeline import RenderOptions
 
     with guarded(), paused_gc():
-        options = RenderOptions(namespace=namespace, include_job=include_job, target=Target(target),
-                                gang_scheduler=gang, priority_classes=priorities)
         plan = build_plan(paths, options, quiet=quiet, skip=[output_dir] if output_dir else [])
         if output_dir is None:
             write_stream(plan.manifests(), fmt)

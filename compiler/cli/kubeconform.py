@@ -1,0 +1,65 @@
+"""Optional second opinion: run a `kubeconform` binary found on PATH and merge its findings (never required)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from compiler.cli.exits import USAGE, fail
+from compiler.emit import write_yaml_stream
+from compiler.pipeline import Plan
+from compiler.schema import schema_dir
+from compiler.validation import Finding, ObjectResult
+
+OUR_LOCATION = "{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json"
+TIMEOUT_SECONDS = 300
+
+
+def command(manifest_file: Path, version: str, strict: bool, locations: Sequence[str]) -> list[str]:
+    binary = shutil.which("kubeconform")
+    if binary is None:
+        raise fail("--kubeconform: no kubeconform binary on PATH (it is optional; drop the flag)", USAGE)
+    args = [binary, "-output", "json", "-summary", "-kubernetes-version", f"{version}.0"]
+    if strict:
+        args.append("-strict")
+    for location in [*locations, str(schema_dir() / "kubeconform" / OUR_LOCATION)]:
+        args.extend(["-schema-location", location])
+    return [*args, str(manifest_file)]
+
+
+def run_kubeconform(results: list[ObjectResult], plan: Plan, version: str, strict: bool,
+                    locations: Sequence[str]) -> list[ObjectResult]:
+    with tempfile.TemporaryDirectory(prefix="mxjob-kubeconform-") as folder:
+        manifest_file = Path(folder) / "rendered.yaml"
+        with manifest_file.open("w", encoding="utf-8") as handle:
+            write_yaml_stream((m for item in plan.items for m in plan.item_manifests(item)), handle)
+        try:
+            done = subprocess.run(command(manifest_file, version, strict, locations), capture_output=True,
+                                  text=True, timeout=TIMEOUT_SECONDS, check=False)
+        except subprocess.TimeoutExpired:
+            raise fail(f"kubeconform did not finish within {TIMEOUT_SECONDS} s", USAGE) from None
+    try:
+        resources = json.loads(done.stdout or "{}").get("resources") or []
+    except json.JSONDecodeError:
+        raise fail(f"kubeconform printed no JSON (exit {done.returncode}): {done.stderr.strip()[:500]}",
+                   USAGE) from None
+    return merge(results, resources)
+
+
+def merge(results: list[ObjectResult], resources: list[dict[str, Any]]) -> list[ObjectResult]:
+    """Add kubeconform's invalid/error records to the matching object results (by kind and name)."""
+    extra: dict[tuple[str, str], list[Finding]] = {}
+    for record in resources:
+        status = str(record.get("status", ""))
+        if status not in ("statusInvalid", "statusError", "INVALID", "ERROR"):
+            continue
+        key = (str(record.get("kind", "")), str(record.get("name", "")))
+        errors = record.get("validationErrors") or []
+        findings = [Finding(str(e.get("path", "")), str(e.get("msg", "")), source="kubeconform") for e in errors]
+        extra.setdefault(key, []).extend(findings or [Finding("", str(record.get("msg", "")), source="kubeconform")])
+    return [result.with_findings(tuple(extra.get((result.kind, result.name), ()))) for result in results]

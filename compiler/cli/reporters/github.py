@@ -1,0 +1,43 @@
+"""`--format github`: GitHub Actions workflow commands that annotate the file and line of each problem."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from compiler.cli.reporters.text import summary
+from compiler.diagnostics import Location, Severity
+from compiler.pipeline import sort_diagnostics
+from compiler.validation import Report
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _command(level: str, location: Location | None, title: str, message: str) -> str:
+    props = [f"title={_property(title)}"]
+    if location is not None and location.file and not location.file.startswith("<"):
+        props.insert(0, f"file={_property(location.file)}")
+        if location.line:
+            props[1:1] = [f"line={location.line}", f"col={location.column}"]
+    return f"::{level} {','.join(props)}::{_data(message)}"
+
+
+class GithubReporter:
+    def write(self, report: Report, out: TextIO) -> None:
+        for diagnostic in sort_diagnostics(report.diagnostics):
+            level = {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(diagnostic.severity, "notice")
+            hint = f" ({diagnostic.hint})" if diagnostic.hint else ""
+            at = f"{diagnostic.json_path}: " if diagnostic.path else ""
+            out.write(_command(level, diagnostic.location, f"mxjob {diagnostic.code.value}",
+                               f"{at}{diagnostic.message}{hint}") + "\n")
+        for result in report.objects:
+            for finding in result.findings:
+                at = f"{finding.pointer}: " if finding.pointer else ""
+                out.write(_command("error", finding.location or result.origin, f"mxjob {result.title}",
+                                   f"{at}{finding.message}") + "\n")
+        out.write(summary(report) + "\n")

@@ -1,0 +1,28 @@
+"""`--format text`: one line per problem, input problems at file:line:col, then a summary line."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from compiler.pipeline import sort_diagnostics
+from compiler.validation import Report, Status
+
+
+class TextReporter:
+    def write(self, report: Report, out: TextIO) -> None:
+        for diagnostic in sort_diagnostics(report.diagnostics):
+            out.write(diagnostic.render() + "\n")
+        for result in report.objects:
+            for finding in result.findings:
+                where = finding.location or result.origin
+                at = f" at {finding.pointer}" if finding.pointer else ""
+                source = "" if finding.source == "schema" else f" [{finding.source}]"
+                rendered = " (rendered from the MXJob here)" if result.generated else ""
+                out.write(f"{where}: error {result.title}{at}: {finding.message}{source}{rendered}\n")
+        out.write(summary(report) + "\n")
+
+
+def summary(report: Report) -> str:
+    return (f"mxjob validate: {report.count(Status.VALID)} valid, {report.count(Status.INVALID)} invalid, "
+            f"{report.count(Status.SKIPPED)} skipped (no schema) against Kubernetes {report.kubernetes_version}"
+            f"{' (strict)' if report.strict else ''}; {report.errors} input errors, {report.warnings} warnings")

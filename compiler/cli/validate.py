@@ -1,0 +1,56 @@
+"""`mxjob validate`: the compiler's input checks plus strict, offline schema checks of everything it renders."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
+from compiler.cli.options import render_options
+from compiler.cli.reporters import FORMATS
+from compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
+from compiler.pipeline import RenderOptions
+
+
+@click.command(short_help="Check MXJob specs and what they render against strict schemas, offline.")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="How to print the report.")
+@click.option("--kubernetes-version", default=DEFAULT_KUBERNETES_VERSION, show_default=True,
+              envvar="MXJOB_KUBERNETES_VERSION", help="Kubernetes schemas to check against (bundled, offline).")
+@click.option("--strict/--no-strict", default=True, show_default=True,
+              help="Unknown fields are errors (as kubectl --validate=strict).")
+@click.option("--kubeconform", "use_kubeconform", is_flag=True,
+              help="Also run the kubeconform binary on the rendered output and merge its findings.")
+@click.option("--kubeconform-schema-location", "kubeconform_locations", multiple=True, default=("default",),
+              show_default=True, help="Kubernetes schema location(s) for kubeconform; ours are always added.")
+@render_options
+def validate(paths: tuple[str, ...], fmt: str, kubernetes_version: str, strict: bool, use_kubeconform: bool,
+             kubeconform_locations: tuple[str, ...], options: RenderOptions) -> None:
+    """Validate PATH... (files, directories, or - for stdin): exit 0 all valid, 1 something invalid.
+
+    Reports every problem: MXJob input errors at file:line:column, and schema violations of every
+    rendered object (Pods, Services, ConfigMaps, PodGroups, the MXJob, and objects passed through).
+    """
+    from compiler.cli.inputs import read_inputs
+    from compiler.cli.reporters import reporter
+    from compiler.kubeschema import VersionUnavailable, resolve_version
+    from compiler.pipeline import compile_documents
+    from compiler.validation import Report, validate_plan
+
+    with guarded():
+        try:
+            version = resolve_version(kubernetes_version)
+        except VersionUnavailable as exc:
+            raise fail(str(exc), USAGE) from None
+        inputs = read_inputs(paths)
+        plan = compile_documents(inputs.documents, options)
+        report = Report(version, strict, [*inputs.diagnostics, *plan.diagnostics], files=inputs.files)
+        report.objects.extend(validate_plan(plan, version, strict))
+        if use_kubeconform:
+            from compiler.cli.kubeconform import run_kubeconform
+
+            report.objects[:] = run_kubeconform(report.objects, plan, version, strict, kubeconform_locations)
+        reporter(fmt).write(report, sys.stdout)
+        raise Exit(OK if report.ok else FINDINGS)

@@ -1,0 +1,105 @@
+"""Validate what a plan renders: every object against its schema, each result tied to where it came from."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+
+from compiler.diagnostics import Diagnostic, JsonPath, Location, Severity
+from compiler.kubeschema import schema_errors, validator_for
+from compiler.pipeline import CompiledJob, Manifest, Plan
+from compiler.source import SourceDocument
+
+
+class Status(enum.StrEnum):
+    VALID = "valid"
+    INVALID = "invalid"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One schema violation inside one object; located in the source when the object was written by hand."""
+
+    pointer: str
+    message: str
+    location: Location | None = None
+    source: str = "schema"
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectResult:
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+    status: Status
+    origin: Location
+    generated: bool
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def title(self) -> str:
+        return f"{self.kind}/{self.namespace + '/' if self.namespace else ''}{self.name}"
+
+    def with_findings(self, extra: tuple[Finding, ...]) -> ObjectResult:
+        if not extra:
+            return self
+        return replace(self, status=Status.INVALID, findings=self.findings + extra)
+
+
+@dataclass(slots=True)
+class Report:
+    """Everything `mxjob validate` found: input diagnostics and one result per rendered object."""
+
+    kubernetes_version: str
+    strict: bool
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    objects: list[ObjectResult] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    @property
+    def warnings(self) -> int:
+        return sum(d.severity is Severity.WARNING for d in self.diagnostics)
+
+    def count(self, status: Status) -> int:
+        return sum(o.status is status for o in self.objects)
+
+    @property
+    def ok(self) -> bool:
+        return self.errors == 0 and self.count(Status.INVALID) == 0
+
+
+def validate_plan(plan: Plan, kubernetes_version: str, strict: bool) -> Iterator[ObjectResult]:
+    """Results for every object of every valid item; invalid inputs are already in plan.diagnostics."""
+    for item, (document, prefix) in zip(plan.items, plan.origins, strict=True):
+        generated = isinstance(item, CompiledJob)
+        origin = document.locate(prefix)
+        for manifest in plan.item_manifests(item):
+            yield _check(manifest, kubernetes_version, strict, origin,
+                         None if generated else (document, prefix), generated)
+
+
+def _check(manifest: Manifest, version: str, strict: bool, origin: Location,
+           source: tuple[SourceDocument, JsonPath] | None, generated: bool) -> ObjectResult:
+    metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
+    assert isinstance(metadata, dict)
+    result = ObjectResult(str(manifest.get("apiVersion", "")), str(manifest.get("kind", "")),
+                          str(metadata.get("namespace") or ""), str(metadata.get("name") or ""),
+                          Status.VALID, origin, generated)
+    validator = validator_for(manifest, version, strict)
+    if validator is None:
+        return replace(result, status=Status.SKIPPED)
+    findings = []
+    for problem in schema_errors(manifest, validator):
+        location = None
+        if source is not None:
+            document, prefix = source
+            location = document.locate((*prefix, *problem.path), key=problem.at_key)
+        findings.append(Finding(problem.pointer, problem.message, location))
+    return result.with_findings(tuple(findings))
