@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml constraints.txt
 
 ## Install, then render every example into rendered/ (kubectl kustomize rendered/ builds it).
 examples: $(STAMP)
-	$(BIN)/mxjob render -o rendered examples/
+	$(BIN)/mxjob render -o rendered examples/train examples/tune examples/byteps examples/single
 
 ## Install, then run linters, the type checker and the whole test suite.
 test: $(STAMP)

@@ -14,6 +14,9 @@ from compiler.cli.main import cli
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
+# The MXJob examples; examples/kustomize and examples/gitops hold patches and GitOps objects, not jobs.
+JOB_EXAMPLE_DIRS = [EXAMPLES / name for name in ("train", "tune", "byteps", "single")]
+JOB_EXAMPLE_FILES = sorted(p for d in JOB_EXAMPLE_DIRS for p in d.rglob("*.yaml"))
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ VALID = json.dumps(job(name="ok", Worker=replica()))
 
 @pytest.mark.parametrize(("name", "args", "stdin", "code"), [
     ("valid file", ["render", str(EXAMPLES / "train" / "mx_job_dist_gpu.yaml")], None, 0),
-    ("valid directory", ["render", str(EXAMPLES)], None, 0),
+    ("valid directory", ["render", str(EXAMPLES / "train")], None, 0),
     ("valid stdin", ["render", "-"], VALID, 0),
     ("invalid spec", ["render", "-"], VALID.replace('"Worker"', '"Workers"'), 1),
     ("yaml syntax error", ["render", "-"], "a: [", 1),

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compiler.emit import to_json
-from tests.conftest import EXAMPLES, REPO, run_cli
+from tests.conftest import JOB_EXAMPLE_FILES, REPO, run_cli
 
-EXAMPLE_FILES = sorted(str(p) for p in EXAMPLES.rglob("*.yaml"))
+EXAMPLE_FILES = [str(p) for p in JOB_EXAMPLE_FILES]
 
 
 def _shuffled(value: Any, rng: random.Random) -> Any:

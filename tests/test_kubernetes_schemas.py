@@ -15,7 +15,7 @@ from referencing import Registry, Resource
 
 from compiler import RenderOptions, Target
 from compiler.schema import mxjob_schema
-from tests.conftest import EXAMPLES, REPO
+from tests.conftest import JOB_EXAMPLE_FILES, REPO
 from tests.helpers import render
 
 KUBERNETES_VERSION = "1.35.0"
@@ -47,7 +47,7 @@ def errors(manifest: dict[str, Any]) -> list[str]:
 def _example_documents() -> list[dict[str, Any]]:
     import yaml
 
-    docs = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in sorted(EXAMPLES.rglob("*.yaml"))]
+    docs = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in JOB_EXAMPLE_FILES]
     golden = REPO / "tests" / "golden"
     for case in ("custom-ports", "env-collision", "target-flux"):
         docs.append(yaml.safe_load((golden / case / "input.yaml").read_text(encoding="utf-8")))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import EXAMPLES, run_cli
+from tests.conftest import EXAMPLES, JOB_EXAMPLE_DIRS, run_cli
 from tests.helpers import job, replica
 
 KUBECTL = shutil.which("kubectl")
@@ -42,9 +42,9 @@ def test_one_file_per_object_and_a_kustomization(tmp_path: Path) -> None:
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 def test_kubectl_kustomize_builds_the_same_objects(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert _render(out, str(EXAMPLES))[0] == 0
+    assert _render(out, *map(str, JOB_EXAMPLE_DIRS))[0] == 0
     built = subprocess.run([str(KUBECTL), "kustomize", str(out)], capture_output=True, text=True, check=True)
-    streamed = run_cli(["render", str(EXAMPLES)])
+    streamed = run_cli(["render", *map(str, JOB_EXAMPLE_DIRS)])
     key = lambda d: (d["kind"], d["metadata"].get("namespace", ""), d["metadata"]["name"])  # noqa: E731
     assert sorted(map(key, yaml.safe_load_all(built.stdout))) == sorted(map(key, yaml.safe_load_all(streamed.stdout)))
     for ours in yaml.safe_load_all(streamed.stdout):

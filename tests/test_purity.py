@@ -6,11 +6,11 @@ import copy
 
 from compiler import RenderOptions, compile_documents, parse_text
 from compiler.emit import to_json
-from tests.conftest import EXAMPLES, REPO
+from tests.conftest import JOB_EXAMPLE_FILES, REPO
 
 
 def test_input_documents_are_not_mutated() -> None:
-    files = [*sorted(EXAMPLES.rglob("*.yaml")), *sorted((REPO / "tests" / "golden").glob("*/input.yaml"))]
+    files = [*JOB_EXAMPLE_FILES, *sorted((REPO / "tests" / "golden").glob("*/input.yaml"))]
     for path in files:
         parsed = parse_text(path.read_text(encoding="utf-8"), str(path))
         before = copy.deepcopy([d.data for d in parsed.documents])

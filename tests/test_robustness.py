@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from compiler import RenderOptions, compile_documents, parse_text
 from compiler.emit import to_yaml
-from tests.conftest import EXAMPLES, run_cli
+from tests.conftest import JOB_EXAMPLE_FILES, run_cli
 
-EXAMPLE_DOCS = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in sorted(EXAMPLES.rglob("*.yaml"))]
+EXAMPLE_DOCS = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in JOB_EXAMPLE_FILES]
 
 junk = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8), st.floats(allow_nan=False)),

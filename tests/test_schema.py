@@ -89,10 +89,10 @@ def test_crd_schema_agrees_with_the_input_schema() -> None:
 
 
 def test_crd_schema_accepts_every_example() -> None:
-    from tests.conftest import EXAMPLES
+    from tests.conftest import JOB_EXAMPLE_FILES
 
     validator = Draft202012Validator(_crd_schema())
-    for path in EXAMPLES.rglob("*.yaml"):
+    for path in JOB_EXAMPLE_FILES:
         for document in yaml.safe_load_all(path.read_text(encoding="utf-8")):
             if document and document.get("kind") == "MXJob":
                 assert list(validator.iter_errors(document)) == [], path

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from compiler.kubeschema import _kubernetes_validator, available_versions, resolve_version
-from tests.conftest import EXAMPLES, REPO, run_cli
+from tests.conftest import EXAMPLES, JOB_EXAMPLE_DIRS, REPO, run_cli
 
 HAND_WRITTEN = """apiVersion: v1
 kind: Pod
@@ -34,7 +34,7 @@ MISSPELT_JOB = (REPO / "tests" / "golden" / "invalid-three-mistakes" / "input.ya
 
 
 def test_examples_are_valid() -> None:
-    result = run_cli(["validate", str(EXAMPLES)])
+    result = run_cli(["validate", *map(str, JOB_EXAMPLE_DIRS)])
     assert result.exit_code == 0, result.stdout
     assert "0 invalid" in result.stdout
 
