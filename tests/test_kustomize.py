@@ -43,13 +43,14 @@ def test_dev_overlay_changes_only_the_worker_image() -> None:
                       "imagenet-worker-0": "registry.example.com/ml/imagenet-train:1.5.0-rc1"}
 
 
-def test_shell_pipeline_fails_when_either_side_fails(tmp_path: object) -> None:
+def test_shell_pipeline_fails_when_either_side_fails() -> None:
     mxjob = f"{sys.executable} -m compiler.cli"
     ok = subprocess.run(["bash", "-c", f"set -o pipefail; {KUBECTL} kustomize {OVERLAYS / 'prod'} | {mxjob} render -"],
                         cwd=REPO, capture_output=True, text=True, check=False)
     assert ok.returncode == 0 and "kind: Pod" in ok.stdout
+    corrupt = "sed 's/replicas: 4/replicas: four/'"
     broken = subprocess.run(
-        ["bash", "-c", f"set -o pipefail; {KUBECTL} kustomize {OVERLAYS / 'prod'} | sed 's/replicas: 4/replicas: four/' "
-                       f"| {mxjob} render -"], cwd=REPO, capture_output=True, text=True, check=False)
+        ["bash", "-c", f"set -o pipefail; {KUBECTL} kustomize {OVERLAYS / 'prod'} | {corrupt} | {mxjob} render -"],
+        cwd=REPO, capture_output=True, text=True, check=False)
     assert broken.returncode == 1 and broken.stdout == ""
     assert "replicas must be an integer" in broken.stderr
