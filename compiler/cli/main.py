@@ -13,6 +13,7 @@ import click
 BUILTIN = {
     "render": ("compiler.cli.render:render", "Render MXJob specs into Kubernetes manifests."),
     "convert": ("compiler.cli.convert:convert", "Print MXJob specs converted to kubeflow.org/v1."),
+    "krm": ("compiler.cli.krm:krm", "Run as a KRM function (ResourceList on stdin and stdout)."),
     "validate": ("compiler.cli.validate:validate",
                  "Check MXJob specs and what they render against strict schemas, offline."),
 }

@@ -1,0 +1,110 @@
+"""`mxjob krm` against the KRM function specification (ResourceList in, ResourceList with results out)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import run_cli
+from tests.helpers import job, replica
+
+PASSTHROUGH = {"apiVersion": "v1", "kind": "ConfigMap",
+               "metadata": {"name": "other", "annotations": {"internal.config.kubernetes.io/path": "other.yaml",
+                                                             "internal.config.kubernetes.io/index": "0"}}}
+
+
+def _job(**changes: Any) -> dict[str, Any]:
+    spec = job(name="k", Worker=replica())
+    spec["metadata"]["annotations"] = {"internal.config.kubernetes.io/path": "jobs/k.yaml",
+                                       "internal.config.kubernetes.io/index": "1"}
+    spec["spec"].update(changes)
+    return spec
+
+
+def _resource_list(items: list[dict[str, Any]], config: dict[str, Any] | None = None) -> str:
+    document: dict[str, Any] = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}
+    if config is not None:
+        document["functionConfig"] = config
+    return yaml.safe_dump(document)
+
+
+def test_renders_mxjobs_and_passes_other_items_through_untouched() -> None:
+    result = run_cli(["krm"], stdin=_resource_list([PASSTHROUGH, _job()]))
+    assert result.exit_code == 0, result.stderr
+    output = yaml.safe_load(result.stdout)
+    assert (output["apiVersion"], output["kind"]) == ("config.kubernetes.io/v1", "ResourceList")
+    assert output["items"][0] == PASSTHROUGH
+    assert [i["kind"] for i in output["items"]] == ["ConfigMap", "ConfigMap", "Service", "Pod", "MXJob"]
+    assert "results" not in output
+
+
+def test_function_config_overrides_flags() -> None:
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"},
+              "data": {"target": "argocd", "namespace": "ml", "gangScheduler": "volcano", "job": "false"}}
+    output = yaml.safe_load(run_cli(["krm", "--target", "flux"], stdin=_resource_list([_job()], config)).stdout)
+    kinds = [i["kind"] for i in output["items"]]
+    assert kinds == ["ConfigMap", "PodGroup", "Service", "Pod"]
+    pod = output["items"][-1]
+    assert pod["metadata"]["namespace"] == "ml"
+    assert pod["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] == "1"
+    assert pod["spec"]["schedulerName"] == "volcano"
+
+
+def test_errors_become_results_and_items_are_returned_unchanged() -> None:
+    broken = _job(jobMode="MXTrian")
+    result = run_cli(["krm"], stdin=_resource_list([PASSTHROUGH, broken]))
+    assert result.exit_code == 1
+    output = yaml.safe_load(result.stdout)
+    assert output["items"] == [PASSTHROUGH, broken]
+    assert output["results"] == [{
+        "message": "MXJ103: jobMode is \"MXTrian\", not one of MXTrain, MXTune (did you mean 'MXTrain'?)",
+        "severity": "error",
+        "resourceRef": {"apiVersion": "kubeflow.org/v1", "kind": "MXJob", "name": "k"},
+        "field": {"path": "spec.jobMode"},
+        "file": {"path": "jobs/k.yaml", "index": 1},
+    }]
+
+
+def test_warnings_are_results_but_do_not_fail() -> None:
+    result = run_cli(["krm"], stdin=_resource_list([_job(backoffLimit=2)]))
+    assert result.exit_code == 0
+    assert yaml.safe_load(result.stdout)["results"][0]["severity"] == "warning"
+
+
+@pytest.mark.parametrize("stdin", ["", "apiVersion: v1\nkind: ConfigMap\n", "items: [\n"])
+def test_not_a_resource_list(stdin: str) -> None:
+    result = run_cli(["krm"], stdin=stdin)
+    assert result.exit_code in (1, 2)
+    assert result.stdout == ""
+    assert "ResourceList" in result.stderr
+
+
+def _kubectl_runs_exec_functions() -> bool:
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        return False
+    help_text = subprocess.run([kubectl, "kustomize", "--help"], capture_output=True, text=True, check=False).stdout
+    return "--enable-exec" in help_text
+
+
+@pytest.mark.skipif(not _kubectl_runs_exec_functions(),
+                    reason="this kubectl's kustomize cannot run exec KRM functions (no --enable-exec)")
+def test_through_kustomize(tmp_path: Path) -> None:  # pragma: no cover - depends on the local kubectl
+    (tmp_path / "fn").write_text(f"#!/bin/sh\nexec {sys.executable} -m compiler.cli krm\n", encoding="utf-8")
+    (tmp_path / "fn").chmod(0o755)
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(job(name="k", Worker=replica())), encoding="utf-8")
+    (tmp_path / "render.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+            "name": "mxjob", "annotations": {"config.kubernetes.io/function": "exec:\n  path: ./fn\n"}},
+        "data": {"target": "plain"}}), encoding="utf-8")
+    (tmp_path / "kustomization.yaml").write_text("resources: [job.yaml]\ntransformers: [render.yaml]\n",
+                                                 encoding="utf-8")
+    built = subprocess.run([str(shutil.which("kubectl")), "kustomize", "--enable-alpha-plugins", "--enable-exec",
+                            str(tmp_path)], capture_output=True, text=True, check=True)
+    assert "kind: Pod" in built.stdout
