@@ -108,3 +108,44 @@ def test_through_kustomize(tmp_path: Path) -> None:  # pragma: no cover - depend
     built = subprocess.run([str(shutil.which("kubectl")), "kustomize", "--enable-alpha-plugins", "--enable-exec",
                             str(tmp_path)], capture_output=True, text=True, check=True)
     assert "kind: Pod" in built.stdout
+
+
+KPT = shutil.which("kpt")
+
+
+def _kpt_function(tmp_path: Path) -> Path:
+    script = tmp_path / "mxjob-krm"
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m compiler.cli krm "$@"\n', encoding="utf-8")
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.skipif(KPT is None, reason="kpt is not installed")
+def test_through_kpt(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    spec = job(name="k", Scheduler=replica(1), Server=replica(1), Worker=replica(2))
+    (package / "job.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    (package / "other.yaml").write_text(yaml.safe_dump(PASSTHROUGH), encoding="utf-8")
+    done = subprocess.run([str(KPT), "fn", "eval", str(package), "--exec", str(_kpt_function(tmp_path)),
+                           "--output", "stdout", "--", "target=argocd", "namespace=ml"],
+                          capture_output=True, text=True, check=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    items = yaml.safe_load(done.stdout)["items"]
+    pods = [i for i in items if i["kind"] == "Pod"]
+    assert [p["metadata"]["name"] for p in pods] == ["k-scheduler-0", "k-server-0", "k-worker-0", "k-worker-1"]
+    assert all(p["metadata"]["namespace"] == "ml" for p in pods)
+    assert [p["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] for p in pods] == ["0", "1", "1", "1"]
+    assert PASSTHROUGH["metadata"]["name"] in [i["metadata"]["name"] for i in items]
+
+
+@pytest.mark.skipif(KPT is None, reason="kpt is not installed")
+def test_through_kpt_reports_results(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "job.yaml").write_text(yaml.safe_dump(job(name="k", Workr=replica())), encoding="utf-8")
+    done = subprocess.run([str(KPT), "fn", "eval", str(package), "--exec", str(_kpt_function(tmp_path)),
+                           "--output", "stdout"], capture_output=True, text=True, check=False, timeout=120)
+    assert done.returncode != 0
+    assert "MXJ203" in done.stdout + done.stderr
+    assert (package / "job.yaml").read_text(encoding="utf-8") == yaml.safe_dump(job(name="k", Workr=replica()))
