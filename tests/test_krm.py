@@ -14,7 +14,7 @@ import yaml
 from tests.conftest import run_cli
 from tests.helpers import job, replica
 
-PASSTHROUGH = {"apiVersion": "v1", "kind": "ConfigMap",
+PASSTHROUGH: dict[str, Any] = {"apiVersion": "v1", "kind": "ConfigMap",
                "metadata": {"name": "other", "annotations": {"internal.config.kubernetes.io/path": "other.yaml",
                                                              "internal.config.kubernetes.io/index": "0"}}}
 
