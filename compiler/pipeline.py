@@ -36,6 +36,8 @@ class RenderOptions:
     gang_scheduler: GangScheduler | None = None
     # PriorityClass values given on the command line; they win over PriorityClass objects in the input.
     priority_classes: tuple[tuple[str, int], ...] = ()
+    # Pass an MXJob through unexpanded when its ConfigMap is in the input too (already-rendered output).
+    keep_rendered: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,9 +95,10 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
     plan = Plan(options)
     seen: dict[Identity, tuple[SourceDocument, JsonPath]] = {}
     priorities, sources = priority_classes(documents, options)
+    rendered = rendered_jobs(documents) if options.keep_rendered else set()
     for document in documents:
         for prefix, obj in iter_objects(document):
-            if is_mxjob(obj):
+            if is_mxjob(obj) and _job_key(obj) not in rendered:
                 compiled, found = _compile_job(obj, options, defaults, priorities, sources)
                 located = [_locate(d, document, prefix, compiled.conversion if compiled else None) for d in found]
                 plan.diagnostics.extend(located)
@@ -119,6 +122,23 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
                         f"{ident[1]} {ident[2] + '/' if ident[2] else ''}{ident[3]} is also produced by {where}",
                         (), "rename one of the jobs or objects"), document, prefix, None))
     return plan
+
+
+def _job_key(obj: Manifest) -> tuple[str, str]:
+    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    assert isinstance(metadata, dict)
+    return (str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
+
+
+def rendered_jobs(documents: Sequence[SourceDocument]) -> set[tuple[str, str]]:
+    """Jobs whose ConfigMap is present: the input is a rendering, not a spec, for those."""
+    found: set[tuple[str, str]] = set()
+    for document in documents:
+        for _prefix, obj in iter_objects(document):
+            labels = (obj.get("metadata") or {}).get("labels") if isinstance(obj.get("metadata"), dict) else None
+            if obj.get("kind") == "ConfigMap" and isinstance(labels, dict) and c.LABEL_JOB_NAME in labels:
+                found.add((_job_key(obj)[0], str(labels[c.LABEL_JOB_NAME])))
+    return found
 
 
 def priority_classes(documents: Sequence[SourceDocument],

@@ -41,7 +41,21 @@ def check_rules(data: dict[str, Any]) -> list[Diagnostic]:
     for replica_type, replica in replicas.items():
         found.extend(_check_replica(replica_type, as_dict(replica)))
     found.extend(_check_run_policy(as_dict(spec.get("runPolicy"))))
+    found.extend(_null_items(spec, ("spec",)))
     return found
+
+
+def _null_items(value: Any, path: JsonPath) -> Iterator[Diagnostic]:
+    """`- null` in a list: the schemas accept it (nullable objects), the API server does not."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _null_items(item, (*path, key))
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            if item is None:
+                yield error(Code.WRONG_TYPE, "a list item is null", (*path, position), "remove the empty item")
+            else:
+                yield from _null_items(item, (*path, position))
 
 
 def _check_name(metadata: dict[str, Any], replicas: dict[str, Any]) -> Iterator[Diagnostic]:

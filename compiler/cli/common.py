@@ -47,14 +47,45 @@ def build_plan(paths: Sequence[str], options: RenderOptions, *, quiet: bool, def
     return plan
 
 
+class _HeldBack(io.StringIO):
+    """Keeps output in memory up to a limit, so that an unexpected failure cannot leave a partial stream
+    for all but the largest renders (those stream once past the limit; the exit code still says 3)."""
+
+    LIMIT = 64 * 1024 * 1024
+
+    def __init__(self, sink: io.TextIOWrapper) -> None:
+        super().__init__()
+        self.sink = sink
+        self.size = 0
+        self.streaming = False
+
+    def write(self, text: str) -> int:
+        if self.streaming:
+            return self.sink.write(text)
+        self.size += len(text)
+        written = super().write(text)
+        if self.size > self.LIMIT:
+            self.release()
+        return written
+
+    def release(self) -> None:
+        if not self.streaming:
+            self.sink.write(self.getvalue())
+            self.streaming = True
+            self.seek(0)
+            self.truncate()
+
+
 def write_stream(manifests: Iterable[dict[str, Any]], fmt: str) -> None:
-    """Write to stdout through one large UTF-8 buffer; the plan is already valid, so nothing can stop halfway."""
+    """Write the whole stream to stdout as UTF-8; nothing reaches stdout before rendering is done (up to 64 MiB)."""
     out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n", write_through=False)
     try:
+        held = _HeldBack(out)
         if fmt == "json":
-            write_json_list(manifests, out)
+            write_json_list(manifests, held)
         else:
-            write_yaml_stream(manifests, out)
+            write_yaml_stream(manifests, held)
+        held.release()
         out.flush()
     finally:
         out.detach()
