@@ -27,7 +27,15 @@ class Inputs:
     files: list[str] = field(default_factory=list)
 
 
-def discover(paths: Sequence[str], skip: Sequence[Path] = ()) -> list[str]:
+def is_manifest_path(parts: Sequence[str]) -> bool:
+    """Whether a file (given by its path parts below a walked directory) is read as input."""
+    if not parts or any(part.startswith(".") for part in parts):
+        return False
+    name = parts[-1]
+    return name.endswith(SUFFIXES) and name not in KUSTOMIZE_FILES
+
+
+def discover(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False) -> list[str]:
     """Expand directories into their manifest files in a stable order; '-' stays as is."""
     found: list[str] = []
     skipped = [p.resolve() for p in skip]
@@ -44,7 +52,7 @@ def discover(paths: Sequence[str], skip: Sequence[Path] = ()) -> list[str]:
             raise InputError(f"{raw}: not a regular file or directory")
         else:
             raise InputError(f"{raw}: no such file or directory")
-    if not found:
+    if not found and not allow_empty:
         raise InputError(f"no {', '.join(SUFFIXES)} files found in {', '.join(paths)}")
     return found
 
@@ -52,20 +60,18 @@ def discover(paths: Sequence[str], skip: Sequence[Path] = ()) -> list[str]:
 def _walk(root: Path, skipped: list[Path]) -> list[str]:
     files: list[str] = []
     for path in sorted(root.rglob("*"), key=lambda p: p.as_posix()):
-        relative = path.relative_to(root).parts
-        if any(part.startswith(".") for part in relative):
+        if not is_manifest_path(path.relative_to(root).parts) or not path.is_file():
             continue
         if any(path.resolve().is_relative_to(s) for s in skipped):
             continue
-        if path.is_file() and path.suffix in SUFFIXES and path.name not in KUSTOMIZE_FILES:
-            files.append(path.as_posix())
+        files.append(path.as_posix())
     return files
 
 
-def read_inputs(paths: Sequence[str], skip: Sequence[Path] = ()) -> Inputs:
+def read_inputs(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False) -> Inputs:
     inputs = Inputs()
     stdin_used = False
-    for name in discover(paths, skip):
+    for name in discover(paths, skip, allow_empty):
         if name == "-":
             if stdin_used:
                 raise InputError("'-' (standard input) can be given only once")

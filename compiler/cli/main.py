@@ -13,6 +13,8 @@ import click
 BUILTIN = {
     "render": ("compiler.cli.render:render", "Render MXJob specs into Kubernetes manifests."),
     "convert": ("compiler.cli.convert:convert", "Print MXJob specs converted to kubeflow.org/v1."),
+    "diff": ("compiler.cli.diff:diff",
+             "Show what a change to MXJob specs would change in the cluster, object by object."),
     "krm": ("compiler.cli.krm:krm", "Run as a KRM function (ResourceList on stdin and stdout)."),
     "validate": ("compiler.cli.validate:validate",
                  "Check MXJob specs and what they render against strict schemas, offline."),

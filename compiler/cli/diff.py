@@ -1,0 +1,103 @@
+"""`mxjob diff`: render two sides (Git revisions, or two paths) and report what would change, object by object."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import click
+
+from compiler.cli.diffreport import FORMATS
+from compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
+from compiler.cli.options import render_options
+from compiler.pipeline import Manifest, RenderOptions
+
+
+@click.command(short_help="Show what a change to MXJob specs would change in the cluster, object by object.")
+@click.argument("paths", nargs=-1, metavar="PATH...")
+@click.option("--base", metavar="REF", help="Git revision of the old side (read from Git, no checkout).")
+@click.option("--head", metavar="REF", help="Git revision of the new side (default: the working tree).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="How to print the differences.")
+@click.option("--ignore-path", "ignore_paths", multiple=True, metavar="POINTER",
+              help="Ignore a field (JSON pointer; keyed list items by key; * one segment, ** any).")
+@click.option("--ignore-kind", "ignore_kinds", multiple=True, metavar="KIND",
+              help="Ignore objects of a kind (Kind or group/Kind).")
+@click.option("--no-default-ignores", is_flag=True,
+              help="Also compare status, managedFields, resourceVersion, tracking annotations and the like.")
+@click.option("--context", default=3, show_default=True, type=click.IntRange(0, 50),
+              help="Lines of context in each object's diff.")
+@click.option("--color", "colour", type=click.Choice(["auto", "always", "never"]), default="auto",
+              show_default=True, help="Colour the text format (auto: only on a terminal, never with NO_COLOR).")
+@click.option("--split", "split_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="markdown: write every comment part as DIR/part-N-of-M.md.")
+@click.option("--max-length", default=65_536, show_default=True, type=click.IntRange(4_096, None),
+              help="markdown: the most characters in one comment.")
+@click.option("--summary-only", is_flag=True, help="markdown: only the summary table.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are differences (errors still exit 2).")
+@render_options
+def diff(paths: tuple[str, ...], base: str | None, head: str | None, fmt: str, ignore_paths: tuple[str, ...],
+         ignore_kinds: tuple[str, ...], no_default_ignores: bool, context: int, colour: str,
+         split_dir: Path | None, max_length: int, summary_only: bool, exit_zero: bool,
+         options: RenderOptions) -> None:
+    """Compare renderings: `--base REF [--head REF] PATH...` reads Git objects, or `OLD NEW` two paths.
+
+    Paths may be MXJob specs, directories, or already-rendered manifests. Exit 0 no differences,
+    1 differences, 2 error (as kubectl diff).
+    """
+    from compiler.changes import DiffOptions, diff_manifests
+    from compiler.cli.diffreport import DiffReport, reporter
+    from compiler.cli.diffreport.markdown import MarkdownReporter
+    from compiler.cli.diffreport.text import TextReporter
+    from compiler.diffview import ViewOptions
+
+    with guarded():
+        try:
+            view = ViewOptions.build(ignore_paths, defaults=not no_default_ignores)
+        except ValueError as exc:
+            raise fail(f"--ignore-path {exc}", USAGE) from None
+        options = dataclasses.replace(options, keep_rendered=True)
+        old, new, base_label, head_label = _sides(paths, base, head, options)
+        changes = diff_manifests(old, new, DiffOptions(view, frozenset(ignore_kinds)))
+        report = DiffReport(changes, base_label, head_label, context)
+        writer = (MarkdownReporter(max_length, split_dir, summary_only) if fmt == "markdown"
+                  else TextReporter(colour) if fmt == "text" else reporter(fmt))
+        writer.write(report, sys.stdout)
+        raise Exit(OK if exit_zero or not report.differences else FINDINGS)
+
+
+def _sides(paths: tuple[str, ...], base: str | None, head: str | None,
+           options: RenderOptions) -> tuple[list[Manifest], list[Manifest], str, str]:
+    from compiler.cli.gitsource import read_revision
+    from compiler.cli.inputs import read_inputs
+
+    if base is None:
+        if head is not None or len(paths) != 2:
+            raise fail("give --base REF [--head REF] PATH..., or exactly two paths OLD NEW", USAGE)
+        return (_render(read_inputs([paths[0]]), options), _render(read_inputs([paths[1]]), options),
+                paths[0], paths[1])
+    if not paths:
+        raise fail("--base needs the PATH... to render on both sides", USAGE)
+    old = _render(read_revision(base, paths), options)
+    if head is None:
+        present = [p for p in paths if p == "-" or Path(p).exists()]
+        new_inputs = read_inputs(present, allow_empty=True) if present else None
+        new = _render(new_inputs, options) if new_inputs is not None else []
+        return old, new, base, "working tree"
+    return old, _render(read_revision(head, paths), options), base, head
+
+
+def _render(inputs: object, options: RenderOptions) -> list[Manifest]:
+    from compiler.cli.inputs import Inputs
+    from compiler.cli.report import report
+    from compiler.diagnostics import Severity, has_errors
+    from compiler.pipeline import compile_documents
+
+    assert isinstance(inputs, Inputs)
+    plan = compile_documents(inputs.documents, options)
+    diagnostics = [*inputs.diagnostics, *plan.diagnostics]
+    if has_errors(diagnostics):
+        report([d for d in diagnostics if d.severity is Severity.ERROR])
+        raise Exit(USAGE)
+    return list(plan.manifests())

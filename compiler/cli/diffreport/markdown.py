@@ -1,0 +1,145 @@
+"""`--format markdown`: a pull-request comment that always fits (GitHub rejects bodies over 65,536 characters).
+
+Summary first (counts per job), then a collapsible section per job with a ```diff block per object.
+Comments are cut only between objects and every code fence is closed; an object too large for a comment
+on its own is shortened with a note. `--split DIR` writes every part as `part-N-of-M.md`; without it the
+first part is printed and says how many objects did not fit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from compiler.changes import ObjectChange, ObjectStatus
+from compiler.cli.diffreport import DiffReport, describe, notes, summarise, unified
+
+GITHUB_LIMIT = 65_536
+_MARKS = {ObjectStatus.ADDED: "+", ObjectStatus.REMOVED: "-", ObjectStatus.MODIFIED: "~"}
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    job: str
+    text: str
+
+
+def _job_label(job: str) -> str:
+    return f"`{job}`" if job else "other objects"
+
+
+def summary(report: DiffReport, limit: int) -> str:
+    changes = report.differences
+    counts = {s: sum(c.status is s for c in changes) for s in (ObjectStatus.ADDED, ObjectStatus.REMOVED,
+                                                                 ObjectStatus.MODIFIED)}
+    replaced = sum(c.replace for c in changes)
+    lines = [f"### mxjob diff `{report.base}` → `{report.head}`", ""]
+    if not changes:
+        lines.append("No differences.")
+        return "\n".join(lines) + "\n"
+    lines.append(f"**{len(changes)} objects differ**: {counts[ObjectStatus.ADDED]} added, "
+                 f"{counts[ObjectStatus.REMOVED]} removed, {counts[ObjectStatus.MODIFIED]} modified"
+                 + (f"; {replaced} pods will be replaced (delete + create)" if replaced else "") + ".")
+    lines.extend(["", "| job | added | removed | modified |", "|---|---|---|---|"])
+    rows = [f"| {_job_label(job)} | {describe(s.counts[ObjectStatus.ADDED])} | "
+            f"{describe(s.counts[ObjectStatus.REMOVED])} | {describe(s.counts[ObjectStatus.MODIFIED])} |"
+            for job, s in sorted(summarise(changes).items(), key=lambda item: (item[0] == "", item[0]))]
+    text = "\n".join(lines)
+    for position, row in enumerate(rows):
+        if len(text) + len(row) + 200 > limit:
+            text += f"\n| … {len(rows) - position} more jobs | | | |"
+            break
+        text += "\n" + row
+    return text + "\n\n"
+
+
+def _fence(lines: list[str]) -> str:
+    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def object_block(change: ObjectChange, context: int, limit: int) -> str:
+    head = [f"#### {change.kind} `{change.namespace + '/' if change.namespace else ''}{change.name}` · "
+            f"{change.status.value}"]
+    head.extend(f"> {note}" for note in notes(change))
+    lines = unified(change, context)[2:]
+    fence = _fence(lines)
+    body = [fence + "diff", *lines, fence]
+    text = "\n".join([*head, *body]) + "\n\n"
+    if len(text) <= limit:
+        return text
+    kept: list[str] = []
+    budget = limit - len("\n".join(head)) - 300
+    for line in lines:
+        if budget - len(line) - 1 < 0:
+            break
+        kept.append(line)
+        budget -= len(line) + 1
+    omitted = len(lines) - len(kept)
+    note = f"*{omitted} more diff lines not shown: run `mxjob diff` locally for the whole object.*"
+    return "\n".join([*head, fence + "diff", *kept, fence, note]) + "\n\n"
+
+
+def _open(job: str, changes: list[ObjectChange], continued: bool) -> str:
+    mine = [c for c in changes if c.job == job and c.counts]
+    marks = " ".join(f"{_MARKS[s]}{sum(c.status is s for c in mine)}" for s in _MARKS)
+    suffix = " (continued)" if continued else ""
+    label = f"<code>{job}</code>" if job else "other objects"
+    return f"<details><summary>{label}: {marks}{suffix}</summary>\n\n"
+
+
+_CLOSE = "</details>\n\n"
+
+
+def compose(report: DiffReport, limit: int = GITHUB_LIMIT, summary_only: bool = False) -> list[str]:
+    """Comment bodies, each at most `limit` characters; the first starts with the summary."""
+    head = summary(report, limit)
+    if summary_only or not report.differences:
+        return [head]
+    reserve = 400  # part header, closing tags, the "more objects" note
+    blocks = [Block(c.job, object_block(c, report.context, limit - reserve - 200)) for c in report.differences]
+    parts: list[str] = []
+    current, job = head, None
+    for block in blocks:
+        opening = _open(block.job, report.changes, continued=False) if block.job != job else ""
+        if len(current) + len(opening) + len(block.text) + len(_CLOSE) + reserve > limit and current.strip():
+            parts.append(current + (_CLOSE if job is not None else ""))
+            current = ""
+            opening = _open(block.job, report.changes, continued=block.job == job)
+        elif block.job != job and job is not None:
+            current += _CLOSE
+        current += opening + block.text
+        job = block.job
+    parts.append(current + _CLOSE)
+    total = len(parts)
+    if total > 1:
+        parts = [f"{p}\n*Part {i} of {total} of this diff.*\n" for i, p in enumerate(parts, start=1)]
+    return parts
+
+
+class MarkdownReporter:
+    def __init__(self, limit: int = GITHUB_LIMIT, split_dir: Path | None = None, summary_only: bool = False) -> None:
+        self.limit = limit
+        self.split_dir = split_dir
+        self.summary_only = summary_only
+
+    def write(self, report: DiffReport, out: TextIO) -> None:
+        parts = compose(report, self.limit, self.summary_only)
+        if self.split_dir is not None:
+            self.split_dir.mkdir(parents=True, exist_ok=True)
+            for stale in self.split_dir.glob("part-*-of-*.md"):
+                stale.unlink()
+            for number, part in enumerate(parts, start=1):
+                (self.split_dir / f"part-{number}-of-{len(parts)}.md").write_text(part, encoding="utf-8")
+            out.write(f"mxjob diff: wrote {len(parts)} comment part(s) to {self.split_dir}\n")
+            return
+        if len(parts) == 1:
+            out.write(parts[0])
+            return
+        first = parts[0]
+        shown = first.count("\n#### ")
+        note = (f"\n*{len(report.differences) - shown} more objects did not fit in one comment: run `mxjob diff "
+                "--split DIR` for every part, or `mxjob diff` locally.*\n")
+        out.write(first + note)

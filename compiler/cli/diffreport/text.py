@@ -1,0 +1,40 @@
+"""`--format text`: a unified diff per object, coloured only on a terminal and never when NO_COLOR is set."""
+
+from __future__ import annotations
+
+import os
+from typing import TextIO
+
+from compiler.cli.diffreport import DiffReport, notes, unified
+
+_COLOURS = {"+": "\033[32m", "-": "\033[31m", "@": "\033[36m"}
+_BOLD, _RESET = "\033[1m", "\033[0m"
+
+
+def colour_wanted(out: TextIO, mode: str) -> bool:
+    if mode == "always":
+        return True
+    if mode == "never" or "NO_COLOR" in os.environ:
+        return False
+    return out.isatty()
+
+
+class TextReporter:
+    def __init__(self, colour: str = "auto") -> None:
+        self.colour = colour
+
+    def write(self, report: DiffReport, out: TextIO) -> None:
+        paint = colour_wanted(out, self.colour)
+        for change in report.changes:
+            header = f"{change.status.value} {change.title}" + (f" (job {change.job})" if change.job else "")
+            out.write((f"{_BOLD}{header}{_RESET}" if paint else header) + "\n")
+            for note in notes(change):
+                out.write(f"# {note}\n")
+            if not change.counts:
+                continue
+            for line in unified(change, report.context):
+                if paint and line[:1] in _COLOURS and not line.startswith(("+++", "---")):
+                    line = f"{_COLOURS[line[0]]}{line}{_RESET}"
+                out.write(line + "\n")
+        total = len(report.differences)
+        out.write(f"mxjob diff {report.base}..{report.head}: {total} object{'' if total == 1 else 's'} differ\n")
