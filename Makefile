@@ -25,9 +25,10 @@ test: $(STAMP)
 golden: $(STAMP)
 	MXJOB_UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_golden.py
 
-## Render benchmarks (prints ratios against PyYAML's C dumper and json.dumps).
+## Benchmarks: render (ratios to PyYAML's C dumper and json.dumps), diff (ratio to GNU diff -u).
 bench: $(STAMP)
 	$(BIN)/python bench/render_bench.py
+	$(BIN)/python bench/diff_bench.py
 
 clean:
 	rm -rf $(VENV) rendered .pytest_cache .mypy_cache .ruff_cache

@@ -140,20 +140,34 @@ def _compare(ident: Identity, a: Manifest | None, b: Manifest | None, options: D
     return ObjectChange(ident[0], ident[1], ident[2], ident[3], status, job, tuple(fields), replace, old, new)
 
 
+def _differing(old: Any, new: Any, path: tuple[str, ...]) -> Iterable[tuple[tuple[str, ...], Any, Any]]:
+    """The smallest subtrees that differ, found with C-speed equality; DeepDiff then only sees those."""
+    if type(old) is type(new) and isinstance(old, dict) and old.keys() == new.keys():
+        for key in old:
+            if old[key] != new[key]:
+                yield from _differing(old[key], new[key], (*path, str(key)))
+    else:
+        yield path, old, new
+
+
 def _field_changes(old: Manifest, new: Manifest) -> list[FieldChange]:
     from deepdiff import DeepDiff
 
     found: list[FieldChange] = []
-    tree = DeepDiff(old, new, view="tree", verbose_level=2)
-    for report, levels in tree.items():
-        kind = (ChangeKind.ADDED if report.endswith("_added") else
-                ChangeKind.REMOVED if report.endswith("_removed") else ChangeKind.CHANGED)
-        for level in levels:
-            parts = [str(p) for p in level.path(output_format="list")]
-            found.append(FieldChange(_display(new if kind is not ChangeKind.REMOVED else old, parts),
-                                     _pointer(parts), kind,
-                                     None if kind is ChangeKind.ADDED else level.t1,
-                                     None if kind is ChangeKind.REMOVED else level.t2))
+    for prefix, a, b in _differing(old, new, ()):
+        if not (isinstance(a, dict | list) and isinstance(b, dict | list)):
+            parts = list(prefix)
+            found.append(FieldChange(_display(new, parts), _pointer(parts), ChangeKind.CHANGED, a, b))
+            continue
+        for report, levels in DeepDiff(a, b, view="tree", verbose_level=2).items():
+            kind = (ChangeKind.ADDED if report.endswith("_added") else
+                    ChangeKind.REMOVED if report.endswith("_removed") else ChangeKind.CHANGED)
+            for level in levels:
+                parts = [*prefix, *(str(p) for p in level.path(output_format="list"))]
+                found.append(FieldChange(_display(new if kind is not ChangeKind.REMOVED else old, parts),
+                                         _pointer(parts), kind,
+                                         None if kind is ChangeKind.ADDED else level.t1,
+                                         None if kind is ChangeKind.REMOVED else level.t2))
     found.sort(key=lambda f: f.pointer)
     return found
 

@@ -85,11 +85,14 @@ def _match(pattern: tuple[str, ...], path: tuple[str, ...]) -> bool:
 @dataclass(frozen=True, slots=True)
 class ViewOptions:
     ignores: tuple[Pattern, ...] = ()
+    # Patterns without wildcards, looked up directly: most ignores, and every default one.
+    exact: frozenset[tuple[str, ...]] = frozenset()
 
     @classmethod
     def build(cls, extra: Sequence[str] = (), defaults: bool = True) -> ViewOptions:
-        texts = [*(DEFAULT_IGNORES if defaults else ()), *extra]
-        return cls(tuple(Pattern.parse(t) for t in texts))
+        patterns = [Pattern.parse(t) for t in (*(DEFAULT_IGNORES if defaults else ()), *extra)]
+        wild = tuple(p for p in patterns if "*" in p.parts or "**" in p.parts)
+        return cls(wild, frozenset(p.parts for p in patterns if p not in wild))
 
 
 def _mask(value: Any) -> str:
@@ -98,7 +101,7 @@ def _mask(value: Any) -> str:
 
 
 def _ignored(path: tuple[str, ...], options: ViewOptions) -> bool:
-    return any(p.matches(path) for p in options.ignores)
+    return path in options.exact or any(p.matches(path) for p in options.ignores)
 
 
 def normalise(obj: dict[str, Any], options: ViewOptions) -> dict[str, Any]:
@@ -113,7 +116,7 @@ def _walk(value: Any, path: tuple[str, ...], options: ViewOptions, secret: bool)
         out: dict[str, Any] = {}
         for key, item in value.items():
             child = (*path, str(key))
-            if options.ignores and _ignored(child, options):
+            if (options.exact or options.ignores) and _ignored(child, options):
                 continue
             if secret and len(child) == 2 and child[0] in ("data", "stringData"):
                 out[key] = _mask(item)
@@ -129,7 +132,7 @@ def _walk(value: Any, path: tuple[str, ...], options: ViewOptions, secret: bool)
         for item in value:
             key = item_key(candidate, item)
             child = (*path, key)
-            if not (options.ignores and _ignored(child, options)):
+            if not ((options.exact or options.ignores) and _ignored(child, options)):
                 keyed[key] = _walk(item, child, options, secret)
         return keyed
     return value

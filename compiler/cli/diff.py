@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from compiler.cli.common import paused_gc
 from compiler.cli.diffreport import FORMATS
 from compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
 from compiler.cli.options import render_options
@@ -52,7 +53,7 @@ def diff(paths: tuple[str, ...], base: str | None, head: str | None, fmt: str, i
     from compiler.cli.diffreport.text import TextReporter
     from compiler.diffview import ViewOptions
 
-    with guarded():
+    with guarded(), paused_gc():
         try:
             view = ViewOptions.build(ignore_paths, defaults=not no_default_ignores)
         except ValueError as exc:

@@ -64,6 +64,7 @@ def object_block(change: ObjectChange, context: int, limit: int) -> str:
     head = [f"#### {change.kind} `{change.namespace + '/' if change.namespace else ''}{change.name}` · "
             f"{change.status.value}"]
     head.extend(f"> {note}" for note in notes(change))
+    head.append("")
     lines = unified(change, context)[2:]
     fence = _fence(lines)
     body = [fence + "diff", *lines, fence]
