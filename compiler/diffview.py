@@ -138,6 +138,25 @@ def _walk(value: Any, path: tuple[str, ...], options: ViewOptions, secret: bool)
     return value
 
 
+def project(live: Any, desired: Any, field: str = "") -> Any:
+    """The live object cut to the shape of the desired one: fields the server adds are not differences.
+
+    Maps keep only keys the desired object has; keyed lists keep only items it has (matched by key);
+    everything else is taken as it is, so a missing or different value still shows.
+    """
+    if isinstance(live, dict) and isinstance(desired, dict):
+        return {k: project(live[k], desired[k], str(k)) for k in desired if k in live}
+    if isinstance(live, list) and isinstance(desired, list):
+        candidate = list_key(field, desired)
+        if candidate and list_key(field, live) == candidate:
+            wanted = {item_key(candidate, item): item for item in desired}
+            return [project(item, wanted[item_key(candidate, item)], field) for item in live
+                    if item_key(candidate, item) in wanted]
+        if len(live) == len(desired):
+            return [project(a, b, field) for a, b in zip(live, desired, strict=True)]
+    return live
+
+
 def _child(container: Any, key: Any) -> Any:
     if isinstance(container, dict):
         return container.get(key)

@@ -42,3 +42,10 @@ def test_every_module_starts_with_a_docstring() -> None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         if path.name == "__main__.py" or tree.body:
             assert ast.get_docstring(tree), f"{path} has no module docstring"
+
+
+def test_only_one_module_imports_the_kubernetes_client() -> None:
+    sources = [*(REPO / "compiler").rglob("*.py"), *(REPO / "reconciler").rglob("*.py")]
+    importers = sorted(str(path.relative_to(REPO)) for path in sources
+                       if any(n == "kubernetes" or n.startswith("kubernetes.") for n in _imports(path)))
+    assert importers == ["reconciler/kube.py"]

@@ -19,6 +19,10 @@ from compiler.pipeline import Manifest, RenderOptions
 @click.argument("paths", nargs=-1, metavar="PATH...")
 @click.option("--base", metavar="REF", help="Git revision of the old side (read from Git, no checkout).")
 @click.option("--head", metavar="REF", help="Git revision of the new side (default: the working tree).")
+@click.option("--live", is_flag=True, help="Compare the cluster's objects (old side) with the rendered PATH....")
+@click.option("--kubeconfig", type=click.Path(dir_okay=False), envvar="KUBECONFIG",
+              help="With --live: the kubeconfig (default KUBECONFIG, ~/.kube/config, or in-cluster).")
+@click.option("--kube-context", "kube_context", help="With --live: the kubeconfig context to use.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="How to print the differences.")
 @click.option("--ignore-path", "ignore_paths", multiple=True, metavar="POINTER",
@@ -38,11 +42,13 @@ from compiler.pipeline import Manifest, RenderOptions
 @click.option("--summary-only", is_flag=True, help="markdown: only the summary table.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are differences (errors still exit 2).")
 @render_options
-def diff(paths: tuple[str, ...], base: str | None, head: str | None, fmt: str, ignore_paths: tuple[str, ...],
+def diff(paths: tuple[str, ...], base: str | None, head: str | None, live: bool, kubeconfig: str | None,
+         kube_context: str | None, fmt: str, ignore_paths: tuple[str, ...],
          ignore_kinds: tuple[str, ...], no_default_ignores: bool, context: int, colour: str,
          split_dir: Path | None, max_length: int, summary_only: bool, exit_zero: bool,
          options: RenderOptions) -> None:
-    """Compare renderings: `--base REF [--head REF] PATH...` reads Git objects, or `OLD NEW` two paths.
+    """Compare renderings: `--base REF [--head REF] PATH...` reads Git objects, `OLD NEW` two paths, or
+    `--live PATH...` the cluster against what PATH... renders (server-populated fields and status ignored).
 
     Paths may be MXJob specs, directories, or already-rendered manifests. Exit 0 no differences,
     1 differences, 2 error (as kubectl diff).
@@ -59,7 +65,10 @@ def diff(paths: tuple[str, ...], base: str | None, head: str | None, fmt: str, i
         except ValueError as exc:
             raise fail(f"--ignore-path {exc}", USAGE) from None
         options = dataclasses.replace(options, keep_rendered=True)
-        old, new, base_label, head_label = _sides(paths, base, head, options)
+        if live:
+            old, new, base_label, head_label = _live_sides(paths, base, head, kubeconfig, kube_context, options)
+        else:
+            old, new, base_label, head_label = _sides(paths, base, head, options)
         changes = diff_manifests(old, new, DiffOptions(view, frozenset(ignore_kinds)))
         report = DiffReport(changes, base_label, head_label, context)
         writer = (MarkdownReporter(max_length, split_dir, summary_only) if fmt == "markdown"
@@ -87,6 +96,32 @@ def _sides(paths: tuple[str, ...], base: str | None, head: str | None,
         new = _render(new_inputs, options) if new_inputs is not None else []
         return old, new, base, "working tree"
     return old, _render(read_revision(head, paths), options), base, head
+
+
+def _live_sides(paths: tuple[str, ...], base: str | None, head: str | None, kubeconfig: str | None,
+                context: str | None, options: RenderOptions) -> tuple[list[Manifest], list[Manifest], str, str]:
+    """The cluster (through the reconciler's `mxjob.live` plugin) against the rendered PATH... (or --head REF)."""
+    from importlib.metadata import entry_points
+
+    from compiler.changes import identity
+    from compiler.cli.gitsource import read_revision
+    from compiler.cli.inputs import read_inputs
+    from compiler.diffview import project
+
+    if base is not None or not paths:
+        raise fail("--live compares the cluster with PATH... (optionally at --head REF); --base does not apply",
+                   USAGE)
+    new = _render(read_revision(head, paths) if head else read_inputs(paths), options)
+    plugins = list(entry_points(group="mxjob.live"))
+    if not plugins:
+        raise fail("--live needs the reconciler package (reconciler.live), which is not installed", USAGE)
+    try:
+        live = plugins[0].load()(new, kubeconfig, context)
+    except Exception as exc:
+        raise fail(f"--live: {exc}", USAGE) from None
+    desired = {identity(obj): obj for obj in new}
+    old = [project(obj, desired[identity(obj)]) if identity(obj) in desired else obj for obj in live]
+    return old, new, "cluster", head or "working tree"
 
 
 def _render(inputs: object, options: RenderOptions) -> list[Manifest]:

@@ -1,0 +1,435 @@
+"""A stateful fake Kubernetes API server on 127.0.0.1 for tests, driven by the official client over real HTTP.
+
+It serves discovery, and for every registered resource: create, get, list (label selectors, list
+resourceVersion), watch (resume from a resourceVersion, timeoutSeconds, 410 Gone for compacted history),
+replace with optimistic concurrency (409), merge/JSON patches, delete, and the status subresource. Faults
+are injected per request: `server.fail(method, path_regex, status, times)`.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import re
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+
+@dataclass(frozen=True)
+class Resource:
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool = True
+    status: bool = False
+
+    @property
+    def group_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+DEFAULT_RESOURCES = (
+    Resource("", "v1", "Pod", "pods", status=True),
+    Resource("", "v1", "Service", "services", status=True),
+    Resource("", "v1", "ConfigMap", "configmaps"),
+    Resource("", "v1", "Secret", "secrets"),
+    Resource("", "v1", "Event", "events"),
+    Resource("", "v1", "Namespace", "namespaces", namespaced=False),
+    Resource("coordination.k8s.io", "v1", "Lease", "leases"),
+    Resource("kubeflow.org", "v1", "MXJob", "mxjobs", status=True),
+    Resource("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups", status=True),
+)
+
+
+@dataclass
+class Fault:
+    method: str
+    path: re.Pattern[str]
+    status: int
+    times: int
+    body: dict[str, Any] = field(default_factory=dict)
+
+
+def status_body(code: int, reason: str, message: str) -> dict[str, Any]:
+    return {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": message, "reason": reason,
+            "code": code}
+
+
+def _selector_matches(selector: str, labels: dict[str, str]) -> bool:
+    for term in filter(None, (t.strip() for t in re.split(r",(?![^()]*\))", selector))):
+        if match := re.fullmatch(r"([^\s!=]+)\s+(in|notin)\s+\((.*)\)", term):
+            key, op, values = match.group(1), match.group(2), {v.strip() for v in match.group(3).split(",")}
+            if (labels.get(key) in values) != (op == "in") or (op == "in" and key not in labels):
+                return False
+        elif "!=" in term:
+            key, value = term.split("!=", 1)
+            if labels.get(key.strip()) == value.strip():
+                return False
+        elif "=" in term:
+            key, value = term.replace("==", "=").split("=", 1)
+            if labels.get(key.strip()) != value.strip():
+                return False
+        elif term.startswith("!"):
+            if term[1:] in labels:
+                return False
+        elif term not in labels:
+            return False
+    return True
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+def json_patch(document: dict[str, Any], operations: list[dict[str, Any]]) -> dict[str, Any]:
+    """RFC 6902 add, replace and remove (what clients send for status and annotations)."""
+    for operation in operations:
+        parts = [p.replace("~1", "/").replace("~0", "~") for p in operation["path"].split("/")[1:]]
+        parent: Any = document
+        for part in parts[:-1]:
+            parent = parent[int(part)] if isinstance(parent, list) else parent.setdefault(part, {})
+        last = parts[-1]
+        if operation["op"] == "remove":
+            del parent[int(last) if isinstance(parent, list) else last]
+        elif isinstance(parent, list):
+            index = len(parent) if last == "-" else int(last)
+            if operation["op"] == "add":
+                parent.insert(index, operation["value"])
+            else:
+                parent[index] = operation["value"]
+        else:
+            parent[last] = operation["value"]
+    return document
+
+
+class FakeKubernetes:
+    """The state; thread-safe; one instance per server."""
+
+    def __init__(self, resources: tuple[Resource, ...] = DEFAULT_RESOURCES) -> None:
+        self.resources = {(r.group_version, r.plural): r for r in resources}
+        self.objects: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+        self.events: list[tuple[int, str, str, str, str, dict[str, Any]]] = []
+        self.compacted_before = 0
+        self.version = 0
+        self.faults: list[Fault] = []
+        self.requests: list[tuple[str, str]] = []
+        self.lock = threading.Condition()
+
+    def fail(self, method: str, path: str, status: int, times: int = 1, reason: str = "") -> None:
+        with self.lock:
+            self.faults.append(Fault(method, re.compile(path), status, times,
+                                     status_body(status, reason or "Injected", f"injected {status}")))
+
+    def take_fault(self, method: str, path: str) -> Fault | None:
+        with self.lock:
+            for fault in self.faults:
+                if fault.method in (method, "*") and fault.path.search(path) and fault.times > 0:
+                    fault.times -= 1
+                    return fault
+        return None
+
+    def compact(self) -> None:
+        """Forget the watch history, as etcd compaction does: older resourceVersions get 410 Gone."""
+        with self.lock:
+            self.compacted_before = self.version + 1
+            self.events.clear()
+
+    def _record(self, kind: str, gv: str, plural: str, ns: str, obj: dict[str, Any]) -> None:
+        self.events.append((int(obj["metadata"]["resourceVersion"]), kind, gv, plural, ns, copy.deepcopy(obj)))
+        self.lock.notify_all()
+
+    def _next_version(self) -> str:
+        self.version += 1
+        return str(self.version)
+
+    def create(self, gv: str, plural: str, ns: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        with self.lock:
+            metadata = body.setdefault("metadata", {})
+            if not metadata.get("name") and metadata.get("generateName"):
+                metadata["name"] = metadata["generateName"] + uuid.uuid4().hex[:5]
+            key = (gv, plural, ns, metadata.get("name", ""))
+            if key in self.objects:
+                return 409, status_body(409, "AlreadyExists", f"{plural} \"{key[3]}\" already exists")
+            if ns:
+                metadata["namespace"] = ns
+            metadata.update(uid=str(uuid.uuid4()), resourceVersion=self._next_version(),
+                            creationTimestamp=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+            resource = self.resources[(gv, plural)]
+            body.setdefault("apiVersion", gv)
+            body.setdefault("kind", resource.kind)
+            self.objects[key] = body
+            self._record("ADDED", gv, plural, ns, body)
+            return 201, copy.deepcopy(body)
+
+    def update(self, key: tuple[str, str, str, str], body: dict[str, Any], status_only: bool,
+               check_version: bool) -> tuple[int, dict[str, Any]]:
+        with self.lock:
+            current = self.objects.get(key)
+            if current is None:
+                return 404, status_body(404, "NotFound", f"{key[1]} \"{key[3]}\" not found")
+            sent = (body.get("metadata") or {}).get("resourceVersion")
+            if check_version and sent and sent != current["metadata"]["resourceVersion"]:
+                return 409, status_body(409, "Conflict", "the object has been modified; please apply your "
+                                                         "changes to the latest version and try again")
+            if status_only:
+                updated = copy.deepcopy(current)
+                updated["status"] = body.get("status", {})
+            else:
+                updated = copy.deepcopy(body)
+                updated.setdefault("status", current.get("status"))
+                if updated["status"] is None:
+                    updated.pop("status")
+                updated["metadata"] = {**current["metadata"], **(body.get("metadata") or {})}
+            updated["metadata"]["resourceVersion"] = self._next_version()
+            self.objects[key] = updated
+            self._record("MODIFIED", key[0], key[1], key[2], updated)
+            return 200, copy.deepcopy(updated)
+
+    def delete(self, key: tuple[str, str, str, str]) -> tuple[int, dict[str, Any]]:
+        with self.lock:
+            current = self.objects.pop(key, None)
+            if current is None:
+                return 404, status_body(404, "NotFound", f"{key[1]} \"{key[3]}\" not found")
+            current["metadata"]["resourceVersion"] = self._next_version()
+            self._record("DELETED", key[0], key[1], key[2], current)
+            return 200, copy.deepcopy(current)
+
+    def list(self, gv: str, plural: str, ns: str | None, selector: str) -> dict[str, Any]:
+        with self.lock:
+            items = [copy.deepcopy(o) for (g, p, n, _), o in sorted(self.objects.items())
+                     if g == gv and p == plural and (ns is None or n == ns)
+                     and _selector_matches(selector, (o.get("metadata") or {}).get("labels") or {})]
+            kind = self.resources[(gv, plural)].kind
+            return {"apiVersion": gv, "kind": f"{kind}List", "metadata": {"resourceVersion": str(self.version)},
+                    "items": items}
+
+    def watch(self, gv: str, plural: str, ns: str | None, selector: str, since: int,
+              timeout: float) -> Iterator[dict[str, Any]]:
+        deadline = time.monotonic() + timeout
+        position = since
+        with self.lock:
+            if since and since + 1 < self.compacted_before:
+                yield {"type": "ERROR", "object": status_body(410, "Expired", f"too old resource version: {since}")}
+                return
+        while time.monotonic() < deadline:
+            with self.lock:
+                batch = [e for e in self.events if e[0] > position and e[2] == gv and e[3] == plural
+                         and (ns is None or e[4] == ns)]
+                if not batch:
+                    self.lock.wait(min(0.05, max(0.0, deadline - time.monotonic())))
+                    continue
+            for version, kind, _, _, _, obj in batch:
+                position = version
+                if _selector_matches(selector, (obj.get("metadata") or {}).get("labels") or {}):
+                    yield {"type": kind, "object": obj}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # without it every request waits ~40 ms for a delayed ACK
+
+    def log_message(self, *args: Any) -> None:
+        return
+
+    def _send(self, code: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _body(self) -> Any:
+        length = int(self.headers.get("Content-Length") or 0)
+        return json.loads(self.rfile.read(length) or b"null")
+
+    def _handle(self, method: str) -> None:
+        state = self.server.state
+        url = urlparse(self.path)
+        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        with state.lock:
+            state.requests.append((method, url.path))
+        fault = state.take_fault(method, url.path)
+        if fault is not None:
+            self._send(fault.status, fault.body)
+            return
+        discovery = self.server.discovery(url.path)
+        if discovery is not None:
+            self._send(200, discovery)
+            return
+        route = self.server.route(url.path)
+        if route is None:
+            self._send(404, status_body(404, "NotFound", f"the server could not find {url.path}"))
+            return
+        gv, plural, ns, name, sub = route
+        if method == "GET" and not name:
+            if query.get("watch") in ("true", "1"):
+                self._watch(gv, plural, ns, query)
+            else:
+                self._send(200, state.list(gv, plural, ns, query.get("labelSelector", "")))
+            return
+        key = (gv, plural, ns or "", name or "")
+        if method == "POST":
+            self._send(*state.create(gv, plural, ns or "", self._body()))
+        elif method == "GET":
+            obj = state.objects.get(key)
+            if obj is None:
+                self._send(404, status_body(404, "NotFound", f"{plural} \"{name}\" not found"))
+            else:
+                self._send(200, copy.deepcopy(obj))
+        elif method == "PUT":
+            self._send(*state.update(key, self._body(), sub == "status", check_version=True))
+        elif method == "PATCH":
+            self._patch(key, sub)
+        elif method == "DELETE":
+            self._send(*state.delete(key))
+
+    def _patch(self, key: tuple[str, str, str, str], sub: str | None) -> None:
+        state = self.server.state
+        patch = self._body()
+        with state.lock:
+            current = state.objects.get(key)
+            if current is None:
+                self._send(404, status_body(404, "NotFound", f"{key[1]} \"{key[3]}\" not found"))
+                return
+            if isinstance(patch, list):
+                merged = json_patch(copy.deepcopy(current), patch)
+            else:
+                merged = merge_patch(current, patch)
+            if sub == "status":
+                merged = {**current, "status": merged.get("status", {})}
+            merged.setdefault("metadata", {})["resourceVersion"] = current["metadata"]["resourceVersion"]
+            self._send(*state.update(key, merged, status_only=False, check_version=False))
+
+    def _watch(self, gv: str, plural: str, ns: str | None, query: dict[str, str]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        since = int(query.get("resourceVersion") or self.server.state.version)
+        timeout = float(query.get("timeoutSeconds") or 30)
+        drop_after = self.server.drop_watch_after
+        try:
+            for count, event in zip(itertools.count(1), self.server.state.watch(
+                    gv, plural, ns, query.get("labelSelector", ""), since, timeout)):
+                line = json.dumps(event).encode() + b"\n"
+                self.wfile.write(f"{len(line):x}\r\n".encode() + line + b"\r\n")
+                self.wfile.flush()
+                if drop_after and count >= drop_after:
+                    self.server.drop_watch_after = 0
+                    self.close_connection = True
+                    return  # an abrupt end without the closing chunk: a dropped watch
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def do_GET(self) -> None:
+        self._handle("GET")
+
+    def do_POST(self) -> None:
+        self._handle("POST")
+
+    def do_PUT(self) -> None:
+        self._handle("PUT")
+
+    def do_PATCH(self) -> None:
+        self._handle("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._handle("DELETE")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, state: FakeKubernetes) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.state = state
+        self.drop_watch_after = 0
+
+    def discovery(self, path: str) -> dict[str, Any] | None:
+        resources = self.state.resources.values()
+        if path == "/version":
+            return {"major": "1", "minor": "35", "gitVersion": "v1.35.0"}
+        if path == "/api":
+            return {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []}
+        if path == "/apis":
+            groups = sorted({(r.group, r.version) for r in resources if r.group})
+            return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
+                {"name": g, "versions": [{"groupVersion": f"{g}/{v}", "version": v}],
+                 "preferredVersion": {"groupVersion": f"{g}/{v}", "version": v}} for g, v in groups]}
+        match = re.fullmatch(r"/api/(v1)|/apis/([^/]+)/([^/]+)", path)
+        if match is None:
+            return None
+        gv = match.group(1) or f"{match.group(2)}/{match.group(3)}"
+        listed = []
+        for r in resources:
+            if r.group_version == gv:
+                verbs = ["create", "delete", "get", "list", "patch", "update", "watch"]
+                listed.append({"name": r.plural, "singularName": r.kind.lower(), "namespaced": r.namespaced,
+                               "kind": r.kind, "verbs": verbs})
+                if r.status:
+                    listed.append({"name": f"{r.plural}/status", "singularName": "", "namespaced": r.namespaced,
+                                   "kind": r.kind, "verbs": ["get", "patch", "update"]})
+        return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": listed}
+
+    def route(self, path: str) -> tuple[str, str, str | None, str | None, str | None] | None:
+        match = re.fullmatch(r"/(?:api/(v1)|apis/([^/]+)/([^/]+))(?:/namespaces/([^/]+))?/([^/]+)"
+                             r"(?:/([^/]+))?(?:/(status))?", path)
+        if match is None:
+            return None
+        gv = match.group(1) or f"{match.group(2)}/{match.group(3)}"
+        if (gv, match.group(5)) not in self.state.resources:
+            return None
+        return gv, match.group(5), match.group(4), match.group(6), match.group(7)
+
+
+class FakeServer:
+    """Start with `with FakeServer() as server:`; `server.url`, `server.state`, `server.kubeconfig(path)`."""
+
+    def __init__(self, resources: tuple[Resource, ...] = DEFAULT_RESOURCES) -> None:
+        self.state = FakeKubernetes(resources)
+        self._server = _Server(self.state)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def drop_next_watch_after(self, events: int) -> None:
+        self._server.drop_watch_after = events
+
+    def kubeconfig(self, path: Any, namespace: str = "default") -> Any:
+        config = {"apiVersion": "v1", "kind": "Config", "current-context": "fake",
+                  "clusters": [{"name": "fake", "cluster": {"server": self.url}}],
+                  "users": [{"name": "fake", "user": {"token": "fake-token"}}],
+                  "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "fake",
+                                                            "namespace": namespace}}]}
+        path.write_text(json.dumps(config), encoding="utf-8")
+        return path
+
+    def __enter__(self) -> FakeServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
