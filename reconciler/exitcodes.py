@@ -1,0 +1,75 @@
+"""Exit-code classification (the mxnet-operator's table), overridable per job and globally.
+
+Table: permanent 1, 2, 126, 127, 128, 139; retryable 130, 137, 143 (signals) and 138 (the user's "retry
+me"); any other code is retryable from 128 up, permanent below. Two conditions that carry no useful code:
+a container `OOMKilled` is permanent by default (the same limits would kill it again), and a pod the
+kubelet `Evicted` (node pressure, no container exit) is retryable. Both can be overridden like codes.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+PERMANENT_CODES = frozenset({1, 2, 126, 127, 128, 139})
+RETRYABLE_CODES = frozenset({130, 137, 138, 143})
+OOM_KILLED = "OOMKilled"
+EVICTED = "Evicted"
+OVERRIDE_ANNOTATION = "mxjob.kubeflow.org/exit-codes"
+
+
+class ExitClass(enum.StrEnum):
+    SUCCESS = "success"
+    RETRYABLE = "retryable"
+    PERMANENT = "permanent"
+
+
+@dataclass(frozen=True, slots=True)
+class ExitTable:
+    """Overrides on top of the built-in table: an exit code, OOMKilled or Evicted → class."""
+
+    overrides: Mapping[str, ExitClass] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, text: str, base: ExitTable | None = None) -> ExitTable:
+        """`137=permanent,3=retryable,OOMKilled=retryable`; later settings win over `base`."""
+        overrides = dict(base.overrides) if base else {}
+        for item in filter(None, (part.strip() for part in text.split(","))):
+            key, _, value = item.partition("=")
+            key = key.strip()
+            if not (key.isdigit() or key in (OOM_KILLED, EVICTED)):
+                raise ValueError(f"{item!r}: the key is an exit code, {OOM_KILLED} or {EVICTED}")
+            try:
+                overrides[key] = ExitClass(value.strip().lower())
+            except ValueError:
+                raise ValueError(f"{item!r}: the class is retryable or permanent") from None
+        return cls(overrides)
+
+    def classify(self, code: int | None, reason: str = "") -> ExitClass:
+        """Classify a failed `mxnet` container: its exit code, or the pod's reason when there is none."""
+        if reason == OOM_KILLED:
+            return self.overrides.get(OOM_KILLED, ExitClass.PERMANENT)
+        if code is None:
+            return self.overrides.get(EVICTED if reason == EVICTED else "", ExitClass.RETRYABLE)
+        if code == 0:
+            return ExitClass.SUCCESS
+        if str(code) in self.overrides:
+            return self.overrides[str(code)]
+        if code in PERMANENT_CODES:
+            return ExitClass.PERMANENT
+        if code in RETRYABLE_CODES:
+            return ExitClass.RETRYABLE
+        return ExitClass.RETRYABLE if code >= 128 else ExitClass.PERMANENT
+
+
+def table_for_job(annotations: Mapping[str, str], base: ExitTable) -> ExitTable:
+    """The global table with the job's own overrides (annotation) on top; a bad annotation is ignored."""
+    text = annotations.get(OVERRIDE_ANNOTATION)
+    if not text or not re.fullmatch(r"[\w=,\s]+", text):
+        return base
+    try:
+        return ExitTable.parse(text, base)
+    except ValueError:
+        return base

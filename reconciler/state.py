@@ -1,0 +1,158 @@
+"""What the reconciler observes (jobs, pods) and the job status it writes, as plain frozen values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from compiler import constants as c
+
+CONDITION_TYPES = ("Created", "Running", "Restarting", "Succeeded", "Failed", "Suspended")
+
+
+def timestamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_time(text: Any) -> datetime | None:
+    if not isinstance(text, str):
+        return None
+    try:
+        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaPolicy:
+    replicas: int
+    restart_policy: str
+
+
+@dataclass(frozen=True, slots=True)
+class JobView:
+    """The parts of an MXJob the decision needs (defaults applied by the compiler)."""
+
+    namespace: str
+    name: str
+    job_mode: str
+    replicas: Mapping[str, ReplicaPolicy]
+    clean_pod_policy: str = "None"
+    backoff_limit: int | None = None
+    active_deadline_seconds: int | None = None
+    suspend: bool = False
+    annotations: Mapping[str, str] = field(default_factory=dict)
+
+    def deciding_types(self) -> tuple[str, ...]:
+        """Whose success is the job's: the Scheduler, a lone Worker, or (MXTune) the Tuner."""
+        if self.job_mode == c.MX_TUNE:
+            return (c.TUNER,)
+        if set(self.replicas) == {c.WORKER}:
+            return (c.WORKER,)
+        return (c.SCHEDULER,)
+
+
+@dataclass(frozen=True, slots=True)
+class PodView:
+    """One pod of a job as the kubelet reports it."""
+
+    name: str
+    uid: str
+    replica_type: str
+    index: int
+    phase: str
+    exit_code: int | None = None
+    reason: str = ""
+    finished_at: datetime | None = None
+    restart_count: int = 0
+    deleting: bool = False
+    # What ties the pod to its GitOps owner (Argo CD tracking annotation, Flux labels): a recreated pod keeps it.
+    ownership: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_object(cls, pod: Mapping[str, Any], replica_types: Mapping[str, str]) -> PodView | None:
+        """None for pods that are not one of a job's replicas (wrong labels)."""
+        metadata = pod.get("metadata") or {}
+        labels = metadata.get("labels") or {}
+        replica_type = replica_types.get(str(labels.get(c.LABEL_REPLICA_TYPE, "")))
+        index = str(labels.get(c.LABEL_REPLICA_INDEX, ""))
+        if replica_type is None or not index.isdigit():
+            return None
+        status = pod.get("status") or {}
+        code: int | None = None
+        reason = str(status.get("reason") or "")
+        finished: datetime | None = None
+        restarts = 0
+        for container in status.get("containerStatuses") or []:
+            restarts += int(container.get("restartCount") or 0)
+            if container.get("name") != c.DEFAULT_CONTAINER:
+                continue
+            terminated = ((container.get("state") or {}).get("terminated")
+                          or (container.get("lastState") or {}).get("terminated") or {})
+            if "exitCode" in terminated:
+                code = int(terminated["exitCode"])
+                reason = str(terminated.get("reason") or reason)
+                finished = parse_time(terminated.get("finishedAt"))
+        return cls(str(metadata.get("name")), str(metadata.get("uid") or ""), replica_type, int(index),
+                   str(status.get("phase") or "Pending"), code, reason, finished, restarts,
+                   bool(metadata.get("deletionTimestamp")), ownership_of(metadata))
+
+
+ARGO_TRACKING = "argocd.argoproj.io/tracking-id"
+FLUX_LABELS = ("kustomize.toolkit.fluxcd.io/name", "kustomize.toolkit.fluxcd.io/namespace")
+
+
+def ownership_of(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    labels = {k: v for k, v in (metadata.get("labels") or {}).items() if k in FLUX_LABELS}
+    annotations = {k: v for k, v in (metadata.get("annotations") or {}).items() if k == ARGO_TRACKING}
+    return {key: value for key, value in (("labels", labels), ("annotations", annotations)) if value}
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    type: str
+    status: str
+    reason: str
+    message: str
+    last_update: str
+    last_transition: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"type": self.type, "status": self.status, "reason": self.reason, "message": self.message,
+                "lastUpdateTime": self.last_update, "lastTransitionTime": self.last_transition}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Condition:
+        return cls(str(data.get("type")), str(data.get("status")), str(data.get("reason") or ""),
+                   str(data.get("message") or ""), str(data.get("lastUpdateTime") or ""),
+                   str(data.get("lastTransitionTime") or ""))
+
+
+def set_condition(conditions: list[Condition], kind: str, status: str, reason: str, message: str,
+                  now: str) -> list[Condition]:
+    """The training operator's UpdateJobConditions: Failed is terminal, same status and reason is a no-op,
+    the transition time survives a reason change, Running and Restarting replace each other, and a
+    finished job's Running turns False. The newest condition is last (the CRD's State column reads it)."""
+    if any(x.type == "Failed" and x.status == "True" for x in conditions):
+        return conditions
+    current = next((x for x in conditions if x.type == kind), None)
+    if current is not None and current.status == status and current.reason == reason:
+        return conditions
+    transition = current.last_transition if current is not None and current.status == status else now
+    kept = [x for x in conditions if x.type != kind
+            and not (kind == "Running" and x.type == "Restarting")
+            and not (kind == "Restarting" and x.type == "Running")]
+    if kind in ("Succeeded", "Failed"):
+        kept = [Condition(x.type, "False", x.reason, x.message, now, now) if x.type == "Running" and
+                x.status == "True" else x for x in kept]
+    return [*kept, Condition(kind, status, reason, message, now, transition)]
+
+
+def is_finished(conditions: list[Condition]) -> bool:
+    return any(x.type in ("Succeeded", "Failed") and x.status == "True" for x in conditions)
+
+
+def has(conditions: list[Condition], kind: str) -> bool:
+    return any(x.type == kind and x.status == "True" for x in conditions)

@@ -1,0 +1,214 @@
+"""The reconciler's pure core: exit-code classification and status transitions, as named table cases."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from reconciler.decide import CreatePod, DeletePod, Event, Nudge, Plan, decide
+from reconciler.exitcodes import ExitClass, ExitTable
+from reconciler.state import JobView, PodView, ReplicaPolicy
+
+NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("code", "reason", "expected"), [
+    (0, "", ExitClass.SUCCESS), (1, "", ExitClass.PERMANENT), (2, "", ExitClass.PERMANENT),
+    (126, "", ExitClass.PERMANENT), (127, "", ExitClass.PERMANENT), (128, "", ExitClass.PERMANENT),
+    (139, "", ExitClass.PERMANENT), (130, "", ExitClass.RETRYABLE), (137, "", ExitClass.RETRYABLE),
+    (138, "", ExitClass.RETRYABLE), (143, "", ExitClass.RETRYABLE), (3, "", ExitClass.PERMANENT),
+    (255, "", ExitClass.RETRYABLE), (137, "OOMKilled", ExitClass.PERMANENT), (None, "Evicted", ExitClass.RETRYABLE),
+    (None, "", ExitClass.RETRYABLE),
+])
+def test_exit_code_table(code: int | None, reason: str, expected: ExitClass) -> None:
+    assert ExitTable().classify(code, reason) is expected
+
+
+def test_exit_code_overrides() -> None:
+    table = ExitTable.parse("137=permanent, 3=retryable,OOMKilled=retryable")
+    assert table.classify(137) is ExitClass.PERMANENT
+    assert table.classify(3) is ExitClass.RETRYABLE
+    assert table.classify(137, "OOMKilled") is ExitClass.RETRYABLE
+    with pytest.raises(ValueError):
+        ExitTable.parse("x=permanent")
+
+
+def train(worker_policy: str = "ExitCode", **changes: Any) -> JobView:
+    job = JobView("ml", "mxnet-job", "MXTrain", {
+        "Scheduler": ReplicaPolicy(1, "Never"), "Server": ReplicaPolicy(1, "ExitCode"),
+        "Worker": ReplicaPolicy(2, worker_policy)})
+    return replace(job, **changes)
+
+
+def pod(replica_type: str, index: int, phase: str = "Running", uid: str = "", **changes: Any) -> PodView:
+    name = f"mxnet-job-{replica_type.lower()}-{index}"
+    return replace(PodView(name, uid or f"{name}-uid", replica_type, index, phase), **changes)
+
+
+def running(job: JobView) -> list[PodView]:
+    return [pod(t, i) for t, spec in job.replicas.items() for i in range(spec.replicas)]
+
+
+def conditions(plan: Plan) -> list[tuple[str, str, str]]:
+    return [(c["type"], c["status"], c["reason"]) for c in plan.status["conditions"]]
+
+
+def with_pod(pods: list[PodView], new: PodView) -> list[PodView]:
+    return [new if p.name == new.name else p for p in pods]
+
+
+def test_a_new_job_is_created_then_running() -> None:
+    job = train()
+    first = decide(job, [], NOW, {})
+    assert conditions(first) == [("Created", "True", "MXJobCreated")]
+    assert first.status["startTime"] == "2026-11-22T12:00:00Z"
+    second = decide(job, running(job), NOW, first.status)
+    assert conditions(second) == [("Created", "True", "MXJobCreated"), ("Running", "True", "MXJobRunning")]
+    assert second.status["replicaStatuses"] == {"Scheduler": {"active": 1}, "Server": {"active": 1},
+                                                "Worker": {"active": 2}}
+
+
+def test_retryable_exit_restarts_and_is_counted_once() -> None:
+    job = train()
+    status = decide(job, running(job), NOW, decide(job, [], NOW, {}).status).status
+    failed = pod("Worker", 1, "Failed", exit_code=137, finished_at=NOW)
+    plan = decide(job, with_pod(running(job), failed), NOW, status)
+    assert DeletePod(failed.name, failed.uid, "restart") in plan.actions
+    assert Nudge(failed.name) in plan.actions
+    assert conditions(plan)[-1] == ("Restarting", "True", "MXJobRestarting")
+    assert plan.status["restartCounts"] == {"Worker": 1}
+    assert plan.exits == (("Worker", 137, "retryable"),)
+    # The reconciler died after writing status, before deleting: the next pass deletes, counts nothing new.
+    again = decide(job, with_pod(running(job), failed), NOW, plan.status)
+    assert [a for a in again.actions if isinstance(a, DeletePod)] == [
+        DeletePod(failed.name, failed.uid, "restart (recorded earlier)")]
+    assert again.status["restartCounts"] == {"Worker": 1}
+    # Deleted: recreate mode creates it again, gitops mode leaves that to Argo CD or Flux.
+    gone = [p for p in running(job) if p.name != failed.name]
+    assert CreatePod(failed.name) in decide(job, gone, NOW, plan.status).actions
+    assert not [a for a in decide(job, gone, NOW, plan.status, recreate=False).actions if isinstance(a, CreatePod)]
+    # Back and running: Running replaces Restarting, the pending recreation is done.
+    back = decide(job, with_pod(running(job), replace(failed, phase="Running", uid="new")), NOW, plan.status)
+    assert conditions(back)[-1] == ("Running", "True", "MXJobRunning")
+    assert "Restarting" not in [c[0] for c in conditions(back)]
+    assert "pending" not in back.status["podRestarts"][failed.name]
+    assert not [a for a in back.actions if isinstance(a, CreatePod | DeletePod)]
+
+
+@pytest.mark.parametrize(("policy", "code", "outcome"), [
+    ("ExitCode", 1, "failed"), ("ExitCode", 139, "failed"), ("ExitCode", 143, "restart"),
+    ("Never", 137, "failed"), ("Never", 0, "failed"), ("OnFailure", 1, "restart"), ("Always", 2, "restart"),
+])
+def test_restart_policies(policy: str, code: int, outcome: str) -> None:
+    job = train(worker_policy=policy)
+    status = decide(job, running(job), NOW, {}).status
+    failed = pod("Worker", 0, "Failed", exit_code=code, finished_at=NOW)
+    plan = decide(job, with_pod(running(job), failed), NOW, status)
+    if outcome == "failed":
+        assert conditions(plan)[-1] == ("Failed", "True", "MXJobFailed")
+        message = plan.status["conditions"][-1]["message"]
+        assert message == "mxjob mxnet-job is failed because 1 Worker replica(s) failed."
+        assert plan.status["completionTime"] == "2026-11-22T12:00:00Z"
+        assert not [a for a in plan.actions if isinstance(a, DeletePod)]  # cleanPodPolicy None keeps them
+    else:
+        assert DeletePod(failed.name, failed.uid, "restart") in plan.actions
+        assert not [c for c in conditions(plan) if c[0] == "Failed"]
+
+
+@pytest.mark.parametrize(("job", "deciding"), [
+    (train(), "Scheduler"),
+    (JobView("ml", "mxnet-job", "MXTrain", {"Worker": ReplicaPolicy(1, "Never")}), "Worker"),
+    (JobView("ml", "mxnet-job", "MXTune", {"TunerTracker": ReplicaPolicy(1, "Never"),
+                                           "TunerServer": ReplicaPolicy(1, "Never"),
+                                           "Tuner": ReplicaPolicy(1, "Never")}), "Tuner"),
+])
+def test_success_is_decided_by_one_replica_type(job: JobView, deciding: str) -> None:
+    status = decide(job, running(job), NOW, {}).status
+    done = with_pod(running(job), pod(deciding, 0, "Succeeded"))
+    plan = decide(job, done, NOW + timedelta(minutes=5), status)
+    assert conditions(plan)[-1] == ("Succeeded", "True", "MXJobSucceeded")
+    assert ("Running", "False", "MXJobRunning") in conditions(plan)
+    assert plan.status["completionTime"] == "2026-11-22T12:05:00Z"
+    assert Event("Normal", "MXJobSucceeded", "MXJob mxnet-job is successfully completed.") in plan.actions
+    if deciding != "Worker":
+        others = with_pod(running(job), pod(next(t for t in job.replicas if t != deciding), 0, "Succeeded"))
+        assert not [c for c in conditions(decide(job, others, NOW, status)) if c[0] == "Succeeded"]
+
+
+def test_backoff_limit_counts_restarts_exactly() -> None:
+    job = train(backoff_limit=1)
+    status = decide(job, running(job), NOW, {}).status
+    first = pod("Worker", 0, "Failed", exit_code=137, finished_at=NOW)
+    status = decide(job, with_pod(running(job), first), NOW, status).status
+    second = pod("Worker", 0, "Failed", uid="second", exit_code=137, finished_at=NOW + timedelta(minutes=1))
+    plan = decide(job, with_pod(running(job), second), NOW + timedelta(minutes=2), status)
+    assert conditions(plan)[-1] == ("Failed", "True", "MXJobFailed")
+    assert plan.status["conditions"][-1]["message"] == \
+        "Job mxnet-job has failed because it has reached the specified backoff limit"
+    assert len([a for a in plan.actions if isinstance(a, DeletePod)]) == 4
+
+
+def test_restart_back_off_grows_per_pod() -> None:
+    job = train()
+    status = decide(job, running(job), NOW, {}).status
+    status = decide(job, with_pod(running(job), pod("Worker", 0, "Failed", exit_code=137, finished_at=NOW)),
+                    NOW, status).status
+    again = pod("Worker", 0, "Failed", uid="second", exit_code=137, finished_at=NOW)
+    waiting = decide(job, with_pod(running(job), again), NOW + timedelta(seconds=4), status)
+    assert not [a for a in waiting.actions if isinstance(a, DeletePod)]
+    assert waiting.requeue_after == pytest.approx(6)
+    ready = decide(job, with_pod(running(job), again), NOW + timedelta(seconds=10), status)
+    assert DeletePod(again.name, again.uid, "restart") in ready.actions
+    assert ready.status["restartCounts"] == {"Worker": 2}
+
+
+def test_active_deadline() -> None:
+    job = train(active_deadline_seconds=60)
+    status = decide(job, running(job), NOW, {}).status
+    assert decide(job, running(job), NOW + timedelta(seconds=45), status).requeue_after == pytest.approx(15)
+    plan = decide(job, running(job), NOW + timedelta(seconds=61), status)
+    assert plan.status["conditions"][-1]["message"] == \
+        "Job mxnet-job has failed because it was active longer than specified deadline"
+    assert len([a for a in plan.actions if isinstance(a, DeletePod)]) == 4
+
+
+def test_suspend_and_resume() -> None:
+    job = train()
+    status = decide(job, running(job), NOW, {}).status
+    suspended = decide(replace(job, suspend=True), running(job), NOW + timedelta(minutes=1), status)
+    assert conditions(suspended)[1:] == [("Running", "False", "MXJobSuspended"),
+                                         ("Suspended", "True", "MXJobSuspended")]
+    assert len([a for a in suspended.actions if isinstance(a, DeletePod)]) == 4
+    resumed = decide(job, [], NOW + timedelta(minutes=2), suspended.status)
+    assert ("Suspended", "False", "MXJobResumed") in conditions(resumed)
+    assert resumed.status["startTime"] == "2026-11-22T12:02:00Z"
+
+
+@pytest.mark.parametrize(("policy", "deleted"), [("All", 4), ("Running", 3), ("None", 0)])
+def test_clean_pod_policy_on_completion(policy: str, deleted: int) -> None:
+    job = train(clean_pod_policy=policy)
+    status = decide(job, running(job), NOW, {}).status
+    done = with_pod(running(job), pod("Scheduler", 0, "Succeeded"))
+    finished = decide(job, done, NOW, status).status
+    plan = decide(job, done, NOW, finished)
+    assert len([a for a in plan.actions if isinstance(a, DeletePod)]) == deleted
+
+
+def test_terminal_states_never_regress() -> None:
+    job = train()
+    status = decide(job, running(job), NOW, {}).status
+    failed = decide(job, with_pod(running(job), pod("Worker", 0, "Failed", exit_code=1)), NOW, status).status
+    later = decide(job, running(job), NOW + timedelta(hours=1), failed)
+    assert conditions(later) == conditions(decide(job, running(job), NOW, failed))
+    assert conditions(later)[-1] == ("Failed", "True", "MXJobFailed")
+
+
+def test_job_annotation_overrides_the_table() -> None:
+    job = train(annotations={"mxjob.kubeflow.org/exit-codes": "1=retryable"})
+    status = decide(job, running(job), NOW, {}).status
+    failed = pod("Worker", 0, "Failed", exit_code=1, finished_at=NOW)
+    assert DeletePod(failed.name, failed.uid, "restart") in decide(job, with_pod(running(job), failed), NOW,
+                                                                    status).actions
