@@ -36,11 +36,12 @@ def _metadata(name: str, namespace: str | None, labels: dict[str, str]) -> dict[
     return metadata
 
 
-def render_config_map(job: MXJob, spec: ClusterSpec) -> Manifest:
-    """The job's cluster spec and the run policy the reconciler reads (docs/configmap.md)."""
+def render_config_map(job: MXJob, spec: ClusterSpec, render: dict[str, str]) -> Manifest:
+    """The job's cluster spec, the run policy and how it was rendered: what the reconciler reads."""
     run_policy = job.document["spec"]["runPolicy"]
     job_info = {
         "jobMode": job.job_mode,
+        "render": render,
         "replicaSpecs": {r.type: {"replicas": r.replicas, "restartPolicy": r.restart_policy} for r in job.replicas},
         "runPolicy": run_policy,
     }
@@ -122,10 +123,15 @@ def render_job_object(job: MXJob) -> Manifest:
     return ordered
 
 
-def expand(job: MXJob, *, include_job: bool = True, gang: Gang | None = None) -> Iterator[Manifest]:
-    """ConfigMap, PodGroup, Services, then Pods (scheduler first), then the MXJob: the order GitOps keeps."""
+def expand(job: MXJob, *, include_job: bool = True, gang: Gang | None = None,
+           render: dict[str, str] | None = None) -> Iterator[Manifest]:
+    """ConfigMap, PodGroup, Services, then Pods (scheduler first), then the MXJob: the order GitOps keeps.
+
+    `render` records the options that shaped the pods (target, gang scheduler) in the ConfigMap, so the
+    reconciler can render a deleted pod again exactly as Git holds it.
+    """
     spec = cluster_spec(job)
-    yield render_config_map(job, spec)
+    yield render_config_map(job, spec, render or {})
     if not job.run_policy.suspend:
         if gang is not None:
             yield gang.pod_group

@@ -81,7 +81,12 @@ class Plan:
     def _job_manifests(self, job: MXJob, gang: Gang | None) -> Iterator[Manifest]:
         target = self.options.target
         check = target is Target.FLUX and "${" in json.dumps(job.document, ensure_ascii=False)
-        for manifest in expand(job, include_job=self.options.include_job, gang=gang):
+        render = {"target": target.value}
+        if gang is not None:
+            scheduler = gang.scheduler
+            render["gangScheduler"] = (scheduler.kind.value if scheduler.kind.value == scheduler.scheduler_name
+                                       else f"{scheduler.kind.value}={scheduler.scheduler_name}")
+        for manifest in expand(job, include_job=self.options.include_job, gang=gang, render=render):
             yield decorate(manifest, target, check) if target is not Target.PLAIN else manifest
 
     def converted(self) -> Iterator[Manifest]:

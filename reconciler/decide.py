@@ -197,7 +197,8 @@ def _failed_pod(work: _Work, pod: PodView, table: ExitTable, restarts: dict[str,
         return "backoff"
     previous = int(record.get("count", 0))
     delay = min(BACKOFF_BASE_SECONDS * 2 ** max(previous - 1, 0), BACKOFF_CAP_SECONDS) if previous else 0
-    ready_at = (pod.finished_at or work.now) + timedelta(seconds=delay)
+    # A kubelet clock ahead of ours must not postpone a restart: never count from later than now.
+    ready_at = min(pod.finished_at or work.now, work.now) + timedelta(seconds=delay)
     if ready_at > work.now:
         work.later((ready_at - work.now).total_seconds())
         return "wait"

@@ -46,6 +46,45 @@ class Cluster:
         except ResourceNotFoundError:
             return None
 
+    def require(self, api_version: str, kind: str) -> Any:
+        resource = self._resource(api_version, kind)
+        if resource is None:
+            raise ClusterError(f"the cluster does not serve {api_version} {kind}")
+        return resource
+
+    def list_with_version(self, api_version: str, kind: str, namespace: str | None,
+                          label_selector: str) -> tuple[list[dict[str, Any]], str]:
+        """Items and the list's resourceVersion, to watch from."""
+        resource = self.require(api_version, kind)
+        try:
+            found = resource.get(namespace=namespace or None, label_selector=label_selector).to_dict()
+        except Exception as exc:
+            _raise(exc, f"list {kind}")
+        items: list[dict[str, Any]] = found.get("items") or []
+        for item in items:
+            item.setdefault("apiVersion", api_version)
+            item.setdefault("kind", kind)
+        return items, str((found.get("metadata") or {}).get("resourceVersion") or "")
+
+    def watch(self, api_version: str, kind: str, namespace: str | None, label_selector: str,
+              resource_version: str, timeout_seconds: int) -> Any:
+        """Events as dicts {type, object}; ends when the server ends the stream. A 410 raises Gone."""
+        resource = self.require(api_version, kind)
+        try:
+            for event in resource.watch(namespace=namespace or None, label_selector=label_selector,
+                                        resource_version=resource_version, timeout=timeout_seconds,
+                                        allow_watch_bookmarks=True):
+                raw = event.get("raw_object") or {}
+                if event.get("type") == "ERROR":
+                    if raw.get("code") == 410:
+                        raise Gone(f"watch {kind}: resource version too old")
+                    raise ClusterError(f"watch {kind}: {raw.get('message', 'error')}")
+                yield {"type": event.get("type"), "object": raw}
+        except ClusterError:
+            raise
+        except Exception as exc:
+            _raise(exc, f"watch {kind}")
+
     def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
         """The live object, or None when it (or its kind) does not exist."""
         from kubernetes.dynamic.exceptions import NotFoundError
@@ -83,3 +122,68 @@ def _reason(exc: Exception) -> str:
     if status:
         return f"HTTP {status} {reason or ''}".strip()
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+class Conflict(ClusterError):
+    """409: the object changed since it was read (optimistic concurrency); re-read and decide again."""
+
+
+class Gone(ClusterError):
+    """410: the resourceVersion is too old to watch from; list again."""
+
+
+def _raise(exc: Exception, what: str) -> None:
+    status = getattr(exc, "status", None)
+    if status == 409:
+        raise Conflict(f"{what}: conflict") from exc
+    if status == 410:
+        raise Gone(f"{what}: resource version too old") from exc
+    raise ClusterError(f"{what}: {_reason(exc)}") from exc
+
+
+class Writer:
+    """Writes through the same client; kept apart from reads so a dry run can simply not have one."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+
+    def create(self, obj: dict[str, Any]) -> dict[str, Any]:
+        resource = self.cluster.require(obj["apiVersion"], obj["kind"])
+        namespace = (obj.get("metadata") or {}).get("namespace")
+        try:
+            created: dict[str, Any] = resource.create(body=obj, namespace=namespace).to_dict()
+        except Exception as exc:
+            _raise(exc, f"create {obj['kind']} {obj['metadata'].get('name')}")
+        return created
+
+    def delete(self, api_version: str, kind: str, namespace: str, name: str, uid: str | None = None) -> bool:
+        """Delete (only the object with that uid, when given); False when it was already gone."""
+        from kubernetes.dynamic.exceptions import NotFoundError
+
+        resource = self.cluster.require(api_version, kind)
+        body = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": uid}} if uid else None
+        try:
+            resource.delete(name=name, namespace=namespace or None, body=body)
+        except NotFoundError:
+            return False
+        except Exception as exc:
+            _raise(exc, f"delete {kind} {namespace}/{name}")
+        return True
+
+    def replace_status(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """PUT the status subresource with the object's resourceVersion: a 409 means someone was faster."""
+        resource = self.cluster.require(obj["apiVersion"], obj["kind"])
+        metadata = obj["metadata"]
+        try:
+            updated: dict[str, Any] = resource.status.replace(body=obj, namespace=metadata.get("namespace")).to_dict()
+        except Exception as exc:
+            _raise(exc, f"status of {obj['kind']} {metadata.get('namespace')}/{metadata.get('name')}")
+        return updated
+
+    def merge_patch(self, api_version: str, kind: str, namespace: str, name: str, patch: dict[str, Any]) -> None:
+        resource = self.cluster.require(api_version, kind)
+        try:
+            resource.patch(body=patch, name=name, namespace=namespace or None,
+                           content_type="application/merge-patch+json")
+        except Exception as exc:
+            _raise(exc, f"patch {kind} {namespace}/{name}")

@@ -242,6 +242,7 @@ class FakeKubernetes:
 
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
+    raw_body: bytes = b""
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # without it every request waits ~40 ms for a delayed ACK
 
@@ -257,10 +258,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _body(self) -> Any:
-        length = int(self.headers.get("Content-Length") or 0)
-        return json.loads(self.rfile.read(length) or b"null")
+        return json.loads(self.raw_body or b"null")
 
     def _handle(self, method: str) -> None:
+        # Read every body (DELETE carries DeleteOptions) so the next request on this connection starts clean.
+        self.raw_body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         state = self.server.state
         url = urlparse(self.path)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}

@@ -1,0 +1,48 @@
+"""Prometheus metrics of the reconciler, in a registry of its own (tests and two controllers never collide)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from reconciler.decide import DeletePod, Plan
+
+
+def _true(conditions: Any, kind: str) -> bool:
+    return any(x.get("type") == kind and x.get("status") == "True" for x in conditions or [])
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        labels = ["job_namespace"]
+        self.jobs_created = Counter("mxjob_jobs_created_total", "Jobs seen for the first time (Created).", labels,
+                                    registry=self.registry)
+        self.jobs_succeeded = Counter("mxjob_jobs_succeeded_total", "Jobs that succeeded.", labels,
+                                      registry=self.registry)
+        self.jobs_failed = Counter("mxjob_jobs_failed_total", "Jobs that failed.", labels, registry=self.registry)
+        self.jobs_restarted = Counter("mxjob_jobs_restarted_total", "Pods restarted by the reconciler.", labels,
+                                      registry=self.registry)
+        self.pod_exits = Counter("mxjob_pod_exits_total", "Failed mxnet containers acted on, by code and class.",
+                                 ["replica_type", "code", "exit_class"], registry=self.registry)
+        self.reconcile_duration = Histogram("mxjob_reconcile_duration_seconds", "One job's observe-decide-act.",
+                                            registry=self.registry)
+        self.watch_restarts = Counter("mxjob_watch_restarts_total", "Watches started again (end, error, 410).",
+                                      ["kind", "reason"], registry=self.registry)
+        self.is_leader = Gauge("mxjob_is_leader", "1 while this replica holds the lease.", registry=self.registry)
+
+    def observe(self, namespace: str, previous: Mapping[str, Any], plan: Plan) -> None:
+        before, after = previous.get("conditions"), plan.status.get("conditions")
+        if not any(x.get("type") == "Created" for x in before or []) and after:
+            self.jobs_created.labels(namespace).inc()
+        if _true(after, "Succeeded") and not _true(before, "Succeeded"):
+            self.jobs_succeeded.labels(namespace).inc()
+        if _true(after, "Failed") and not _true(before, "Failed"):
+            self.jobs_failed.labels(namespace).inc()
+        for replica_type, code, exit_class in plan.exits:
+            self.pod_exits.labels(replica_type, str(code), exit_class).inc()
+        restarted = sum(1 for a in plan.actions if isinstance(a, DeletePod) and a.reason == "restart")
+        if restarted:
+            self.jobs_restarted.labels(namespace).inc(restarted)

@@ -1,0 +1,49 @@
+"""Play the kubelet against the fake API: move pods through phases and give containers exit codes."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import yaml
+
+from tests.conftest import run_cli
+from tests.fakeapi import FakeServer
+
+PLURALS = {"Pod": "pods", "Service": "services", "ConfigMap": "configmaps", "MXJob": "mxjobs",
+           "PodGroup": "podgroups"}
+
+
+def deploy(server: FakeServer, spec: str, namespace: str = "ml", *flags: str) -> list[dict[str, Any]]:
+    """What Argo CD or Flux would do: render and create every object."""
+    result = run_cli(["render", "-n", namespace, *flags, "-"], stdin=spec)
+    assert result.exit_code == 0, result.stderr
+    manifests = [m for m in yaml.safe_load_all(result.stdout) if m]
+    for manifest in manifests:
+        code, body = server.state.create(manifest["apiVersion"], PLURALS[manifest["kind"]], namespace, manifest)
+        assert code == 201, body
+    return manifests
+
+
+def set_pod(server: FakeServer, name: str, phase: str, exit_code: int | None = None, reason: str = "",
+            namespace: str = "ml", restarts: int = 0) -> None:
+    key = ("v1", "pods", namespace, name)
+    pod = server.state.objects[key]
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    state: dict[str, Any] = {"running": {"startedAt": now}}
+    if exit_code is not None:
+        state = {"terminated": {"exitCode": exit_code, "reason": reason or ("Completed" if exit_code == 0 else "Error"),
+                                "finishedAt": now}}
+    status = {"phase": phase, "containerStatuses": [
+        {"name": "mxnet", "ready": phase == "Running", "restartCount": restarts, "state": state}]}
+    code, body = server.state.update(key, {**pod, "status": status}, status_only=True, check_version=False)
+    assert code == 200, body
+
+
+def job_status(server: FakeServer, name: str = "mxnet-job", namespace: str = "ml") -> dict[str, Any]:
+    status: dict[str, Any] = server.state.objects[("kubeflow.org/v1", "mxjobs", namespace, name)].get("status") or {}
+    return status
+
+
+def condition_types(server: FakeServer, name: str = "mxnet-job") -> list[tuple[str, str]]:
+    return [(c["type"], c["status"]) for c in job_status(server, name).get("conditions", [])]

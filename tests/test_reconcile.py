@@ -1,0 +1,128 @@
+"""`mxjob reconcile` pointed at the fake API with a kubeconfig: the issue's scenarios, end to end."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, run_cli
+from tests.fakeapi import FakeServer
+from tests.kubelet import condition_types, deploy, job_status, set_pod
+
+SEED = (EXAMPLES / "train" / "mx_job_dist_gpu.yaml").read_text(encoding="utf-8")
+EXITCODE_JOB = SEED.replace("""    Worker:
+      replicas: 1
+      restartPolicy: Never""", """    Worker:
+      replicas: 1
+      restartPolicy: ExitCode""")
+PODS = ("mxnet-job-scheduler-0", "mxnet-job-server-0", "mxnet-job-worker-0")
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[tuple[FakeServer, Path]]:
+    with FakeServer() as server:
+        yield server, server.kubeconfig(tmp_path / "kubeconfig", namespace="ml")
+
+
+def once(kubeconfig: Path, *flags: str) -> str:
+    result = run_cli(["reconcile", "--once", "--kubeconfig", str(kubeconfig), "--no-leader-election", *flags])
+    assert result.exit_code == 0, result.stderr
+    return result.stderr
+
+
+def all_running(server: FakeServer) -> None:
+    for name in PODS:
+        set_pod(server, name, "Running")
+
+
+def test_retryable_exit_restarts_the_worker(api: tuple[FakeServer, Path]) -> None:
+    server, kubeconfig = api
+    deploy(server, EXITCODE_JOB)
+    all_running(server)
+    once(kubeconfig)
+    assert condition_types(server) == [("Created", "True"), ("Running", "True")]
+    old_uid = server.state.objects[("v1", "pods", "ml", "mxnet-job-worker-0")]["metadata"]["uid"]
+    set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137)
+    once(kubeconfig)
+    assert condition_types(server)[-1] == ("Restarting", "True")
+    assert ("v1", "pods", "ml", "mxnet-job-worker-0") not in server.state.objects
+    assert job_status(server)["restartCounts"] == {"Worker": 1}
+    once(kubeconfig)  # the pod is gone: created again from the rendering of the live MXJob
+    recreated = server.state.objects[("v1", "pods", "ml", "mxnet-job-worker-0")]
+    assert recreated["metadata"]["uid"] != old_uid
+    rendered = next(m for m in deploy_preview() if m["kind"] == "Pod" and m["metadata"]["name"] == "mxnet-job-worker-0")
+    assert recreated["spec"] == rendered["spec"]
+    assert recreated["metadata"]["labels"] == rendered["metadata"]["labels"]
+    set_pod(server, "mxnet-job-worker-0", "Running")
+    once(kubeconfig)
+    assert condition_types(server)[-1] == ("Running", "True")
+    assert ("Restarting", "True") not in condition_types(server)
+    assert job_status(server)["restartCounts"] == {"Worker": 1}
+    reasons = [e["reason"] for (g, p, _, _), e in server.state.objects.items() if p == "events"]
+    assert "ExitedWithCode" in reasons and "MXJobRestarting" in reasons
+
+
+def deploy_preview() -> list[dict[str, object]]:
+    import yaml
+
+    return [m for m in yaml.safe_load_all(run_cli(["render", "-n", "ml", "-"], stdin=EXITCODE_JOB).stdout) if m]
+
+
+def test_permanent_exit_fails_the_job(api: tuple[FakeServer, Path]) -> None:
+    server, kubeconfig = api
+    deploy(server, EXITCODE_JOB)
+    all_running(server)
+    set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=1)
+    once(kubeconfig)
+    status = job_status(server)
+    assert status["conditions"][-1]["type"] == "Failed"
+    assert status["conditions"][-1]["reason"] == "MXJobFailed"
+    assert status["conditions"][-1]["message"] == "mxjob mxnet-job is failed because 1 Worker replica(s) failed."
+    assert "completionTime" in status
+
+
+def test_scheduler_success_completes_the_job(api: tuple[FakeServer, Path]) -> None:
+    server, kubeconfig = api
+    deploy(server, SEED)
+    all_running(server)
+    once(kubeconfig)
+    set_pod(server, "mxnet-job-scheduler-0", "Succeeded", exit_code=0)
+    once(kubeconfig)
+    status = job_status(server)
+    assert condition_types(server)[-1] == ("Succeeded", "True")
+    assert status["conditions"][-1]["message"] == "MXJob mxnet-job is successfully completed."
+    assert status["completionTime"]
+
+
+def test_dry_run_prints_the_plan_and_changes_nothing(api: tuple[FakeServer, Path]) -> None:
+    server, kubeconfig = api
+    deploy(server, EXITCODE_JOB)
+    all_running(server)
+    set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137)
+    before = {k: v["metadata"]["resourceVersion"] for k, v in server.state.objects.items()}
+    log = once(kubeconfig, "--dry-run")
+    assert "would write status" in log and "would delete pod mxnet-job-worker-0 (restart)" in log
+    after = {k: v["metadata"]["resourceVersion"] for k, v in server.state.objects.items()}
+    assert after == before
+    writes = [r for r in server.state.requests if r[0] in ("POST", "PUT", "PATCH", "DELETE")]
+    assert writes == []
+
+
+def test_gitops_mode_only_deletes(api: tuple[FakeServer, Path]) -> None:
+    server, kubeconfig = api
+    deploy(server, EXITCODE_JOB)
+    all_running(server)
+    set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=143)
+    once(kubeconfig, "--restart-mode", "gitops")
+    once(kubeconfig, "--restart-mode", "gitops")
+    assert ("v1", "pods", "ml", "mxnet-job-worker-0") not in server.state.objects
+    assert job_status(server)["podRestarts"]["mxnet-job-worker-0"]["pending"] is True
+
+
+def test_unreachable_api_is_a_clear_error(tmp_path: Path) -> None:
+    with FakeServer() as server:
+        kubeconfig = server.kubeconfig(tmp_path / "kubeconfig")
+    result = run_cli(["reconcile", "--once", "--kubeconfig", str(kubeconfig), "--no-leader-election"])
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
