@@ -64,7 +64,8 @@ class Applier:
             self.writer.create(self._event(job, action))
         elif isinstance(action, DeletePod):
             self.writer.delete("v1", "Pod", namespace, action.name, action.uid or None)
-            log.info(f"deleted pod {action.name}: {action.reason}", extra={"job": f"{namespace}/{job['metadata']['name']}"})
+            where = {"job": f"{namespace}/{job['metadata']['name']}"}
+            log.info(f"deleted pod {action.name}: {action.reason}", extra=where)
         elif isinstance(action, CreatePod) and self.settings.recreate:
             self._recreate(job, namespace, action)
         elif isinstance(action, Nudge) and not self.settings.recreate:

@@ -170,6 +170,16 @@ class Writer:
             _raise(exc, f"delete {kind} {namespace}/{name}")
         return True
 
+    def replace(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """PUT the whole object with its resourceVersion (optimistic concurrency: 409 raises Conflict)."""
+        resource = self.cluster.require(obj["apiVersion"], obj["kind"])
+        metadata = obj["metadata"]
+        try:
+            updated: dict[str, Any] = resource.replace(body=obj, namespace=metadata.get("namespace")).to_dict()
+        except Exception as exc:
+            _raise(exc, f"replace {obj['kind']} {metadata.get('namespace')}/{metadata.get('name')}")
+        return updated
+
     def replace_status(self, obj: dict[str, Any]) -> dict[str, Any]:
         """PUT the status subresource with the object's resourceVersion: a 409 means someone was faster."""
         resource = self.cluster.require(obj["apiVersion"], obj["kind"])

@@ -201,11 +201,14 @@ class FakeKubernetes:
             self._record("MODIFIED", key[0], key[1], key[2], updated)
             return 200, copy.deepcopy(updated)
 
-    def delete(self, key: tuple[str, str, str, str]) -> tuple[int, dict[str, Any]]:
+    def delete(self, key: tuple[str, str, str, str], uid: str | None = None) -> tuple[int, dict[str, Any]]:
         with self.lock:
-            current = self.objects.pop(key, None)
+            current = self.objects.get(key)
             if current is None:
                 return 404, status_body(404, "NotFound", f"{key[1]} \"{key[3]}\" not found")
+            if uid and current["metadata"].get("uid") != uid:
+                return 409, status_body(409, "Conflict", "Precondition failed: UID in precondition does not match")
+            del self.objects[key]
             current["metadata"]["resourceVersion"] = self._next_version()
             self._record("DELETED", key[0], key[1], key[2], current)
             return 200, copy.deepcopy(current)
@@ -268,7 +271,7 @@ class _Handler(BaseHTTPRequestHandler):
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         with state.lock:
             state.requests.append((method, url.path))
-        fault = state.take_fault(method, url.path)
+        fault = state.take_fault(method, self.path)
         if fault is not None:
             self._send(fault.status, fault.body)
             return
@@ -301,7 +304,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif method == "PATCH":
             self._patch(key, sub)
         elif method == "DELETE":
-            self._send(*state.delete(key))
+            options = self._body() or {}
+            self._send(*state.delete(key, (options.get("preconditions") or {}).get("uid")))
 
     def _patch(self, key: tuple[str, str, str, str], sub: str | None) -> None:
         state = self.server.state

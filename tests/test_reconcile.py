@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,7 +65,7 @@ def test_retryable_exit_restarts_the_worker(api: tuple[FakeServer, Path]) -> Non
     assert "ExitedWithCode" in reasons and "MXJobRestarting" in reasons
 
 
-def deploy_preview() -> list[dict[str, object]]:
+def deploy_preview() -> list[dict[str, Any]]:
     import yaml
 
     return [m for m in yaml.safe_load_all(run_cli(["render", "-n", "ml", "-"], stdin=EXITCODE_JOB).stdout) if m]
