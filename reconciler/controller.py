@@ -248,6 +248,7 @@ def serve(reconciler: Reconciler, metrics_address: str, health_address: str, lea
         elector.release()
     for server in servers:
         server.shutdown()
+        server.server_close()
     log.info("reconciler stopped")
 
 

@@ -9,7 +9,6 @@ are injected per request: `server.fail(method, path_regex, status, times)`.
 from __future__ import annotations
 
 import copy
-import itertools
 import json
 import re
 import threading
@@ -331,16 +330,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         since = int(query.get("resourceVersion") or self.server.state.version)
         timeout = float(query.get("timeoutSeconds") or 30)
-        drop_after = self.server.drop_watch_after
         try:
-            for count, event in zip(itertools.count(1), self.server.state.watch(
-                    gv, plural, ns, query.get("labelSelector", ""), since, timeout)):
+            for event in self.server.state.watch(gv, plural, ns, query.get("labelSelector", ""), since, timeout):
                 line = json.dumps(event).encode() + b"\n"
                 self.wfile.write(f"{len(line):x}\r\n".encode() + line + b"\r\n")
                 self.wfile.flush()
-                if drop_after and count >= drop_after:
-                    self.server.drop_watch_after = 0
+                if self.server.take_drop():
                     self.close_connection = True
+                    self.connection.shutdown(2)
                     return  # an abrupt end without the closing chunk: a dropped watch
             self.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):
@@ -369,6 +366,14 @@ class _Server(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.state = state
         self.drop_watch_after = 0
+
+    def take_drop(self) -> bool:
+        """Count down the events until the next watch stream is cut; True when this one is it."""
+        with self.state.lock:
+            if not self.drop_watch_after:
+                return False
+            self.drop_watch_after -= 1
+            return self.drop_watch_after == 0
 
     def discovery(self, path: str) -> dict[str, Any] | None:
         resources = self.state.resources.values()

@@ -45,5 +45,18 @@ def job_status(server: FakeServer, name: str = "mxnet-job", namespace: str = "ml
     return status
 
 
+def state_history(server: FakeServer, name: str = "mxnet-job", namespace: str = "ml") -> list[str]:
+    """The newest condition of every status the job went through, from the API's event log."""
+    states: list[str] = []
+    with server.state.lock:
+        events = list(server.state.events)
+    for _, _, _, plural, ns, obj in events:
+        if plural == "mxjobs" and ns == namespace and obj["metadata"]["name"] == name:
+            conditions = (obj.get("status") or {}).get("conditions") or []
+            if conditions and (not states or states[-1] != conditions[-1]["type"]):
+                states.append(conditions[-1]["type"])
+    return states
+
+
 def condition_types(server: FakeServer, name: str = "mxnet-job") -> list[tuple[str, str]]:
     return [(c["type"], c["status"]) for c in job_status(server, name).get("conditions", [])]

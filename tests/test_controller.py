@@ -1,0 +1,174 @@
+"""The long-running reconciler against the fake API: watches, faults, restarts and leader election."""
+
+from __future__ import annotations
+
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from reconciler.controller import Controller, _http_server, _leading
+from reconciler.kube import Cluster
+from reconciler.leader import LEASE_NAME, LeaderElector
+from reconciler.runner import Reconciler, Settings
+from tests.fakeapi import FakeServer
+from tests.kubelet import condition_types, deploy, job_status, set_pod, state_history
+from tests.test_reconcile import EXITCODE_JOB, PODS, once
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 15.0) -> None:
+    """Poll a condition (never a fixed sleep): the test fails only if it does not come true in time."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.02)
+    raise AssertionError("condition not reached in time")
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[tuple[FakeServer, Path]]:
+    with FakeServer() as server:
+        yield server, server.kubeconfig(tmp_path / "kubeconfig", namespace="ml")
+
+
+@pytest.fixture
+def controller(api: tuple[FakeServer, Path]) -> Iterator[Controller]:
+    _, kubeconfig = api
+    reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
+    running = Controller(reconciler)
+    _leading(running, True)
+    running.start()
+    yield running
+    running.stop.set()
+
+
+def _restart_worker(server: FakeServer) -> None:
+    old = server.state.objects[("v1", "pods", "ml", "mxnet-job-worker-0")]["metadata"]["uid"]
+    set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137)
+    wait_for(lambda: (server.state.objects.get(("v1", "pods", "ml", "mxnet-job-worker-0")) or {})
+             .get("metadata", {}).get("uid") not in (None, old))
+    set_pod(server, "mxnet-job-worker-0", "Running")
+    wait_for(lambda: state_history(server)[-2:] == ["Restarting", "Running"])
+    assert job_status(server)["restartCounts"] == {"Worker": 1}
+
+
+def test_watch_driven_restart(api: tuple[FakeServer, Path], controller: Controller) -> None:
+    server, _ = api
+    deploy(server, EXITCODE_JOB)
+    for name in PODS:
+        set_pod(server, name, "Running")
+    wait_for(lambda: condition_types(server) == [("Created", "True"), ("Running", "True")])
+    _restart_worker(server)
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for metric in controller.reconciler.metrics.registry.collect() for s in metric.samples}
+    assert samples[("mxjob_pod_exits_total", (("code", "137"), ("exit_class", "retryable"),
+                                              ("replica_type", "Worker")))] == 1
+    assert samples[("mxjob_jobs_restarted_total", (("job_namespace", "ml"),))] == 1
+
+
+def test_watch_faults_410_5xx_and_a_dropped_stream(api: tuple[FakeServer, Path], controller: Controller) -> None:
+    server, _ = api
+    deploy(server, EXITCODE_JOB)
+    for name in PODS:
+        set_pod(server, name, "Running")
+    wait_for(lambda: condition_types(server)[-1:] == [("Running", "True")])
+    # The pod watch is dropped mid-stream, the next list fails with 500, the history is compacted (410).
+    server.drop_next_watch_after(1)
+    server.state.fail("GET", r"/pods\?", 500, times=2)
+    server.state.compact()
+    server.state.fail("GET", r"/pods\?.*watch=", 410, times=1)
+    _restart_worker(server)
+    restarts = {s.labels["reason"] for metric in controller.reconciler.metrics.registry.collect()
+                for s in metric.samples if s.name == "mxjob_watch_restarts_total" and s.value}
+    assert "error" in restarts
+
+
+def test_status_conflict_is_read_again_and_decided_again(api: tuple[FakeServer, Path]) -> None:
+    server, kubeconfig = api
+    deploy(server, EXITCODE_JOB)
+    for name in PODS:
+        set_pod(server, name, "Running")
+    server.state.fail("PUT", r"/mxjobs/mxnet-job/status$", 409, times=2)
+    log = once(kubeconfig)
+    assert "status conflict" in log
+    assert condition_types(server) == [("Created", "True"), ("Running", "True")]
+
+
+def test_killed_between_delete_and_recreate(api: tuple[FakeServer, Path]) -> None:
+    server, kubeconfig = api
+    deploy(server, EXITCODE_JOB)
+    for name in PODS:
+        set_pod(server, name, "Running")
+    once(kubeconfig)
+    set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137)
+    once(kubeconfig)  # deletes; "crashes" before creating (nothing recreates in the same pass)
+    server.state.fail("POST", r"/pods$", 503, times=1)
+    once(kubeconfig)  # the create fails: the restart stays pending in status
+    assert ("v1", "pods", "ml", "mxnet-job-worker-0") not in server.state.objects
+    once(kubeconfig)  # a fresh reconciler reads the status and finishes the job
+    assert ("v1", "pods", "ml", "mxnet-job-worker-0") in server.state.objects
+    assert job_status(server)["restartCounts"] == {"Worker": 1}
+    deletes = [r for r in server.state.requests if r[0] == "DELETE"]
+    assert len(deletes) == 1
+
+
+def test_two_replicas_exactly_one_leads(api: tuple[FakeServer, Path]) -> None:
+    _, kubeconfig = api
+    clock = lambda: datetime.now(UTC)  # noqa: E731
+    first = LeaderElector(Cluster.connect(str(kubeconfig)), "ml", "first", clock)
+    second = LeaderElector(Cluster.connect(str(kubeconfig)), "ml", "second", clock)
+    results = {}
+
+    def elect(elector: LeaderElector) -> None:
+        results[elector.identity] = elector.try_acquire()
+
+    threads = [threading.Thread(target=elect, args=(e,)) for e in (first, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results.values()) == [False, True]
+    leader, follower = (first, second) if results["first"] else (second, first)
+    leader._set(True)
+    assert follower.try_acquire() is False
+    leader.release()
+    assert follower.try_acquire() is True
+    assert leader.try_acquire() is False
+
+
+def test_metrics_health_and_readiness(api: tuple[FakeServer, Path]) -> None:
+    _, kubeconfig = api
+    controller = Controller(Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",))))
+    server = _http_server("127.0.0.1:0", controller)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        with pytest.raises(urllib.error.HTTPError) as not_ready:
+            urllib.request.urlopen(f"{base}/readyz", timeout=5)
+        assert not_ready.value.code == 503
+        not_ready.value.close()
+        assert _get(f"{base}/healthz")[0] == 200
+        _leading(controller, True)
+        controller.start()
+        wait_for(controller.ready)
+        assert _get(f"{base}/readyz")[0] == 200
+        metrics = _get(f"{base}/metrics")[1]
+        assert "mxjob_is_leader 1.0" in metrics and "mxjob_reconcile_duration_seconds" in metrics
+    finally:
+        controller.stop.set()
+        server.shutdown()
+        server.server_close()
+
+
+def _get(url: str) -> tuple[int, str]:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.status, response.read().decode()
+
+
+def test_lease_name() -> None:
+    assert LEASE_NAME == "mxjob-reconciler"
