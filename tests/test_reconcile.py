@@ -127,3 +127,69 @@ def test_unreachable_api_is_a_clear_error(tmp_path: Path) -> None:
         kubeconfig = server.kubeconfig(tmp_path / "kubeconfig")
     result = run_cli(["reconcile", "--once", "--kubeconfig", str(kubeconfig), "--no-leader-election"])
     assert result.exit_code == 2 and "Traceback" not in result.stderr
+
+
+TUNE = (EXAMPLES / "tune" / "mx_job_tune_gpu.yaml").read_text(encoding="utf-8")
+SINGLE = (EXAMPLES / "single" / "mx_job_single_worker.yaml").read_text(encoding="utf-8")
+
+
+def test_mxtune_succeeds_with_its_tuner(api: tuple[FakeServer, Path]) -> None:
+    server, kubeconfig = api
+    deploy(server, TUNE)
+    for name in ("auto-tuning-job-tunertracker-0", "auto-tuning-job-tunerserver-0", "auto-tuning-job-tuner-0"):
+        set_pod(server, name, "Running")
+    once(kubeconfig)
+    set_pod(server, "auto-tuning-job-tuner-0", "Succeeded", exit_code=0)
+    once(kubeconfig)
+    assert condition_types(server, "auto-tuning-job")[-1] == ("Succeeded", "True")
+
+
+def test_single_worker_on_failure_restarts_then_succeeds(api: tuple[FakeServer, Path]) -> None:
+    server, kubeconfig = api
+    deploy(server, SINGLE.replace("namespace: training", "namespace: ml"))
+    set_pod(server, "mnist-single-worker-0", "Failed", exit_code=1)
+    once(kubeconfig)
+    once(kubeconfig)
+    assert ("v1", "pods", "ml", "mnist-single-worker-0") in server.state.objects
+    set_pod(server, "mnist-single-worker-0", "Succeeded", exit_code=0)
+    once(kubeconfig)
+    assert condition_types(server, "mnist-single")[-1] == ("Succeeded", "True")
+    assert job_status(server, "mnist-single")["restartCounts"] == {"Worker": 1}
+
+
+def test_backoff_limit_fails_the_job(api: tuple[FakeServer, Path]) -> None:
+    server, kubeconfig = api
+    deploy(server, EXITCODE_JOB.replace("    cleanPodPolicy: None", "    cleanPodPolicy: None\n    backoffLimit: 0"))
+    all_running(server)
+    set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137)
+    once(kubeconfig)
+    status = job_status(server)
+    assert status["conditions"][-1]["message"] == \
+        "Job mxnet-job has failed because it has reached the specified backoff limit"
+    assert [k for k in server.state.objects if k[1] == "pods"] == []
+
+
+def test_suspend_deletes_pods_and_clean_pod_policy_all(api: tuple[FakeServer, Path]) -> None:
+    server, kubeconfig = api
+    deploy(server, SEED.replace("cleanPodPolicy: None", "cleanPodPolicy: All"))
+    all_running(server)
+    once(kubeconfig)
+    set_pod(server, "mxnet-job-scheduler-0", "Succeeded", exit_code=0)
+    once(kubeconfig)
+    once(kubeconfig)  # finished: cleanPodPolicy All deletes every pod
+    assert [k for k in server.state.objects if k[1] == "pods"] == []
+    assert condition_types(server)[-1] == ("Succeeded", "True")
+
+
+def test_suspend_through_the_api(api: tuple[FakeServer, Path]) -> None:
+    server, kubeconfig = api
+    deploy(server, SEED)
+    all_running(server)
+    once(kubeconfig)
+    key = ("kubeflow.org/v1", "mxjobs", "ml", "mxnet-job")
+    job = server.state.objects[key]
+    job["spec"]["runPolicy"]["suspend"] = True
+    server.state.update(key, job, status_only=False, check_version=False)
+    once(kubeconfig)
+    assert condition_types(server)[-1] == ("Suspended", "True")
+    assert [k for k in server.state.objects if k[1] == "pods"] == []
