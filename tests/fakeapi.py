@@ -128,6 +128,7 @@ class FakeKubernetes:
         self.version = 0
         self.faults: list[Fault] = []
         self.requests: list[tuple[str, str]] = []
+        self.request_times: list[tuple[float, str, str]] = []  # (monotonic time, method, path)
         self.lock = threading.Condition()
 
     def fail(self, method: str, path: str, status: int, times: int = 1, reason: str = "") -> None:
@@ -270,6 +271,7 @@ class _Handler(BaseHTTPRequestHandler):
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         with state.lock:
             state.requests.append((method, url.path))
+            state.request_times.append((time.monotonic(), method, url.path))
         fault = state.take_fault(method, self.path)
         if fault is not None:
             self._send(fault.status, fault.body)

@@ -1,0 +1,174 @@
+"""Reconciler benchmark: 1,000 jobs x 10 pods in the fake API, `mxjob reconcile` in its own process.
+
+Usage: python bench/reconcile_bench.py [--jobs N]   (or `make bench`)
+
+Prints, from one run: the initial sync (start until every job's status says Running), the event rate
+(pod updates the reconciler consumed per second) next to the rate at which the bare client merely reads the
+same watch stream, the p99 time from a pod's exit to the reconciler deleting it, and the reconciler's peak
+RSS. Targets: >= 1,000 events/s, p99 <= 200 ms, RSS <= 250 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from kubernetes import config  # noqa: E402
+from kubernetes.dynamic import DynamicClient  # noqa: E402
+
+from tests.fakeapi import FakeServer  # noqa: E402
+from tests.kubelet import PLURALS  # noqa: E402
+
+SPEC = """apiVersion: kubeflow.org/v1
+kind: MXJob
+metadata: {{name: job-{i:04d}, namespace: bench}}
+spec:
+  jobMode: MXTrain
+  mxReplicaSpecs:
+    Scheduler: {{replicas: 1, template: {{spec: {{containers: [{{name: mxnet, image: mxnet:1.9}}]}}}}}}
+    Server: {{replicas: 3, restartPolicy: ExitCode, template: {{spec: {{containers: [{{name: mxnet, image: mxnet:1.9}}]}}}}}}
+    Worker: {{replicas: 6, restartPolicy: ExitCode, template: {{spec: {{containers: [{{name: mxnet, image: mxnet:1.9}}]}}}}}}
+"""
+
+
+def pod_status(phase: str, code: int | None = None) -> dict[str, object]:
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    state = {"terminated": {"exitCode": code, "reason": "Error", "finishedAt": now}} if code is not None \
+        else {"running": {"startedAt": now}}
+    return {"phase": phase, "containerStatuses": [{"name": "mxnet", "restartCount": 0, "state": state}]}
+
+
+def populate(server: FakeServer, jobs: int) -> None:
+    from compiler import RenderOptions, compile_documents, parse_text
+
+    text = "---\n".join(SPEC.format(i=i) for i in range(jobs))
+    parsed = parse_text(text, "bench")
+    for manifest in compile_documents(parsed.documents, RenderOptions()).manifests():
+        if manifest["kind"] == "Pod":
+            manifest = {**manifest, "status": pod_status("Running")}
+        server.state.create(manifest["apiVersion"], PLURALS[manifest["kind"]], "bench", manifest)
+
+
+def running_jobs(server: FakeServer) -> int:
+    with server.state.lock:
+        return sum(1 for (g, p, _, _), o in server.state.objects.items() if p == "mxjobs"
+                   and any(c.get("type") == "Running" for c in (o.get("status") or {}).get("conditions") or []))
+
+
+def peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def reconciles(port: int) -> float:
+    """How many reconciles the process has done, from its own /metrics."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+        for line in response.read().decode().splitlines():
+            if line.startswith("mxjob_reconcile_duration_seconds_count"):
+                return float(line.split()[-1])
+    return 0.0
+
+
+def settle(port: int) -> float:
+    """Wait until the reconciler has worked through its queue; returns when the work stopped."""
+    last, stamp = reconciles(port), time.perf_counter()
+    while time.perf_counter() - stamp < 0.5:
+        time.sleep(0.05)
+        now = reconciles(port)
+        if now != last:
+            last, stamp = now, time.perf_counter()
+    return stamp
+
+
+def bare_read_rate(kubeconfig: Path, since: str, expected: int) -> float:
+    """Events per second the official client alone reads from the same watch stream."""
+    pods = DynamicClient(config.new_client_from_config(config_file=str(kubeconfig))).resources.get(
+        api_version="v1", kind="Pod")
+    start = time.perf_counter()
+    seen = 0
+    for _ in pods.watch(namespace="bench", resource_version=since, timeout=30):
+        seen += 1
+        if seen >= expected:
+            break
+    return seen / (time.perf_counter() - start)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=1_000)
+    jobs = parser.parse_args().jobs
+    with tempfile.TemporaryDirectory(prefix="mxjob-reconcile-bench-") as tmp, FakeServer() as server:
+        kubeconfig = server.kubeconfig(Path(tmp, "kubeconfig"), namespace="bench")
+        populate(server, jobs)
+        start = time.perf_counter()
+        port = free_port()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "compiler.cli", "reconcile", "--kubeconfig", str(kubeconfig), "-n", "bench",
+             "--no-leader-election", "--metrics-address", f"127.0.0.1:{port}", "--health-address",
+             f"127.0.0.1:{port}", "--log-format", "json"], cwd=REPO, stderr=subprocess.DEVNULL, env={**os.environ})
+        try:
+            while running_jobs(server) < jobs:
+                if time.perf_counter() - start > 600:
+                    raise SystemExit("initial sync did not finish in 10 minutes")
+                time.sleep(0.05)
+            sync = time.perf_counter() - start
+            # Event rate: one status update per pod of every job (10 per job), as fast as the API takes them.
+            settle(port)
+            since = str(server.state.version)
+            pods = [k for k in server.state.objects if k[1] == "pods"]
+            began = time.perf_counter()
+            for key in pods:
+                pod = server.state.objects[key]
+                server.state.update(key, {**pod, "status": {**pod_status("Running"), "podIP": "10.0.0.1"}},
+                                    status_only=True, check_version=False)
+            events_rate = len(pods) / (settle(port) - began)
+            bare_rate = bare_read_rate(kubeconfig, since, len(pods))
+            # Latency: 200 worker exits, one at a time; time until the reconciler deletes the pod.
+            latencies = []
+            for i in range(min(200, jobs)):
+                key = ("v1", "pods", "bench", f"job-{i:04d}-worker-0")
+                pod = server.state.objects[key]
+                exited = time.monotonic()
+                server.state.update(key, {**pod, "status": pod_status("Failed", 137)}, status_only=True,
+                                    check_version=False)
+                path = f"/api/v1/namespaces/bench/pods/job-{i:04d}-worker-0"
+                while not any(m == "DELETE" and p == path for t, m, p in server.state.request_times[-50:]):
+                    time.sleep(0.001)
+                deleted = next(t for t, m, p in reversed(server.state.request_times) if m == "DELETE" and p == path)
+                latencies.append(deleted - exited)
+            latencies.sort()
+            p99 = latencies[max(0, int(len(latencies) * 0.99) - 1)]
+            rss = peak_rss_mib(process.pid)
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+    print(f"{jobs:,} jobs, {jobs * 10:,} pods in the fake API")
+    print(f"  initial sync (every job Running)        {sync:7.2f} s")
+    print(f"  events consumed                          {events_rate:7.0f} events/s   (target >= 1,000)")
+    print(f"  bare client reading the same watch       {bare_rate:7.0f} events/s   ratio {events_rate / bare_rate:.2f}")
+    print(f"  pod exit -> reconciler deletes it, p99   {p99 * 1000:7.1f} ms         (target <= 200 ms)")
+    print(f"  reconciler peak RSS                      {rss:7.0f} MiB        (target <= 250 MiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
