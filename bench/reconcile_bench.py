@@ -23,9 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from kubernetes import config  # noqa: E402
-from kubernetes.dynamic import DynamicClient  # noqa: E402
-
+from reconciler.kube import Cluster  # noqa: E402
 from tests.fakeapi import FakeServer  # noqa: E402
 from tests.kubelet import PLURALS  # noqa: E402
 
@@ -36,8 +34,10 @@ spec:
   jobMode: MXTrain
   mxReplicaSpecs:
     Scheduler: {{replicas: 1, template: {{spec: {{containers: [{{name: mxnet, image: mxnet:1.9}}]}}}}}}
-    Server: {{replicas: 3, restartPolicy: ExitCode, template: {{spec: {{containers: [{{name: mxnet, image: mxnet:1.9}}]}}}}}}
-    Worker: {{replicas: 6, restartPolicy: ExitCode, template: {{spec: {{containers: [{{name: mxnet, image: mxnet:1.9}}]}}}}}}
+    Server:
+      {{replicas: 3, restartPolicy: ExitCode, template: {{spec: {{containers: [{{name: mxnet, image: mxnet:1.9}}]}}}}}}
+    Worker:
+      {{replicas: 6, restartPolicy: ExitCode, template: {{spec: {{containers: [{{name: mxnet, image: mxnet:1.9}}]}}}}}}
 """
 
 
@@ -101,11 +101,10 @@ def settle(port: int) -> float:
 
 def bare_read_rate(kubeconfig: Path, since: str, expected: int) -> float:
     """Events per second the official client alone reads from the same watch stream."""
-    pods = DynamicClient(config.new_client_from_config(config_file=str(kubeconfig))).resources.get(
-        api_version="v1", kind="Pod")
+    cluster = Cluster.connect(str(kubeconfig))
     start = time.perf_counter()
     seen = 0
-    for _ in pods.watch(namespace="bench", resource_version=since, timeout=30):
+    for _ in cluster.watch("v1", "Pod", "bench", "", since, 30):
         seen += 1
         if seen >= expected:
             break
