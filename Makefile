@@ -25,10 +25,11 @@ test: $(STAMP)
 golden: $(STAMP)
 	MXJOB_UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_golden.py
 
-## Benchmarks: render (ratios to PyYAML's C dumper and json.dumps), diff (ratio to GNU diff -u).
+## Benchmarks: render (vs PyYAML's C dumper, json.dumps), diff (vs GNU diff -u), reconcile (fake API).
 bench: $(STAMP)
 	$(BIN)/python bench/render_bench.py
 	$(BIN)/python bench/diff_bench.py
+	$(BIN)/python bench/reconcile_bench.py
 
 clean:
 	rm -rf $(VENV) rendered .pytest_cache .mypy_cache .ruff_cache

@@ -37,7 +37,7 @@ class Informer:
     errors, follows bookmarks. `on_change` gets every object that was added, changed or removed."""
 
     def __init__(self, reconciler: Reconciler, api_version: str, kind: str, namespace: str | None, selector: str,
-                 on_change: Callable[[dict[str, Any]], None], stop: threading.Event) -> None:
+                 on_change: Callable[[dict[str, Any], bool], None], stop: threading.Event) -> None:
         self.reconciler = reconciler
         self.api_version, self.kind, self.namespace, self.selector = api_version, kind, namespace, selector
         self.on_change = on_change
@@ -65,8 +65,10 @@ class Informer:
                 with self.lock:
                     gone = [o for k, o in self.cache.items() if k not in fresh]
                     self.cache = fresh
-                for obj in [*items, *gone]:
-                    self.on_change(obj)
+                for obj in items:
+                    self.on_change(obj, False)
+                for obj in gone:
+                    self.on_change(obj, True)
                 self.synced.set()
                 delay = BACKOFF_MIN
                 while not self.stop.is_set():
@@ -91,12 +93,13 @@ class Informer:
             if event["type"] == "BOOKMARK":
                 continue
             key = (str(_meta(obj).get("namespace") or ""), str(_meta(obj).get("name")))
+            deleted = event["type"] == "DELETED"
             with self.lock:
-                if event["type"] == "DELETED":
+                if deleted:
                     self.cache.pop(key, None)
                 else:
                     self.cache[key] = obj
-            self.on_change(obj)
+            self.on_change(obj, deleted)
         return version
 
 
@@ -138,19 +141,31 @@ class Controller:
         self.stop = stop or threading.Event()
         self.queue = WorkQueue()
         self.leading = threading.Event()
+        # Pods by job, kept with the pod cache: a reconcile must not scan every pod of the cluster.
+        self._by_job: dict[Key, dict[str, dict[str, Any]]] = {}
+        self._index_lock = threading.Lock()
         namespaces = reconciler.settings.namespaces or (None,)
         self.jobs = [Informer(reconciler, c.API_VERSION, c.KIND, ns, "", self._job_changed, self.stop)
                      for ns in namespaces]
         self.pods = [Informer(reconciler, "v1", "Pod", ns, POD_SELECTOR, self._pod_changed, self.stop)
                      for ns in namespaces]
 
-    def _job_changed(self, obj: dict[str, Any]) -> None:
+    def _job_changed(self, obj: dict[str, Any], deleted: bool) -> None:
         self.queue.add((str(_meta(obj).get("namespace") or ""), str(_meta(obj).get("name"))))
 
-    def _pod_changed(self, obj: dict[str, Any]) -> None:
+    def _pod_changed(self, obj: dict[str, Any], deleted: bool) -> None:
         job = (_meta(obj).get("labels") or {}).get(c.LABEL_JOB_NAME)
-        if job:
-            self.queue.add((str(_meta(obj).get("namespace") or ""), str(job)))
+        if not job:
+            return
+        key = (str(_meta(obj).get("namespace") or ""), str(job))
+        name = str(_meta(obj).get("name"))
+        with self._index_lock:
+            pods = self._by_job.setdefault(key, {})
+            if deleted:
+                pods.pop(name, None)
+            else:
+                pods[name] = obj
+        self.queue.add(key)
 
     def ready(self) -> bool:
         return all(i.synced.is_set() for i in (*self.jobs, *self.pods))
@@ -163,9 +178,8 @@ class Controller:
         return None
 
     def _pods(self, key: Key) -> list[dict[str, Any]]:
-        return [p for informer in self.pods for p in informer.items()
-                if str(_meta(p).get("namespace") or "") == key[0]
-                and (_meta(p).get("labels") or {}).get(c.LABEL_JOB_NAME) == key[1]]
+        with self._index_lock:
+            return list((self._by_job.get(key) or {}).values())
 
     def work(self) -> None:
         while not self.stop.is_set():

@@ -39,7 +39,23 @@ def _compile(obj: dict[str, Any], options: RenderOptions) -> Any:
     return plan
 
 
+_views: dict[tuple[str, str, str], LiveJob] = {}
+
+
 def live_job(obj: dict[str, Any]) -> LiveJob:
+    """Compiled once per spec: status writes change the object, not what the decision needs from it."""
+    metadata = obj.get("metadata") or {}
+    key = (str(metadata.get("namespace") or ""), str(metadata.get("name")),
+           json.dumps([obj.get("spec"), metadata.get("annotations")], sort_keys=True, default=str))
+    cached = _views.get(key)
+    if cached is None:
+        if len(_views) > 10_000:
+            _views.clear()
+        cached = _views[key] = _live_job(obj)
+    return LiveJob(obj, cached.view)
+
+
+def _live_job(obj: dict[str, Any]) -> LiveJob:
     plan = _compile(obj, RenderOptions(include_job=False))
     job = plan.items[0].job
     assert job is not None
