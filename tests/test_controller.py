@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 import urllib.error
@@ -172,3 +173,30 @@ def _get(url: str) -> tuple[int, str]:
 
 def test_lease_name() -> None:
     assert LEASE_NAME == "mxjob-reconciler"
+
+
+def test_two_controllers_exactly_one_acts(api: tuple[FakeServer, Path]) -> None:
+    server, kubeconfig = api
+    deploy(server, EXITCODE_JOB)
+    for name in PODS:
+        set_pod(server, name, "Running")
+    clock = lambda: datetime.now(UTC)  # noqa: E731
+    controllers = []
+    for identity in ("replica-a", "replica-b"):
+        reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
+        controller = Controller(reconciler)
+        elector = LeaderElector(reconciler.cluster, "ml", identity, clock, renew_seconds=0.2,
+                                on_change=functools.partial(_leading, controller))
+        threading.Thread(target=elector.run, args=(controller.stop,), daemon=True).start()
+        controller.start()
+        controllers.append((controller, elector))
+    try:
+        wait_for(lambda: condition_types(server) == [("Created", "True"), ("Running", "True")])
+        leaders = [e.identity for _, e in controllers if e.leader]
+        assert len(leaders) == 1
+        acting = {c.reconciler.metrics.reconcile_duration._sum.get() > 0 for c, _ in controllers}
+        assert acting == {True, False}
+    finally:
+        for controller, elector in controllers:
+            controller.stop.set()
+            elector.release()

@@ -193,3 +193,45 @@ def test_suspend_through_the_api(api: tuple[FakeServer, Path]) -> None:
     once(kubeconfig)
     assert condition_types(server)[-1] == ("Suspended", "True")
     assert [k for k in server.state.objects if k[1] == "pods"] == []
+
+
+def test_active_deadline_through_the_api(api: tuple[FakeServer, Path]) -> None:
+    server, kubeconfig = api
+    deploy(server, SEED.replace("    cleanPodPolicy: None", "    cleanPodPolicy: None\n    activeDeadlineSeconds: 600"))
+    all_running(server)
+    once(kubeconfig)
+    key = ("kubeflow.org/v1", "mxjobs", "ml", "mxnet-job")
+    job = server.state.objects[key]
+    server.state.update(key, {**job, "status": {**job["status"], "startTime": "2026-01-01T00:00:00Z"}},
+                        status_only=True, check_version=False)
+    once(kubeconfig)
+    assert job_status(server)["conditions"][-1]["message"] == \
+        "Job mxnet-job has failed because it was active longer than specified deadline"
+    assert [k for k in server.state.objects if k[1] == "pods"] == []
+
+
+def test_gitops_mode_nudges_flux_and_argo_cd(tmp_path: Path) -> None:
+    from tests.fakeapi import DEFAULT_RESOURCES, Resource
+
+    resources = (*DEFAULT_RESOURCES, Resource("kustomize.toolkit.fluxcd.io", "v1", "Kustomization", "kustomizations"),
+                 Resource("argoproj.io", "v1alpha1", "Application", "applications"))
+    with FakeServer(resources) as server:
+        kubeconfig = server.kubeconfig(tmp_path / "kubeconfig", namespace="ml")
+        server.state.create("kustomize.toolkit.fluxcd.io/v1", "kustomizations", "flux-system",
+                            {"metadata": {"name": "jobs"}, "spec": {}})
+        server.state.create("argoproj.io/v1alpha1", "applications", "argocd", {"metadata": {"name": "train"}})
+        deploy(server, EXITCODE_JOB)
+        all_running(server)
+        key = ("v1", "pods", "ml", "mxnet-job-worker-0")
+        pod = server.state.objects[key]
+        pod["metadata"]["labels"].update({"kustomize.toolkit.fluxcd.io/name": "jobs",
+                                          "kustomize.toolkit.fluxcd.io/namespace": "flux-system"})
+        pod["metadata"]["annotations"] = {"argocd.argoproj.io/tracking-id": "train:/Pod:ml/mxnet-job-worker-0"}
+        server.state.update(key, pod, status_only=False, check_version=False)
+        set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137)
+        once(kubeconfig, "--restart-mode", "gitops")
+        flux = server.state.objects[("kustomize.toolkit.fluxcd.io/v1", "kustomizations", "flux-system", "jobs")]
+        argo = server.state.objects[("argoproj.io/v1alpha1", "applications", "argocd", "train")]
+        assert "reconcile.fluxcd.io/requestedAt" in flux["metadata"]["annotations"]
+        assert argo["metadata"]["annotations"]["argocd.argoproj.io/refresh"] == "normal"
+        assert ("v1", "pods", "ml", "mxnet-job-worker-0") not in server.state.objects
