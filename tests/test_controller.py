@@ -204,3 +204,20 @@ def test_two_controllers_exactly_one_acts(api: tuple[FakeServer, Path]) -> None:
         for controller, elector in controllers:
             controller.stop.set()
             elector.release()
+
+
+def test_serve_stops_cleanly_and_releases_the_lease(api: tuple[FakeServer, Path]) -> None:
+    from reconciler.controller import serve
+
+    server, kubeconfig = api
+    stop = threading.Event()
+    reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
+    thread = threading.Thread(target=serve, args=(reconciler, "127.0.0.1:0", "127.0.0.1:0", "ml", stop),
+                              daemon=True)
+    thread.start()
+    lease_key = ("coordination.k8s.io/v1", "leases", "ml", LEASE_NAME)
+    wait_for(lambda: (server.state.objects.get(lease_key) or {}).get("spec", {}).get("holderIdentity", "") != "")
+    stop.set()  # what the SIGTERM handler does
+    thread.join(timeout=15)
+    assert not thread.is_alive()
+    assert server.state.objects[lease_key]["spec"]["holderIdentity"] == ""
