@@ -170,25 +170,20 @@ class Writer:
             _raise(exc, f"delete {kind} {namespace}/{name}")
         return True
 
-    def replace(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """PUT the whole object with its resourceVersion (optimistic concurrency: 409 raises Conflict)."""
+    def replace(self, obj: dict[str, Any], *, status: bool = False) -> dict[str, Any]:
+        """PUT the object (or its status subresource) with its resourceVersion: a 409 raises Conflict."""
         resource = self.cluster.require(obj["apiVersion"], obj["kind"])
         metadata = obj["metadata"]
+        target = resource.status if status else resource
         try:
-            updated: dict[str, Any] = resource.replace(body=obj, namespace=metadata.get("namespace")).to_dict()
+            updated: dict[str, Any] = target.replace(body=obj, namespace=metadata.get("namespace")).to_dict()
         except Exception as exc:
-            _raise(exc, f"replace {obj['kind']} {metadata.get('namespace')}/{metadata.get('name')}")
+            what = "status of" if status else "replace"
+            _raise(exc, f"{what} {obj['kind']} {metadata.get('namespace')}/{metadata.get('name')}")
         return updated
 
     def replace_status(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """PUT the status subresource with the object's resourceVersion: a 409 means someone was faster."""
-        resource = self.cluster.require(obj["apiVersion"], obj["kind"])
-        metadata = obj["metadata"]
-        try:
-            updated: dict[str, Any] = resource.status.replace(body=obj, namespace=metadata.get("namespace")).to_dict()
-        except Exception as exc:
-            _raise(exc, f"status of {obj['kind']} {metadata.get('namespace')}/{metadata.get('name')}")
-        return updated
+        return self.replace(obj, status=True)
 
     def merge_patch(self, api_version: str, kind: str, namespace: str, name: str, patch: dict[str, Any]) -> None:
         resource = self.cluster.require(api_version, kind)
