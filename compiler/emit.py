@@ -10,9 +10,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from typing import IO, Any
+from typing import Any, Protocol
 
 import yaml
+
+
+class TextSink(Protocol):
+    """Anything with write(str): a text file, sys.stdout, an in-memory buffer."""
+
+    def write(self, text: str, /) -> int: ...
+
 
 _FIRST_KEYS = ("apiVersion", "kind", "metadata", "name", "namespace")
 _FIRST = frozenset(_FIRST_KEYS)
@@ -213,7 +220,7 @@ def to_json(document: Any) -> str:
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def write_yaml_stream(documents: Iterable[dict[str, Any]], stream: IO[str]) -> int:
+def write_yaml_stream(documents: Iterable[dict[str, Any]], stream: TextSink) -> int:
     """Write a multi-document stream; returns the number of documents written."""
     count = 0
     for document in documents:
@@ -224,7 +231,7 @@ def write_yaml_stream(documents: Iterable[dict[str, Any]], stream: IO[str]) -> i
     return count
 
 
-def write_json_list(documents: Iterable[dict[str, Any]], stream: IO[str]) -> int:
+def write_json_list(documents: Iterable[dict[str, Any]], stream: TextSink) -> int:
     """Write a v1 List (what `kubectl get -o json` prints for many objects)."""
     items = list(documents)
     stream.write(to_json({"apiVersion": "v1", "kind": "List", "items": items}))

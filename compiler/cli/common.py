@@ -47,33 +47,33 @@ def build_plan(paths: Sequence[str], options: RenderOptions, *, quiet: bool, def
     return plan
 
 
-class _HeldBack(io.StringIO):
+class _HeldBack:
     """Keeps output in memory up to a limit, so that an unexpected failure cannot leave a partial stream
     for all but the largest renders (those stream once past the limit; the exit code still says 3)."""
 
-    LIMIT = 64 * 1024 * 1024
+    LIMIT = 16 * 1024 * 1024  # characters; kept as the emitter's own str chunks, no copies
 
     def __init__(self, sink: io.TextIOWrapper) -> None:
-        super().__init__()
         self.sink = sink
+        self.chunks: list[str] = []
         self.size = 0
         self.streaming = False
 
     def write(self, text: str) -> int:
         if self.streaming:
             return self.sink.write(text)
+        self.chunks.append(text)
         self.size += len(text)
-        written = super().write(text)
         if self.size > self.LIMIT:
             self.release()
-        return written
+        return len(text)
 
     def release(self) -> None:
         if not self.streaming:
-            self.sink.write(self.getvalue())
+            for chunk in self.chunks:
+                self.sink.write(chunk)
+            self.chunks.clear()
             self.streaming = True
-            self.seek(0)
-            self.truncate()
 
 
 def write_stream(manifests: Iterable[dict[str, Any]], fmt: str) -> None:
