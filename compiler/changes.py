@@ -13,9 +13,8 @@ from typing import Any
 
 from compiler import constants as c
 from compiler.diffview import KeyedList, Pattern, ViewOptions, display_segment, normalise
+from compiler.pipeline import Identity, Manifest, identity
 
-Manifest = dict[str, Any]
-Identity = tuple[str, str, str, str]
 KIND_ORDER = {c.KIND: 0, "ConfigMap": 1, "PodGroup": 2, "Service": 3, "Pod": 4}
 # What a Pod update may change; anything else in a pod spec means delete and create.
 MUTABLE_POD_PATHS = tuple(Pattern.parse(p) for p in (
@@ -77,13 +76,6 @@ class ObjectChange:
 class DiffOptions:
     view: ViewOptions = field(default_factory=ViewOptions.build)
     ignore_kinds: frozenset[str] = frozenset()
-
-
-def identity(obj: Manifest) -> Identity:
-    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    assert isinstance(metadata, dict)
-    return (str(obj.get("apiVersion", "")), str(obj.get("kind", "")), str(metadata.get("namespace") or ""),
-            str(metadata.get("name") or metadata.get("generateName") or ""))
 
 
 def job_of(obj: Manifest) -> str:

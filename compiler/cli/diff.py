@@ -103,10 +103,10 @@ def _live_sides(paths: tuple[str, ...], base: str | None, head: str | None, kube
     """The cluster (through the reconciler's `mxjob.live` plugin) against the rendered PATH... (or --head REF)."""
     from importlib.metadata import entry_points
 
-    from compiler.changes import identity
     from compiler.cli.gitsource import read_revision
     from compiler.cli.inputs import read_inputs
     from compiler.diffview import project
+    from compiler.pipeline import identity
 
     if base is not None or not paths:
         raise fail("--live compares the cluster with PATH... (optionally at --head REF); --base does not apply",
