@@ -13,9 +13,9 @@ import yaml
 
 from tests.conftest import EXAMPLES, run_cli
 from tests.fakeapi import FakeServer
+from tests.kubelet import PLURALS
 
 JOB = EXAMPLES / "train" / "mx_job_dist_gpu.yaml"
-PLURALS = {"Pod": "pods", "Service": "services", "ConfigMap": "configmaps", "MXJob": "mxjobs"}
 
 
 def _as_the_server_stores_it(manifest: dict[str, Any]) -> dict[str, Any]:
