@@ -103,6 +103,12 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
     rendered = rendered_jobs(documents) if options.keep_rendered else set()
     for document in documents:
         for prefix, obj in iter_objects(document):
+            problem = "" if isinstance(obj, dict) and is_mxjob(obj) else _not_an_object(obj)
+            if problem:
+                plan.diagnostics.append(_locate(error(Code.NOT_AN_OBJECT, problem, (), "every document, and every "
+                                                      "item of a List, needs apiVersion, kind and metadata.name"),
+                                                document, prefix, None))
+                continue
             if is_mxjob(obj) and _job_key(obj) not in rendered:
                 compiled, found = _compile_job(obj, options, defaults, priorities, sources)
                 located = [_locate(d, document, prefix, compiled.conversion if compiled else None) for d in found]
@@ -129,6 +135,17 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
     return plan
 
 
+def _not_an_object(obj: Any) -> str:
+    """Why this is no Kubernetes object (applying it would fail the whole sync), or '' when it is one."""
+    if not isinstance(obj, dict):
+        return f"a {type(obj).__name__} where a Kubernetes object belongs"
+    missing = [key for key in ("apiVersion", "kind") if not isinstance(obj.get(key), str) or not obj.get(key)]
+    metadata = obj.get("metadata")
+    if not isinstance(metadata, dict) or not (metadata.get("name") or metadata.get("generateName")):
+        missing.append("metadata.name")
+    return f"not a Kubernetes object: no {', '.join(missing)}" if missing else ""
+
+
 def _job_key(obj: Manifest) -> tuple[str, str]:
     metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     assert isinstance(metadata, dict)
@@ -140,6 +157,8 @@ def rendered_jobs(documents: Sequence[SourceDocument]) -> set[tuple[str, str]]:
     found: set[tuple[str, str]] = set()
     for document in documents:
         for _prefix, obj in iter_objects(document):
+            if not isinstance(obj, dict):
+                continue
             labels = (obj.get("metadata") or {}).get("labels") if isinstance(obj.get("metadata"), dict) else None
             if obj.get("kind") == "ConfigMap" and isinstance(labels, dict) and c.LABEL_JOB_NAME in labels:
                 found.add((_job_key(obj)[0], str(labels[c.LABEL_JOB_NAME])))
@@ -153,6 +172,8 @@ def priority_classes(documents: Sequence[SourceDocument],
     sources: dict[str, str] = {}
     for document in documents:
         for _prefix, obj in iter_objects(document):
+            if not isinstance(obj, dict):
+                continue
             value = obj.get("value")
             name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
             if obj.get("kind") == "PriorityClass" and isinstance(name, str) and isinstance(value, int):

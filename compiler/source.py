@@ -220,8 +220,11 @@ def parse_text(text: str, file: str) -> ParseResult:
     return ParseResult(documents, diagnostics)
 
 
-def iter_objects(document: SourceDocument) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
-    """Yield the objects of a document, unwrapping `kind: List` (and `*List` kinds) item by item."""
+def iter_objects(document: SourceDocument) -> Iterator[tuple[JsonPath, Any]]:
+    """Yield the objects of a document, unwrapping `kind: List` (and `*List` kinds) item by item.
+
+    List items are yielded whatever they are, so that a caller can report the ones that are not objects.
+    """
     data = document.data
     if not isinstance(data, dict):
         return
@@ -229,7 +232,6 @@ def iter_objects(document: SourceDocument) -> Iterator[tuple[JsonPath, dict[str,
     items = data.get("items")
     if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
         for position, item in enumerate(items):
-            if isinstance(item, dict):
-                yield ("items", position), item
+            yield ("items", position), item
         return
     yield (), data

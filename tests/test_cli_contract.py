@@ -110,3 +110,14 @@ def test_every_code_is_documented() -> None:
 
     documented = (REPO / "docs" / "diagnostics.md").read_text(encoding="utf-8")
     assert [c.value for c in Code if f"| {c.value} |" not in documented] == []
+
+
+@pytest.mark.parametrize(("stdin", "message"), [
+    ("name: workflow\non: push\n", "not a Kubernetes object: no apiVersion, kind, metadata.name"),
+    ("apiVersion: v1\nkind: List\nitems: [3]\n", "at items[0]: a int where a Kubernetes object belongs"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "not a Kubernetes object: no metadata.name"),
+])
+def test_documents_that_are_not_objects_are_errors(stdin: str, message: str) -> None:
+    result = run_cli(["render", "-"], stdin=stdin)
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "error MXJ004" in result.stderr and message in result.stderr

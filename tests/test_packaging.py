@@ -32,7 +32,8 @@ def test_gitops_examples_parse_and_validate() -> None:
     assert len(files) >= 4
     for path in files:
         assert [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d], path
-    for path in files:  # one by one: sources.yaml and oci.yaml are alternatives that define the same objects
+    manifests = [p for p in files if p.parent.name in ("argocd", "flux")]  # the rest are CI workflows
+    for path in manifests:  # one by one: sources.yaml and oci.yaml are alternatives that define the same objects
         result = run_cli(["validate", str(path)])
         assert result.exit_code == 0, result.stdout
 
