@@ -1,4 +1,4 @@
-"""Check an MXJob against schemas/mxjob-v1.schema.json and turn jsonschema errors into fix-it diagnostics."""
+"""Check an MXJob against its JSON schema (schemas/kubeconform/kubeflow.org/mxjob_v1.json) with fix-it diagnostics."""
 
 from __future__ import annotations
 
