@@ -20,6 +20,7 @@ from compiler import constants as c
 from reconciler.kube import ClusterError, Gone
 from reconciler.leader import LeaderElector
 from reconciler.runner import POD_SELECTOR, Reconciler
+from reconciler.state import trim_pod
 
 log = logging.getLogger("mxjob.reconcile")
 WATCH_TIMEOUT_SECONDS = 60
@@ -37,8 +38,10 @@ class Informer:
     errors, follows bookmarks. `on_change` gets every object that was added, changed or removed."""
 
     def __init__(self, reconciler: Reconciler, api_version: str, kind: str, namespace: str | None, selector: str,
-                 on_change: Callable[[dict[str, Any], bool], None], stop: threading.Event) -> None:
+                 on_change: Callable[[dict[str, Any], bool], None], stop: threading.Event,
+                 keep: Callable[[dict[str, Any]], dict[str, Any]] = lambda obj: obj) -> None:
         self.reconciler = reconciler
+        self.keep = keep
         self.api_version, self.kind, self.namespace, self.selector = api_version, kind, namespace, selector
         self.on_change = on_change
         self.stop = stop
@@ -59,8 +62,9 @@ class Informer:
         delay = BACKOFF_MIN
         while not self.stop.is_set():
             try:
-                items, version = cluster.list_with_version(self.api_version, self.kind, self.namespace,
-                                                           self.selector)
+                listed, version = cluster.list_with_version(self.api_version, self.kind, self.namespace,
+                                                            self.selector)
+                items = [self.keep(o) for o in listed]
                 fresh = {(str(_meta(o).get("namespace") or ""), str(_meta(o).get("name"))): o for o in items}
                 with self.lock:
                     gone = [o for k, o in self.cache.items() if k not in fresh]
@@ -90,6 +94,8 @@ class Informer:
                 break
             obj = event["object"]
             version = str(_meta(obj).get("resourceVersion") or version)
+            if event["type"] != "BOOKMARK":
+                obj = self.keep(obj)
             if event["type"] == "BOOKMARK":
                 continue
             key = (str(_meta(obj).get("namespace") or ""), str(_meta(obj).get("name")))
@@ -147,7 +153,7 @@ class Controller:
         namespaces = reconciler.settings.namespaces or (None,)
         self.jobs = [Informer(reconciler, c.API_VERSION, c.KIND, ns, "", self._job_changed, self.stop)
                      for ns in namespaces]
-        self.pods = [Informer(reconciler, "v1", "Pod", ns, POD_SELECTOR, self._pod_changed, self.stop)
+        self.pods = [Informer(reconciler, "v1", "Pod", ns, POD_SELECTOR, self._pod_changed, self.stop, trim_pod)
                      for ns in namespaces]
 
     def _job_changed(self, obj: dict[str, Any], deleted: bool) -> None:
@@ -245,11 +251,13 @@ def serve(reconciler: Reconciler, metrics_address: str, health_address: str, lea
     controller = Controller(reconciler, stop)
     servers = [_http_server(address, controller) for address in dict.fromkeys((metrics_address, health_address))]
     elector = None
+    electing = None
     if lease_namespace:
         identity = os.environ.get("POD_NAME") or f"{socket.gethostname()}-{os.getpid()}"
         elector = LeaderElector(reconciler.cluster, lease_namespace, identity, reconciler.clock,
                                 on_change=lambda leader: _leading(controller, leader))
-        threading.Thread(target=elector.run, args=(controller.stop,), name="leader", daemon=True).start()
+        electing = threading.Thread(target=elector.run, args=(controller.stop,), name="leader", daemon=True)
+        electing.start()
     else:
         _leading(controller, True)
     if threading.current_thread() is threading.main_thread():
@@ -258,7 +266,8 @@ def serve(reconciler: Reconciler, metrics_address: str, health_address: str, lea
     controller.start()
     log.info("reconciler started")
     controller.stop.wait()
-    if elector is not None:
+    if elector is not None and electing is not None:
+        electing.join(timeout=10)  # no renewal may race the release
         elector.release()
     for server in servers:
         server.shutdown()

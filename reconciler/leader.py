@@ -76,9 +76,7 @@ class LeaderElector:
             return False
 
     def release(self) -> None:
-        """On shutdown: give the lease up at once instead of letting it expire."""
-        if not self.leader:
-            return
+        """On shutdown: give the lease up at once instead of letting it expire (only if we hold it)."""
         lease = self.cluster.get("coordination.k8s.io/v1", "Lease", self.namespace, LEASE_NAME)
         if lease is not None and (lease.get("spec") or {}).get("holderIdentity") == self.identity:
             spec = {**lease["spec"], "holderIdentity": "", "leaseDurationSeconds": 1}

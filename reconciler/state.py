@@ -9,6 +9,8 @@ from typing import Any
 
 from compiler import constants as c
 
+ARGO_TRACKING = "argocd.argoproj.io/tracking-id"
+FLUX_LABELS = ("kustomize.toolkit.fluxcd.io/name", "kustomize.toolkit.fluxcd.io/namespace")
 CONDITION_TYPES = ("Created", "Running", "Restarting", "Succeeded", "Failed", "Suspended")
 
 
@@ -100,8 +102,26 @@ class PodView:
                    bool(metadata.get("deletionTimestamp")), ownership_of(metadata))
 
 
-ARGO_TRACKING = "argocd.argoproj.io/tracking-id"
-FLUX_LABELS = ("kustomize.toolkit.fluxcd.io/name", "kustomize.toolkit.fluxcd.io/namespace")
+def trim_pod(pod: Mapping[str, Any]) -> dict[str, Any]:
+    """What the reconciler keeps of a pod: identity, labels, ownership and container states — no spec.
+
+    A pod's spec repeats MX_CONFIG, whose size grows with the job; caching specs of a 10,000-worker job
+    would hold gigabytes."""
+    metadata = pod.get("metadata") or {}
+    status = pod.get("status") or {}
+    kept_metadata = {k: metadata[k] for k in ("name", "namespace", "uid", "resourceVersion", "labels",
+                                                "deletionTimestamp") if k in metadata}
+    annotations = {k: v for k, v in (metadata.get("annotations") or {}).items() if k == ARGO_TRACKING}
+    if annotations:
+        kept_metadata["annotations"] = annotations
+    kept_status = {k: status[k] for k in ("phase", "reason") if k in status}
+    kept_status["containerStatuses"] = [
+        {k: c[k] for k in ("name", "restartCount", "state", "lastState") if k in c}
+        for c in status.get("containerStatuses") or []]
+    return {"apiVersion": pod.get("apiVersion", "v1"), "kind": "Pod", "metadata": kept_metadata,
+            "status": kept_status}
+
+
 
 
 def ownership_of(metadata: Mapping[str, Any]) -> dict[str, Any]:

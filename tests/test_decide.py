@@ -212,3 +212,22 @@ def test_job_annotation_overrides_the_table() -> None:
     failed = pod("Worker", 0, "Failed", exit_code=1, finished_at=NOW)
     assert DeletePod(failed.name, failed.uid, "restart") in decide(job, with_pod(running(job), failed), NOW,
                                                                     status).actions
+
+
+def test_the_pod_cache_keeps_what_decisions_need_and_no_spec() -> None:
+    from reconciler.state import trim_pod
+
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "j-worker-0", "namespace": "ml", "uid": "u1", "resourceVersion": "7",
+                        "labels": {"training.kubeflow.org/replica-type": "worker",
+                                   "training.kubeflow.org/replica-index": "0"},
+                        "annotations": {"argocd.argoproj.io/tracking-id": "app:/Pod:ml/j-worker-0", "big": "x" * 99},
+                        "managedFields": [{"manager": "kubectl"}]},
+           "spec": {"containers": [{"name": "mxnet", "env": [{"name": "MX_CONFIG", "value": "{" * 10_000}]}]},
+           "status": {"phase": "Failed", "podIP": "10.0.0.1", "containerStatuses": [
+               {"name": "mxnet", "restartCount": 2, "image": "i", "state": {"terminated": {"exitCode": 137}}}]}}
+    trimmed = trim_pod(pod)
+    assert "spec" not in trimmed and "managedFields" not in trimmed["metadata"]
+    assert trimmed["metadata"]["annotations"] == {"argocd.argoproj.io/tracking-id": "app:/Pod:ml/j-worker-0"}
+    types = {"worker": "Worker"}
+    assert PodView.from_object(trimmed, types) == PodView.from_object(pod, types)
