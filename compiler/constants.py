@@ -41,10 +41,8 @@ CASE_NORMALISED_TYPES: Final = (SCHEDULER, SERVER, WORKER)
 
 MX_TRAIN: Final = "MXTrain"
 MX_TUNE: Final = "MXTune"
-JOB_MODES: Final = (MX_TRAIN, MX_TUNE)
 
 RESTART_POLICIES: Final = ("Always", "OnFailure", "Never", "ExitCode")
-CLEAN_POD_POLICIES: Final = ("All", "Running", "None")
 
 # Longest name Kubernetes accepts for a Service or a label value.
 MAX_DNS_LABEL: Final = 63

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 PathPart = str | int
 JsonPath = tuple[PathPart, ...]
@@ -146,20 +146,3 @@ def _plain_key(key: str) -> bool:
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.severity is Severity.ERROR for d in diagnostics)
-
-
-@dataclass(slots=True)
-class Collector:
-    """Accumulates diagnostics for one document while rules run; nothing is raised."""
-
-    items: list[Diagnostic] = field(default_factory=list)
-
-    def add(self, diagnostic: Diagnostic) -> None:
-        self.items.append(diagnostic)
-
-    def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
-        self.items.extend(diagnostics)
-
-    @property
-    def failed(self) -> bool:
-        return has_errors(self.items)

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
-
-from compiler.diagnostics import PathPart
 
 
 def copy_json(value: Any) -> Any:
@@ -15,19 +12,6 @@ def copy_json(value: Any) -> Any:
     if isinstance(value, list):
         return [copy_json(item) for item in value]
     return value
-
-
-def get_in(value: Any, path: Sequence[PathPart]) -> Any:
-    """Follow a path; None when any step is missing or has the wrong type."""
-    current = value
-    for part in path:
-        if isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
-            current = current[part]
-        elif isinstance(current, dict) and isinstance(part, str):
-            current = current.get(part)
-        else:
-            return None
-    return current
 
 
 def as_dict(value: Any) -> dict[str, Any]:

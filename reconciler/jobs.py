@@ -6,7 +6,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from compiler import constants as c
 from compiler.gang import GangScheduler
 from compiler.pipeline import CompiledJob, RenderOptions, compile_documents
 from compiler.source import SourceDocument
@@ -22,10 +21,6 @@ class JobError(ValueError):
 class LiveJob:
     obj: dict[str, Any]
     view: JobView
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.view.namespace, self.view.name)
 
 
 def _compile(obj: dict[str, Any], options: RenderOptions) -> Any:
@@ -91,6 +86,3 @@ def rendered_pod(obj: dict[str, Any], name: str, options: RenderOptions) -> dict
             return dict(manifest)
     return None
 
-
-def config_map_name(job: LiveJob) -> str:
-    return f"{job.view.name}{c.CONFIGMAP_SUFFIX}"
