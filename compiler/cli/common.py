@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.cli.exits import FINDINGS, USAGE, Exit, fail
-from compiler.cli.inputs import read_inputs
+from compiler.cli.inputs import Inputs, read_inputs
 from compiler.cli.report import report
 from compiler.diagnostics import has_errors
 from compiler.emit import write_json_list, write_yaml_stream
@@ -32,15 +32,21 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def build_plan(paths: Sequence[str], options: RenderOptions, *, quiet: bool, defaults: bool = True,
-               skip: Sequence[Path] = ()) -> Plan:
-    """Compile every input; on any error print all diagnostics and stop with exit 1 before writing anything."""
-    inputs = read_inputs(paths, skip)
+def compile_inputs(inputs: Inputs, options: RenderOptions, *, quiet: bool, failure: int = FINDINGS,
+                   defaults: bool = True) -> Plan:
+    """Compile read inputs; on any error print every diagnostic and stop with `failure` before any output."""
     plan = compile_documents(inputs.documents, options, defaults=defaults)
     diagnostics = [*inputs.diagnostics, *plan.diagnostics]
     report(diagnostics, quiet=quiet)
     if has_errors(diagnostics):
-        raise Exit(FINDINGS)
+        raise Exit(failure)
+    return plan
+
+
+def build_plan(paths: Sequence[str], options: RenderOptions, *, quiet: bool, defaults: bool = True,
+               skip: Sequence[Path] = ()) -> Plan:
+    """Read and compile every input (exit 1 on errors); an input without objects is a usage error."""
+    plan = compile_inputs(read_inputs(paths, skip), options, quiet=quiet, defaults=defaults)
     if not plan.items:
         raise fail("the input holds no Kubernetes objects; refusing to print an empty stream "
                    "(Argo CD would prune everything)", USAGE)
@@ -77,7 +83,8 @@ class _HeldBack:
 
 
 def write_stream(manifests: Iterable[dict[str, Any]], fmt: str) -> None:
-    """Write the whole stream to stdout as UTF-8; nothing reaches stdout before rendering is done (up to 64 MiB)."""
+    """Write the whole stream to stdout as UTF-8; nothing reaches stdout before rendering is done (up to the
+    holding limit)."""
     out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n", write_through=False)
     try:
         held = _HeldBack(out)

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import click
 
-from compiler.cli.common import paused_gc
+from compiler.cli.common import compile_inputs, paused_gc
 from compiler.cli.diffreport import FORMATS
 from compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
+from compiler.cli.inputs import Inputs
 from compiler.cli.options import render_options
 from compiler.pipeline import Manifest, RenderOptions
 
@@ -124,16 +125,6 @@ def _live_sides(paths: tuple[str, ...], base: str | None, head: str | None, kube
     return old, new, "cluster", head or "working tree"
 
 
-def _render(inputs: object, options: RenderOptions) -> list[Manifest]:
-    from compiler.cli.inputs import Inputs
-    from compiler.cli.report import report
-    from compiler.diagnostics import Severity, has_errors
-    from compiler.pipeline import compile_documents
-
-    assert isinstance(inputs, Inputs)
-    plan = compile_documents(inputs.documents, options)
-    diagnostics = [*inputs.diagnostics, *plan.diagnostics]
-    if has_errors(diagnostics):
-        report([d for d in diagnostics if d.severity is Severity.ERROR])
-        raise Exit(USAGE)
-    return list(plan.manifests())
+def _render(inputs: Inputs, options: RenderOptions) -> list[Manifest]:
+    """One side, rendered; an invalid spec on either side is an error (exit 2), as in kubectl diff."""
+    return list(compile_inputs(inputs, options, quiet=True, failure=USAGE).manifests())
