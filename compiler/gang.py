@@ -41,6 +41,12 @@ class GangScheduler:
             return cls(GangKind.SCHEDULER_PLUGINS, scheduler or DEFAULT_PLUGINS_SCHEDULER)
         raise ValueError(f"{text!r}: use volcano, scheduler-plugins or scheduler-plugins=NAME")
 
+    def __str__(self) -> str:
+        """The text `parse` reads back: `volcano`, `scheduler-plugins=NAME`."""
+        if self.kind is GangKind.VOLCANO:
+            return self.kind.value
+        return f"{self.kind.value}={self.scheduler_name}"
+
 
 @dataclass(frozen=True, slots=True)
 class Gang:

@@ -83,9 +83,7 @@ class Plan:
         check = target is Target.FLUX and "${" in json.dumps(job.document, ensure_ascii=False)
         render = {"target": target.value}
         if gang is not None:
-            scheduler = gang.scheduler
-            render["gangScheduler"] = (scheduler.kind.value if scheduler.kind.value == scheduler.scheduler_name
-                                       else f"{scheduler.kind.value}={scheduler.scheduler_name}")
+            render["gangScheduler"] = str(gang.scheduler)
         for manifest in expand(job, include_job=self.options.include_job, gang=gang, render=render):
             yield decorate(manifest, target, check) if target is not Target.PLAIN else manifest
 

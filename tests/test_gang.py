@@ -106,3 +106,9 @@ def test_parse_quantity_rejects_garbage() -> None:
     assert parse_quantity("2Ki") == (Decimal(2048), True)
     with pytest.raises(QuantityError):
         parse_quantity("lots")
+
+
+@pytest.mark.parametrize("text", ["volcano", "scheduler-plugins=coscheduler",
+                                  "scheduler-plugins=scheduler-plugins-scheduler"])
+def test_gang_scheduler_text_round_trips(text: str) -> None:
+    assert str(GangScheduler.parse(text)) == text
