@@ -66,9 +66,9 @@ class Applier:
             self.writer.delete("v1", "Pod", namespace, action.name, action.uid or None)
             where = {"job": f"{namespace}/{job['metadata']['name']}"}
             log.info(f"deleted pod {action.name}: {action.reason}", extra=where)
-        elif isinstance(action, CreatePod) and self.settings.recreate:
+        elif isinstance(action, CreatePod):
             self._recreate(job, namespace, action)
-        elif isinstance(action, Nudge) and not self.settings.recreate:
+        elif isinstance(action, Nudge):
             self._nudge(namespace, pods.get(action.pod))
 
     def _recreate(self, job: dict[str, Any], namespace: str, action: CreatePod) -> None:

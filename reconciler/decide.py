@@ -65,6 +65,7 @@ class _Work:
     now: datetime
     conditions: list[Condition]
     status: dict[str, Any]
+    recreate: bool = True  # who brings a deleted pod back: we (CreatePod), or the GitOps engine (Nudge)
     actions: list[Action] = field(default_factory=list)
     exits: list[tuple[str, int | None, str]] = field(default_factory=list)
     requeue: float | None = None
@@ -79,14 +80,14 @@ class _Work:
 def decide(job: JobView, pods: Sequence[PodView], now: datetime, previous: Mapping[str, Any],
            table: ExitTable | None = None, recreate: bool = True) -> Plan:
     work = _Work(job, now, [Condition.from_dict(x) for x in previous.get("conditions") or []],
-                 {k: v for k, v in previous.items() if k != "conditions"})
+                 {k: v for k, v in previous.items() if k != "conditions"}, recreate)
     work.status["replicaStatuses"] = _replica_statuses(job, pods)
     if is_finished(work.conditions):
         _clean_up(work, pods)
     elif job.suspend:
         _suspend(work, pods)
     else:
-        _run(work, pods, table_for_job(job.annotations, table or ExitTable()), recreate)
+        _run(work, pods, table_for_job(job.annotations, table or ExitTable()))
     status = {**work.status, "conditions": [x.to_dict() for x in work.conditions]}
     return Plan(status, tuple(work.actions), work.requeue, tuple(work.exits))
 
@@ -136,7 +137,7 @@ def _suspend(work: _Work, pods: Sequence[PodView]) -> None:
         counts.pop("active", None)
 
 
-def _run(work: _Work, pods: Sequence[PodView], table: ExitTable, recreate: bool) -> None:
+def _run(work: _Work, pods: Sequence[PodView], table: ExitTable) -> None:
     name = work.job.name
     if not any(x.type == "Created" for x in work.conditions):
         work.condition("Created", "MXJobCreated", f"MXJob {name} is created.")
@@ -150,7 +151,7 @@ def _run(work: _Work, pods: Sequence[PodView], table: ExitTable, recreate: bool)
     observed = {pod.name for pod in pods}
     # A restarted pod that is gone: recreate it (recreate mode) from the rendering, with its ownership metadata.
     for pod_name, record in sorted(restarts.items()):
-        if pod_name not in observed and record.get("pending") and recreate:
+        if pod_name not in observed and record.get("pending") and work.recreate:
             work.actions.append(CreatePod(pod_name, record.get("keep") or {}))
     for pod_name, record in list(restarts.items()):
         replacement = _uid(pods, pod_name)
@@ -207,7 +208,8 @@ def _failed_pod(work: _Work, pod: PodView, table: ExitTable, restarts: dict[str,
                           "pending": True, "keep": dict(pod.ownership) or record.get("keep") or {}}
     work.actions.append(_exit_event(work, pod, verdict))
     work.actions.append(DeletePod(pod.name, pod.uid, "restart"))
-    work.actions.append(Nudge(pod.name))
+    if not work.recreate:
+        work.actions.append(Nudge(pod.name))
     work.condition("Restarting", "MXJobRestarting",
                    f"job {work.job.name} is restarting because {pod.replica_type} replica(s) failed.")
     work.actions.append(Event("Warning", "MXJobRestarting", f"restarting pod {pod.name}"))

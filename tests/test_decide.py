@@ -77,7 +77,9 @@ def test_retryable_exit_restarts_and_is_counted_once() -> None:
     failed = pod("Worker", 1, "Failed", exit_code=137, finished_at=NOW)
     plan = decide(job, with_pod(running(job), failed), NOW, status)
     assert DeletePod(failed.name, failed.uid, "restart") in plan.actions
-    assert Nudge(failed.name) in plan.actions
+    assert Nudge(failed.name) not in plan.actions  # recreate mode brings the pod back itself
+    gitops = decide(job, with_pod(running(job), failed), NOW, status, recreate=False)
+    assert Nudge(failed.name) in gitops.actions
     assert conditions(plan)[-1] == ("Restarting", "True", "MXJobRestarting")
     assert plan.status["restartCounts"] == {"Worker": 1}
     assert plan.exits == (("Worker", 137, "retryable"),)
