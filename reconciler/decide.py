@@ -161,7 +161,7 @@ def _run(work: _Work, pods: Sequence[PodView], table: ExitTable) -> None:
     for pod in sorted(pods, key=lambda p: (p.replica_type, p.index)):
         if pod.phase != "Failed" or pod.deleting:
             continue
-        outcome = _failed_pod(work, pod, table, restarts)
+        outcome = _failed_pod(work, pod, pods, table, restarts)
         if outcome == "fail":
             failed_types[pod.replica_type] = failed_types.get(pod.replica_type, 0) + 1
     work.status["podRestarts"] = restarts
@@ -180,7 +180,8 @@ def _uid(pods: Sequence[PodView], name: str) -> str | None:
     return next((p.uid for p in pods if p.name == name), None)
 
 
-def _failed_pod(work: _Work, pod: PodView, table: ExitTable, restarts: dict[str, Any]) -> str:
+def _failed_pod(work: _Work, pod: PodView, pods: Sequence[PodView], table: ExitTable,
+                restarts: dict[str, Any]) -> str:
     """'restart', 'wait' (back-off), 'fail', or 'done' (already acted on)."""
     policy = work.job.replicas[pod.replica_type].restart_policy
     verdict = table.classify(pod.exit_code, pod.reason)
@@ -193,7 +194,7 @@ def _failed_pod(work: _Work, pod: PodView, table: ExitTable, restarts: dict[str,
         work.actions.append(_exit_event(work, pod, verdict))
         return "fail"
     limit = work.job.backoff_limit
-    if limit is not None and _total_restarts(restarts, [pod]) >= limit:
+    if limit is not None and _total_restarts(restarts, pods) >= limit:  # the same count _past_backoff uses
         work.exits.append((pod.replica_type, pod.exit_code, verdict.value))
         return "backoff"
     previous = int(record.get("count", 0))

@@ -233,3 +233,12 @@ def test_the_pod_cache_keeps_what_decisions_need_and_no_spec() -> None:
     assert trimmed["metadata"]["annotations"] == {"argocd.argoproj.io/tracking-id": "app:/Pod:ml/j-worker-0"}
     types = {"worker": "Worker"}
     assert PodView.from_object(trimmed, types) == PodView.from_object(pod, types)
+
+
+def test_backoff_limit_counts_in_place_restarts_of_other_pods() -> None:
+    job = train(backoff_limit=2)
+    pods = with_pod(running(job), pod("Server", 0, restart_count=2))  # the kubelet restarted it twice
+    status = decide(job, pods, NOW, {}).status
+    plan = decide(job, with_pod(pods, pod("Worker", 0, "Failed", exit_code=137, finished_at=NOW)), NOW, status)
+    assert conditions(plan)[-1] == ("Failed", "True", "MXJobFailed")
+    assert not [a for a in plan.actions if isinstance(a, DeletePod) and a.reason == "restart"]
