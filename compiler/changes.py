@@ -88,13 +88,11 @@ def job_of(obj: Manifest) -> str:
 
 
 def _index(objects: Iterable[Manifest], options: DiffOptions) -> dict[Identity, Manifest]:
-    index: dict[Identity, Manifest] = {}
-    for obj in objects:
-        ident = identity(obj)
-        group = ident[0].rpartition("/")[0]
-        if ident[1] in options.ignore_kinds or f"{group}/{ident[1]}" in options.ignore_kinds:
-            continue
-        index[ident] = obj
+    index = {identity(obj): obj for obj in objects}
+    if options.ignore_kinds:
+        kinds = options.ignore_kinds
+        index = {i: o for i, o in index.items()
+                 if i[1] not in kinds and f"{i[0].rpartition('/')[0]}/{i[1]}" not in kinds}
     return index
 
 

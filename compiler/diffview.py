@@ -101,7 +101,8 @@ def _mask(value: Any) -> str:
 
 
 def _ignored(path: tuple[str, ...], options: ViewOptions) -> bool:
-    return path in options.exact or any(p.matches(path) for p in options.ignores)
+    return bool(options.exact or options.ignores) and (
+        path in options.exact or any(p.matches(path) for p in options.ignores))
 
 
 def normalise(obj: dict[str, Any], options: ViewOptions) -> dict[str, Any]:
@@ -116,7 +117,7 @@ def _walk(value: Any, path: tuple[str, ...], options: ViewOptions, secret: bool)
         out: dict[str, Any] = {}
         for key, item in value.items():
             child = (*path, str(key))
-            if (options.exact or options.ignores) and _ignored(child, options):
+            if _ignored(child, options):
                 continue
             if secret and len(child) == 2 and child[0] in ("data", "stringData"):
                 out[key] = _mask(item)
@@ -132,7 +133,7 @@ def _walk(value: Any, path: tuple[str, ...], options: ViewOptions, secret: bool)
         for item in value:
             key = item_key(candidate, item)
             child = (*path, key)
-            if not ((options.exact or options.ignores) and _ignored(child, options)):
+            if not _ignored(child, options):
                 keyed[key] = _walk(item, child, options, secret)
         return keyed
     return value
@@ -186,8 +187,7 @@ def denormalise(value: Any, order_like: Any = None, compare: Any = None) -> Any:
 
 
 def display_segment(container: Any, key: str) -> str:
-    if isinstance(container, KeyedList):
-        return f"[{key}]"
-    if isinstance(container, list):
+    """`[key]` for list items (keyed or by position), `.key` for map fields."""
+    if isinstance(container, KeyedList | list):
         return f"[{key}]"
     return f".{key}" if re.fullmatch(r"[A-Za-z0-9_-]+", key) else f'["{key}"]'

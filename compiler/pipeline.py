@@ -107,7 +107,7 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
                                                       "item of a List, needs apiVersion, kind and metadata.name"),
                                                 document, prefix, None))
                 continue
-            if is_mxjob(obj) and _job_key(obj) not in rendered:
+            if is_mxjob(obj) and identity(obj)[2:] not in rendered:
                 compiled, found = _compile_job(obj, options, defaults, priorities, sources)
                 located = [_locate(d, document, prefix, compiled.conversion if compiled else None) for d in found]
                 plan.diagnostics.extend(located)
@@ -144,12 +144,6 @@ def _not_an_object(obj: Any) -> str:
     return f"not a Kubernetes object: no {', '.join(missing)}" if missing else ""
 
 
-def _job_key(obj: Manifest) -> tuple[str, str]:
-    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    assert isinstance(metadata, dict)
-    return (str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
-
-
 def rendered_jobs(documents: Sequence[SourceDocument]) -> set[tuple[str, str]]:
     """Jobs whose ConfigMap is present: the input is a rendering, not a spec, for those."""
     found: set[tuple[str, str]] = set()
@@ -159,7 +153,7 @@ def rendered_jobs(documents: Sequence[SourceDocument]) -> set[tuple[str, str]]:
                 continue
             labels = (obj.get("metadata") or {}).get("labels") if isinstance(obj.get("metadata"), dict) else None
             if obj.get("kind") == "ConfigMap" and isinstance(labels, dict) and c.LABEL_JOB_NAME in labels:
-                found.add((_job_key(obj)[0], str(labels[c.LABEL_JOB_NAME])))
+                found.add((identity(obj)[2], str(labels[c.LABEL_JOB_NAME])))
     return found
 
 
@@ -220,8 +214,9 @@ def _locate(diagnostic: Diagnostic, document: SourceDocument, prefix: JsonPath,
 
 
 def identity(obj: Manifest) -> Identity:
-    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    assert isinstance(metadata, dict)
+    metadata = obj.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = {}
     return (str(obj.get("apiVersion", "")), str(obj.get("kind", "")), str(metadata.get("namespace") or ""),
             str(metadata.get("name") or metadata.get("generateName") or ""))
 
