@@ -55,9 +55,7 @@ def diff(paths: tuple[str, ...], base: str | None, head: str | None, live: bool,
     1 differences, 2 error (as kubectl diff).
     """
     from compiler.changes import DiffOptions, diff_manifests
-    from compiler.cli.diffreport import DiffReport, reporter
-    from compiler.cli.diffreport.markdown import MarkdownReporter
-    from compiler.cli.diffreport.text import TextReporter
+    from compiler.cli.diffreport import DiffReport, Presentation, reporter
     from compiler.diffview import ViewOptions
 
     with guarded(), paused_gc():
@@ -72,9 +70,7 @@ def diff(paths: tuple[str, ...], base: str | None, head: str | None, live: bool,
             old, new, base_label, head_label = _sides(paths, base, head, options)
         changes = diff_manifests(old, new, DiffOptions(view, frozenset(ignore_kinds)))
         report = DiffReport(changes, base_label, head_label, context)
-        writer = (MarkdownReporter(max_length, split_dir, summary_only) if fmt == "markdown"
-                  else TextReporter(colour) if fmt == "text" else reporter(fmt))
-        writer.write(report, sys.stdout)
+        reporter(fmt, Presentation(colour, max_length, split_dir, summary_only)).write(report, sys.stdout)
         raise Exit(OK if exit_zero or not report.differences else FINDINGS)
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol, TextIO
 
 from compiler.changes import ObjectChange, ObjectStatus
@@ -30,12 +32,27 @@ class Reporter(Protocol):
     def write(self, report: DiffReport, out: TextIO) -> None: ...
 
 
-def reporter(name: str) -> Reporter:
+@dataclass(frozen=True, slots=True)
+class Presentation:
+    """How the chosen reporter should present (each reporter reads the settings it has a use for)."""
+
+    colour: str = "auto"
+    max_length: int = 65_536
+    split_dir: Path | None = None
+    summary_only: bool = False
+
+
+def reporter(name: str, presentation: Presentation | None = None) -> Reporter:
     from compiler.cli.diffreport import brief, json_report, markdown, text
 
-    registry: dict[str, Reporter] = {"text": text.TextReporter(), "markdown": markdown.MarkdownReporter(),
-                                     "json": json_report.JsonReporter(), "brief": brief.BriefReporter()}
-    return registry[name]
+    how = presentation or Presentation()
+    factories: dict[str, Callable[[], Reporter]] = {
+        "text": lambda: text.TextReporter(how.colour),
+        "markdown": lambda: markdown.MarkdownReporter(how.max_length, how.split_dir, how.summary_only),
+        "json": json_report.JsonReporter,
+        "brief": brief.BriefReporter,
+    }
+    return factories[name]()
 
 
 def unified(change: ObjectChange, context: int) -> list[str]:
