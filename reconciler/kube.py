@@ -102,19 +102,10 @@ class Cluster:
         return result
 
     def list(self, api_version: str, kind: str, namespace: str | None, label_selector: str) -> list[dict[str, Any]]:
-        resource = self._resource(api_version, kind)
-        if resource is None:
+        """The items, or none when the cluster does not serve the kind at all."""
+        if self._resource(api_version, kind) is None:
             return []
-        try:
-            found = resource.get(namespace=namespace or None, label_selector=label_selector)
-        except Exception as exc:
-            raise ClusterError(f"list {kind}: {_reason(exc)}") from exc
-        items: list[dict[str, Any]] = found.to_dict().get("items") or []
-        for item in items:
-            item.setdefault("apiVersion", api_version)
-            item.setdefault("kind", kind)
-        return items
-
+        return self.list_with_version(api_version, kind, namespace, label_selector)[0]
 
 def _reason(exc: Exception) -> str:
     status = getattr(exc, "status", None)
