@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from reconciler.kube import Cluster, ClusterError, Conflict, Writer
+from reconciler.state import parse_time
 
 log = logging.getLogger("mxjob.reconcile")
 LEASE_NAME = "mxjob-reconciler"
@@ -15,17 +16,6 @@ LEASE_NAME = "mxjob-reconciler"
 
 def micro_time(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def parse_micro_time(text: object) -> datetime | None:
-    if not isinstance(text, str):
-        return None
-    for pattern in ("%Y-%m-%dT%H:%M:%S.%fZ", "%Y-%m-%dT%H:%M:%SZ"):
-        try:
-            return datetime.strptime(text, pattern).replace(tzinfo=None)
-        except ValueError:
-            continue
-    return None
 
 
 class LeaderElector:
@@ -49,7 +39,7 @@ class LeaderElector:
             self.on_change(leader)
 
     def try_acquire(self) -> bool:
-        now = self.clock().replace(tzinfo=None)
+        now = self.clock()
         lease = self.cluster.get("coordination.k8s.io/v1", "Lease", self.namespace, LEASE_NAME)
         spec = {"holderIdentity": self.identity, "leaseDurationSeconds": self.lease_seconds,
                 "renewTime": micro_time(now)}
@@ -61,7 +51,7 @@ class LeaderElector:
                 return True
             current = lease.get("spec") or {}
             holder = current.get("holderIdentity")
-            renewed = parse_micro_time(current.get("renewTime"))
+            renewed = parse_time(current.get("renewTime"))
             duration = int(current.get("leaseDurationSeconds") or self.lease_seconds)
             expired = renewed is None or renewed + timedelta(seconds=duration) < now
             if holder and holder != self.identity and not expired:

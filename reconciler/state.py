@@ -18,12 +18,15 @@ def timestamp(moment: datetime) -> str:
 
 
 def parse_time(text: Any) -> datetime | None:
+    """A Kubernetes Time or MicroTime (`…T12:00:00Z`, `…T12:00:00.123456Z`) as an aware UTC datetime."""
     if not isinstance(text, str):
         return None
-    try:
-        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-    except ValueError:
-        return None
+    for pattern in ("%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%dT%H:%M:%S.%fZ"):
+        try:
+            return datetime.strptime(text, pattern).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
 
 
 @dataclass(frozen=True, slots=True)
