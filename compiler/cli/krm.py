@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from compiler.cli.exits import FINDINGS, OK, Exit, guarded
-from compiler.cli.options import render_options
+from compiler.cli.options import priority_pairs, render_options
 from compiler.diagnostics import Diagnostic, Severity, format_path
 from compiler.pipeline import RenderOptions
 
@@ -49,8 +49,7 @@ def options_from(config: Any, base: RenderOptions) -> RenderOptions:
     if "gangScheduler" in data:
         changes["gang_scheduler"] = GangScheduler.parse(str(data["gangScheduler"])) if data["gangScheduler"] else None
     if "priorityClasses" in data:
-        pairs = [p.partition("=") for p in str(data["priorityClasses"]).split(",") if p.strip()]
-        changes["priority_classes"] = tuple((name.strip(), int(value)) for name, _, value in pairs)
+        changes["priority_classes"] = priority_pairs(p for p in str(data["priorityClasses"]).split(",") if p.strip())
     if "job" in data:
         changes["include_job"] = str(data["job"]).lower() not in ("false", "no", "0")
     return dataclasses.replace(base, **changes)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
@@ -25,18 +25,26 @@ def parse_gang(_ctx: click.Context, _param: click.Parameter, value: str | None) 
         raise click.BadParameter(str(exc)) from exc
 
 
-def parse_priorities(_ctx: click.Context, _param: click.Parameter,
-                     values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+def priority_pairs(values: Iterable[str]) -> tuple[tuple[str, int], ...]:
+    """`NAME=VALUE` PriorityClass settings (flags or a KRM functionConfig); ValueError names the bad one."""
     parsed: list[tuple[str, int]] = []
     for value in values:
-        name, _, number = value.partition("=")
+        name, _, number = (part.strip() for part in value.partition("="))
         try:
             parsed.append((name, int(number)))
         except ValueError:
-            raise click.BadParameter(f"{value!r}: use NAME=VALUE, VALUE an integer") from None
+            raise ValueError(f"{value!r}: use NAME=VALUE, VALUE an integer") from None
         if not name:
-            raise click.BadParameter(f"{value!r}: use NAME=VALUE")
+            raise ValueError(f"{value!r}: use NAME=VALUE")
     return tuple(parsed)
+
+
+def parse_priorities(_ctx: click.Context, _param: click.Parameter,
+                     values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    try:
+        return priority_pairs(values)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 def check_namespace(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
