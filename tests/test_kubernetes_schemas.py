@@ -2,46 +2,23 @@
 
 from __future__ import annotations
 
-import functools
-import json
-import re
-from pathlib import Path
 from typing import Any
 
-import kubernetes_validate
 import pytest
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
 
 from compiler import RenderOptions, Target
-from compiler.schema import mxjob_schema
+from compiler.kubeschema import schema_errors, validator_for
 from tests.conftest import JOB_EXAMPLE_FILES, REPO
 from tests.helpers import render
 
-KUBERNETES_VERSION = "1.35.0"
-SCHEMAS = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema" / f"v{KUBERNETES_VERSION}-local-strict"
-
-
-@functools.cache
-def _registry() -> Registry:
-    definitions = json.loads((SCHEMAS / "_definitions.json").read_text(encoding="utf-8"))
-    return Resource.from_contents(definitions) @ Registry()
-
-
-@functools.cache
-def validator(kind: str, api_version: str) -> Draft202012Validator:
-    """One validator per kind, built once: kubernetes_validate.validate() re-reads 1.8 MB per call."""
-    group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
-    schema = json.loads((SCHEMAS / f"{kind.lower()}-{group_version}.json").read_text(encoding="utf-8"))
-    return Draft202012Validator(schema, registry=_registry())
+KUBERNETES_VERSION = "1.35"
 
 
 def errors(manifest: dict[str, Any]) -> list[str]:
-    if manifest["kind"] == "MXJob":
-        found = Draft202012Validator(mxjob_schema()).iter_errors(manifest)
-    else:
-        found = validator(manifest["kind"], manifest["apiVersion"]).iter_errors(manifest)
-    return [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in found]
+    """Strict validation with the validators `mxjob validate` uses (built once per kind)."""
+    validator = validator_for(manifest, KUBERNETES_VERSION, strict=True)
+    assert validator is not None, f"no schema for {manifest['kind']}"
+    return [f"{e.pointer}: {e.message}" for e in schema_errors(manifest, validator)]
 
 
 def _example_documents() -> list[dict[str, Any]]:
