@@ -1,4 +1,4 @@
-"""GitOps target decorations: Argo CD sync waves and sync options, Flux force and substitution opt-out."""
+"""GitOps target decorations: Argo CD pod sync options and health opt-in, Flux force and substitution opt-out."""
 
 from __future__ import annotations
 
@@ -6,15 +6,10 @@ import enum
 import json
 from typing import Any
 
-from compiler import constants as c
-
-ARGO_WAVE = "argocd.argoproj.io/sync-wave"
 ARGO_SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
 ARGO_IGNORE_RESTART_POLICY = "argocd.argoproj.io/ignore-restart-policy"
 FLUX_FORCE = "kustomize.toolkit.fluxcd.io/force"
 FLUX_SUBSTITUTE = "kustomize.toolkit.fluxcd.io/substitute"
-# The pod every other pod waits for: the scheduler in training, the tracker in tuning.
-_RENDEZVOUS_ROLES = frozenset({"scheduler", "tunertracker"})
 
 
 class Target(enum.StrEnum):
@@ -29,14 +24,22 @@ def _annotate(manifest: dict[str, Any], extra: dict[str, str]) -> None:
 
 
 def _argocd(manifest: dict[str, Any]) -> dict[str, str]:
+    """Pods only, and never a sync wave (docs/argocd.md, "Why one wave").
+
+    Argo CD's sync engine (gitops-engine pkg/sync/sync_context.go, `syncContext.Sync`) waits for every applied
+    object that is not yet Healthy whenever `syncTasks.multiStep()` (pkg/sync/sync_tasks.go) is true, i.e. when
+    the objects span more than one wave or phase. A running pod with restartPolicy Never/OnFailure is
+    Progressing until it exits (pkg/health/health_pod.go, `getCorev1PodHealth`), so a wave annotation would keep
+    the sync operation running for the whole training run. In one wave the sync ends once everything is
+    applied, and the kind order of `syncTasks.Less` (kindOrder) still creates ConfigMaps and Services before Pods.
+    """
     if manifest["kind"] != "Pod":
-        return {ARGO_WAVE: "-1"}
-    role = manifest["metadata"]["labels"].get(c.LABEL_REPLICA_TYPE)
+        return {}
     return {
-        ARGO_WAVE: "0" if role in _RENDEZVOUS_ROLES else "1",
         # Pod specs are immutable: a changed pod must be deleted and created.
         ARGO_SYNC_OPTIONS: "Force=true,Replace=true",
-        # Without this a running restartPolicy=Never pod stays Progressing and the next wave never starts.
+        # Argo CD 3.6+ (common.AnnotationIgnoreRestartPolicy): a running pod is judged like a long-running one,
+        # so the app is Healthy rather than Progressing while training runs. Earlier releases ignore it.
         ARGO_IGNORE_RESTART_POLICY: "true",
     }
 
@@ -52,10 +55,11 @@ def _flux(manifest: dict[str, Any], check_substitution: bool) -> dict[str, str]:
 
 def decorate(manifest: dict[str, Any], target: Target, check_substitution: bool) -> dict[str, Any]:
     """Add the target's annotations to a freshly generated manifest (its metadata dict is never shared)."""
+    extra: dict[str, str] = {}
     if target is Target.ARGOCD:
-        _annotate(manifest, _argocd(manifest))
+        extra = _argocd(manifest)
     elif target is Target.FLUX:
         extra = _flux(manifest, check_substitution)
-        if extra:
-            _annotate(manifest, extra)
+    if extra:
+        _annotate(manifest, extra)
     return manifest

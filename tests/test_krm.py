@@ -52,7 +52,7 @@ def test_function_config_overrides_flags() -> None:
     assert kinds == ["ConfigMap", "PodGroup", "Service", "Pod"]
     pod = output["items"][-1]
     assert pod["metadata"]["namespace"] == "ml"
-    assert pod["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] == "1"
+    assert pod["metadata"]["annotations"]["argocd.argoproj.io/sync-options"] == "Force=true,Replace=true"
     assert pod["spec"]["schedulerName"] == "volcano"
 
 
@@ -135,7 +135,7 @@ def test_through_kpt(tmp_path: Path) -> None:
     pods = [i for i in items if i["kind"] == "Pod"]
     assert [p["metadata"]["name"] for p in pods] == ["k-scheduler-0", "k-server-0", "k-worker-0", "k-worker-1"]
     assert all(p["metadata"]["namespace"] == "ml" for p in pods)
-    assert [p["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"] for p in pods] == ["0", "1", "1", "1"]
+    assert all(p["metadata"]["annotations"]["argocd.argoproj.io/ignore-restart-policy"] == "true" for p in pods)
     assert PASSTHROUGH["metadata"]["name"] in [i["metadata"]["name"] for i in items]
 
 
