@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from compiler.cli.exits import USAGE, fail, guarded
+from compiler.cli.exits import FINDINGS, USAGE, fail, guarded
+from reconciler.jobs import DEFAULT_MAX_PODS
 
 
 class _JsonFormatter(logging.Formatter):
@@ -57,14 +58,32 @@ def configure_logging(fmt: str) -> None:
 @click.option("--health-address", default=":8081", show_default=True, help="/healthz and /readyz address.")
 @click.option("--leader-election/--no-leader-election", default=True, show_default=True,
               help="Act only while holding a coordination.k8s.io Lease (run two replicas safely).")
-@click.option("--leader-election-namespace", default="default", show_default=True, envvar="POD_NAMESPACE")
+@click.option("--leader-election-namespace", envvar="POD_NAMESPACE",
+              help="Where the Lease lives (default: the in-cluster namespace, else the kubeconfig context's).")
+@click.option("--leader-election-timings", default="15,10,2", show_default=True, metavar="LEASE,RENEW,RETRY",
+              help="Lease duration, renew deadline and retry period in seconds (lease > renew > retry).")
+@click.option("--workers", type=click.IntRange(1, 64), default=4, show_default=True,
+              help="Jobs reconciled at the same time (one job is never worked on twice at once).")
+@click.option("--watch-timeout", type=click.IntRange(1, 3600), default=60, show_default=True,
+              help="Server-side watch timeout (s); a watch silent this long plus 10 s is re-listed, and "
+                   "/healthz fails after twice this plus 30 s of silence.")
+@click.option("--max-pods", type=click.IntRange(1), default=DEFAULT_MAX_PODS, show_default=True,
+              help="Refuse (Event + Refused condition) a job with more pods, or more replicas of one type.")
+@click.option("--pass-timeout", type=click.FloatRange(1), default=60.0, show_default=True,
+              help="--once: how long the pass may take, retries and restarts included.")
 def reconcile(kubeconfig: str | None, kube_context: str | None, namespaces: tuple[str, ...], once: bool,
               dry_run: bool, log_format: str, restart_mode: str, exit_codes: str, argocd_namespace: str,
               metrics_address: str, health_address: str, leader_election: bool,
-              leader_election_namespace: str) -> None:
-    """Watch MXJobs and their pods; write status, restart pods whose exit code is retryable."""
+              leader_election_namespace: str | None, leader_election_timings: str, workers: int,
+              watch_timeout: int, max_pods: int, pass_timeout: float) -> None:
+    """Watch MXJobs and their pods; write status, restart pods whose exit code is retryable.
+
+    Exit codes: 0 done (--once: every job reconciled); 1 (--once) some jobs could not be reconciled (each
+    is named on stderr: invalid, refused as too large, or an API error that outlasted the pass's retries);
+    2 usage or environment (bad flags, no cluster, cannot list jobs); 3 a bug in mxjob."""
     from reconciler.apply import ApplySettings
     from reconciler.exitcodes import ExitTable
+    from reconciler.jobs import Bounds
     from reconciler.kube import Cluster, ClusterError
     from reconciler.runner import Reconciler, Settings
 
@@ -74,18 +93,65 @@ def reconcile(kubeconfig: str | None, kube_context: str | None, namespaces: tupl
             table = ExitTable.parse(exit_codes)
         except ValueError as exc:
             raise fail(f"--exit-codes {exc}", USAGE) from None
+        timings = _timings(leader_election_timings)
         settings = Settings(tuple(namespaces), table,
-                            ApplySettings(dry_run, restart_mode == "recreate", argocd_namespace))
+                            ApplySettings(dry_run, restart_mode == "recreate", argocd_namespace),
+                            Bounds(max_pods, max_pods))
         try:
             cluster = Cluster.connect(kubeconfig, kube_context)
             reconciler = Reconciler(cluster, settings)
             if once:
-                plans = reconciler.run_once()
-                logging.getLogger("mxjob.reconcile").info(f"one pass done: {len(plans)} jobs")
+                _once(reconciler, pass_timeout)
                 return
-            from reconciler.controller import serve
+            from reconciler.controller import identity, serve
+            from reconciler.leader import LeaderElector
 
-            serve(reconciler, metrics_address, health_address,
-                  leader_election_namespace if leader_election else None)
+            elector = None
+            if leader_election:
+                namespace = leader_election_namespace or lease_namespace(kubeconfig, kube_context)
+                elector = LeaderElector(cluster, namespace, identity(), reconciler.clock, *timings)
+            serve(reconciler, metrics_address, health_address, elector, workers=workers,
+                  watch_timeout=watch_timeout)
         except ClusterError as exc:
             raise fail(str(exc), USAGE) from None
+
+
+def _once(reconciler: Any, timeout: float) -> None:
+    problems = reconciler.run_once(timeout)
+    logger = logging.getLogger("mxjob.reconcile")
+    for (namespace, name), problem in sorted(problems.items()):
+        logger.error(f"not reconciled: {problem}", extra={"job": f"{namespace}/{name}"})
+    if problems:
+        raise fail(f"{len(problems)} job(s) could not be reconciled in this pass", FINDINGS)
+    logger.info("one pass done: every job reconciled")
+
+
+def _timings(text: str) -> tuple[int, float, float]:
+    try:
+        first, second, third = text.split(",")
+        lease, renew, retry = int(first), float(second), float(third)
+    except ValueError:
+        raise fail(f"--leader-election-timings {text!r}: LEASE,RENEW,RETRY (whole seconds, then seconds)",
+                   USAGE) from None
+    if not 0 < retry < renew < lease:
+        raise fail("--leader-election-timings: the lease must outlast the renew deadline, which must "
+                   "outlast the retry period", USAGE)
+    return lease, renew, retry
+
+
+IN_CLUSTER_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+
+def lease_namespace(kubeconfig: str | None, context: str | None, in_cluster_file: str = IN_CLUSTER_NAMESPACE) -> str:
+    """The in-cluster namespace file (the Role that grants the Lease lives there), else the namespace of the
+    kubeconfig context, else `default` — the order client-go's clientcmd uses for a namespace."""
+    try:
+        with open(in_cluster_file, encoding="utf-8") as handle:
+            found = handle.read().strip()
+        if found:
+            return found
+    except OSError:
+        pass
+    from reconciler.kube import context_namespace
+
+    return context_namespace(kubeconfig, context) or "default"

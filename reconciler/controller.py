@@ -1,5 +1,6 @@
-"""The long-running reconciler: list+watch caches for MXJobs and their pods, a work queue with delayed
-requeues, leader election, /metrics, /healthz and /readyz, and a graceful stop on SIGTERM."""
+"""The long-running reconciler: list+watch caches for MXJobs and their pods, a keyed work queue with delayed
+requeues served by a small worker pool, leader election with fencing, /metrics, /healthz and /readyz, and a
+graceful stop on SIGTERM."""
 
 from __future__ import annotations
 
@@ -17,15 +18,15 @@ from typing import Any
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from compiler import constants as c
-from reconciler.kube import ClusterError, Gone
+from reconciler.kube import ClusterError, Fenced, Gone
 from reconciler.leader import LeaderElector
-from reconciler.runner import POD_SELECTOR, Reconciler
+from reconciler.runner import POD_SELECTOR, Key, Reconciler, Result, retry_delay
 from reconciler.state import trim_pod
 
 log = logging.getLogger("mxjob.reconcile")
 WATCH_TIMEOUT_SECONDS = 60
 BACKOFF_MIN, BACKOFF_MAX = 0.2, 30.0
-Key = tuple[str, str]
+WORKERS = 4
 
 
 def _meta(obj: dict[str, Any]) -> dict[str, Any]:
@@ -39,8 +40,11 @@ class Informer:
 
     def __init__(self, reconciler: Reconciler, api_version: str, kind: str, namespace: str | None, selector: str,
                  on_change: Callable[[dict[str, Any], bool], None], stop: threading.Event,
-                 keep: Callable[[dict[str, Any]], dict[str, Any]] = lambda obj: obj) -> None:
+                 keep: Callable[[dict[str, Any]], dict[str, Any]] = lambda obj: obj,
+                 watch_timeout: int = WATCH_TIMEOUT_SECONDS) -> None:
         self.reconciler = reconciler
+        self.watch_timeout = watch_timeout
+        self.last_seen = time.monotonic()  # the last list, event, bookmark or clean end of a watch
         self.keep = keep
         self.api_version, self.kind, self.namespace, self.selector = api_version, kind, namespace, selector
         self.on_change = on_change
@@ -74,9 +78,11 @@ class Informer:
                 for obj in gone:
                     self.on_change(obj, True)
                 self.synced.set()
+                self.last_seen = time.monotonic()
                 delay = BACKOFF_MIN
                 while not self.stop.is_set():
                     version = self._watch(version)
+                    self.last_seen = time.monotonic()
                     metrics.watch_restarts.labels(self.kind, "timeout").inc()
             except Gone:
                 metrics.watch_restarts.labels(self.kind, "gone").inc()
@@ -87,9 +93,13 @@ class Informer:
                 self.stop.wait(delay)
                 delay = min(delay * 2, BACKOFF_MAX)
 
+    def silent_for(self) -> float:
+        return time.monotonic() - self.last_seen
+
     def _watch(self, version: str) -> str:
         for event in self.reconciler.cluster.watch(self.api_version, self.kind, self.namespace, self.selector,
-                                                   version, WATCH_TIMEOUT_SECONDS):
+                                                   version, self.watch_timeout):
+            self.last_seen = time.monotonic()
             if self.stop.is_set():
                 break
             obj = event["object"]
@@ -110,21 +120,30 @@ class Informer:
 
 
 class WorkQueue:
-    """Job keys to reconcile, each at most once, some not before a due time (deadlines, back-off)."""
+    """Job keys to reconcile, each at most once and never by two workers at a time (a key added while it
+    is being worked on waits until that is done), some not before a due time (deadlines, back-off)."""
 
     def __init__(self) -> None:
         self._heap: list[tuple[float, Key]] = []
         self._due: dict[Key, float] = {}
+        self._busy: set[Key] = set()
+        self._again: dict[Key, float] = {}  # added while busy: queued again with this delay when done
         self._ready = threading.Condition()
 
     def add(self, key: Key, delay: float = 0.0) -> None:
-        due = time.monotonic() + delay
         with self._ready:
-            if key in self._due and self._due[key] <= due:
+            if key in self._busy:
+                self._again[key] = min(delay, self._again.get(key, delay))
                 return
-            self._due[key] = due
-            heapq.heappush(self._heap, (due, key))
-            self._ready.notify()
+            self._push(key, delay)
+
+    def _push(self, key: Key, delay: float) -> None:
+        due = time.monotonic() + delay
+        if key in self._due and self._due[key] <= due:
+            return
+        self._due[key] = due
+        heapq.heappush(self._heap, (due, key))
+        self._ready.notify()
 
     def get(self, stop: threading.Event, timeout: float = 0.5) -> Key | None:
         with self._ready:
@@ -135,26 +154,40 @@ class WorkQueue:
                 if self._heap and self._heap[0][0] <= now:
                     _, key = heapq.heappop(self._heap)
                     del self._due[key]
+                    self._busy.add(key)
                     return key
                 wait = min(timeout, self._heap[0][0] - now) if self._heap else timeout
                 self._ready.wait(wait)
         return None
 
+    def done(self, key: Key) -> None:
+        with self._ready:
+            self._busy.discard(key)
+            if key in self._again:
+                self._push(key, self._again.pop(key))
+
 
 class Controller:
-    def __init__(self, reconciler: Reconciler, stop: threading.Event | None = None) -> None:
+    def __init__(self, reconciler: Reconciler, stop: threading.Event | None = None, workers: int = WORKERS,
+                 watch_timeout: int = WATCH_TIMEOUT_SECONDS) -> None:
         self.reconciler = reconciler
         self.stop = stop or threading.Event()
         self.queue = WorkQueue()
         self.leading = threading.Event()
+        self.may_write: Callable[[], bool] = self.leading.is_set  # leader election narrows it (fencing)
+        self.workers = workers
+        # A watch silent for longer than this (no event, bookmark or end of stream) has stalled; /healthz fails.
+        self.silence_window = 2 * watch_timeout + 30
+        self.threads: list[threading.Thread] = []
+        self._failures: dict[Key, int] = {}
         # Pods by job, kept with the pod cache: a reconcile must not scan every pod of the cluster.
         self._by_job: dict[Key, dict[str, dict[str, Any]]] = {}
         self._index_lock = threading.Lock()
         namespaces = reconciler.settings.namespaces or (None,)
-        self.jobs = [Informer(reconciler, c.API_VERSION, c.KIND, ns, "", self._job_changed, self.stop)
-                     for ns in namespaces]
-        self.pods = [Informer(reconciler, "v1", "Pod", ns, POD_SELECTOR, self._pod_changed, self.stop, trim_pod)
-                     for ns in namespaces]
+        self.jobs = [Informer(reconciler, c.API_VERSION, c.KIND, ns, "", self._job_changed, self.stop,
+                              watch_timeout=watch_timeout) for ns in namespaces]
+        self.pods = [Informer(reconciler, "v1", "Pod", ns, POD_SELECTOR, self._pod_changed, self.stop, trim_pod,
+                              watch_timeout) for ns in namespaces]
 
     def _job_changed(self, obj: dict[str, Any], deleted: bool) -> None:
         self.queue.add((str(_meta(obj).get("namespace") or ""), str(_meta(obj).get("name"))))
@@ -176,6 +209,15 @@ class Controller:
     def ready(self) -> bool:
         return all(i.synced.is_set() for i in (*self.jobs, *self.pods))
 
+    def health(self) -> str:
+        """Empty when healthy; else what is wrong: a dead thread, or a watch silent beyond the window."""
+        dead = [t.name for t in self.threads if not t.is_alive()]
+        if dead and not self.stop.is_set():
+            return f"threads not running: {', '.join(dead)}"
+        stalled = [f"{i.kind} ({i.silent_for():.0f} s)" for i in (*self.jobs, *self.pods)
+                   if i.silent_for() > self.silence_window]
+        return f"watch silent longer than {self.silence_window} s: {', '.join(stalled)}" if stalled else ""
+
     def _job(self, key: Key) -> dict[str, Any] | None:
         for informer in self.jobs:
             found = informer.get(key)
@@ -188,31 +230,54 @@ class Controller:
             return list((self._by_job.get(key) or {}).values())
 
     def work(self) -> None:
+        """One worker: never leaves its loop on an error (every failure is the job's, and requeued)."""
         while not self.stop.is_set():
             key = self.queue.get(self.stop)
             if key is None:
                 continue
-            if not self.leading.is_set() or not self.ready():
-                self.queue.add(key, 0.5)
-                continue
-            job = self._job(key)
-            if job is None:
-                continue
             try:
-                plan = self.reconciler.reconcile(job, self._pods(key))
-            except ClusterError as exc:
-                log.warning(f"reconcile {key[0]}/{key[1]}: {exc}; trying again")
-                self.queue.add(key, 1.0)
-                continue
-            if plan is not None and plan.requeue_after is not None:
-                self.queue.add(key, plan.requeue_after + 0.05)
+                self._work_on(key)
+            except Exception as exc:  # a bug outside any one reconcile: logged, the key retried later
+                log.exception(f"worker: {exc!r}")
+                self.queue.add(key, retry_delay(self._failures.get(key, 0) + 1, None))
+            finally:
+                self.queue.done(key)
+
+    def _work_on(self, key: Key) -> None:
+        if not self.may_write() or not self.ready():
+            self.queue.add(key, 0.5)
+            return
+        job = self._job(key)
+        if job is None:
+            self._failures.pop(key, None)
+            return
+        try:
+            result = self.reconciler.reconcile(job, self._pods(key))
+        except Fenced as exc:
+            log.warning(f"{key[0]}/{key[1]}: {exc}")
+            self.queue.add(key, 0.5)
+            return
+        self._requeue(key, result)
+
+    def _requeue(self, key: Key, result: Result) -> None:
+        if result.error:
+            self._failures[key] = self._failures.get(key, 0) + 1
+            if result.retry:
+                self.queue.add(key, retry_delay(self._failures[key], result.retry_after))
+            return
+        self._failures.pop(key, None)
+        if result.follow_up:
+            self.queue.add(key, 1.0)  # the pod watch normally brings it back sooner
+        if result.again_in is not None:
+            self.queue.add(key, result.again_in + 0.05)
 
     def start(self) -> list[threading.Thread]:
         threads = [threading.Thread(target=i.run, name=f"informer-{i.kind}", daemon=True)
                    for i in (*self.jobs, *self.pods)]
-        threads.append(threading.Thread(target=self.work, name="worker", daemon=True))
+        threads += [threading.Thread(target=self.work, name=f"worker-{n}", daemon=True) for n in range(self.workers)]
         for thread in threads:
             thread.start()
+        self.threads.extend(threads)
         return threads
 
 
@@ -228,7 +293,8 @@ def _http_server(address: str, controller: Controller) -> ThreadingHTTPServer:
             if self.path == "/metrics":
                 body, status, kind = generate_latest(registry), 200, CONTENT_TYPE_LATEST
             elif self.path == "/healthz":
-                body, status, kind = b"ok\n", 200, "text/plain"
+                problem = controller.health()
+                body, status, kind = (f"{problem or 'ok'}\n".encode(), 503 if problem else 200, "text/plain")
             elif self.path == "/readyz":
                 ok = controller.ready()
                 body, status, kind = (b"ok\n" if ok else b"caches not synced\n"), (200 if ok else 503), "text/plain"
@@ -245,17 +311,17 @@ def _http_server(address: str, controller: Controller) -> ThreadingHTTPServer:
     return server
 
 
-def serve(reconciler: Reconciler, metrics_address: str, health_address: str, lease_namespace: str | None,
-          stop: threading.Event | None = None) -> None:
+def serve(reconciler: Reconciler, metrics_address: str, health_address: str, elector: LeaderElector | None,
+          stop: threading.Event | None = None, workers: int = WORKERS,
+          watch_timeout: int = WATCH_TIMEOUT_SECONDS) -> None:
     """Run until SIGTERM/SIGINT (or `stop`); the lease is released on the way out."""
-    controller = Controller(reconciler, stop)
+    controller = Controller(reconciler, stop, workers, watch_timeout)
     servers = [_http_server(address, controller) for address in dict.fromkeys((metrics_address, health_address))]
-    elector = None
     electing = None
-    if lease_namespace:
-        identity = os.environ.get("POD_NAME") or f"{socket.gethostname()}-{os.getpid()}"
-        elector = LeaderElector(reconciler.cluster, lease_namespace, identity, reconciler.clock,
-                                on_change=lambda leader: _leading(controller, leader))
+    if elector is not None:
+        elector.on_change = lambda leader: _leading(controller, leader)
+        controller.may_write = elector.may_act
+        reconciler.fence_with(elector.may_act)
         electing = threading.Thread(target=elector.run, args=(controller.stop,), name="leader", daemon=True)
         electing.start()
     else:
@@ -273,6 +339,10 @@ def serve(reconciler: Reconciler, metrics_address: str, health_address: str, lea
         server.shutdown()
         server.server_close()
     log.info("reconciler stopped")
+
+
+def identity() -> str:
+    return os.environ.get("POD_NAME") or f"{socket.gethostname()}-{os.getpid()}"
 
 
 def _leading(controller: Controller, leader: bool) -> None:

@@ -1,4 +1,4 @@
-"""The pure decision: `decide(job, pods, now, status) -> Plan` — new status and actions, no I/O, no clock.
+"""The pure decision: `decide(job, pods, now, status, rendering) -> Plan` — new status and actions, no I/O.
 
 Training operator v1.8 semantics with its bugs fixed (docs/reconciler.md lists them): ExitCode with a
 permanent code fails the job at once; OnFailure/Always pods that still fail are restarted without failing
@@ -14,49 +14,22 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from reconciler.exitcodes import ExitClass, ExitTable, table_for_job
+from reconciler.plan import Action, CreatePod, DeletePod, Event, Nudge, Plan, PodSource
 from reconciler.state import Condition, JobView, PodView, has, is_finished, parse_time, set_condition, timestamp
+from reconciler.vocabulary import (
+    BACKOFF_COUNTED,
+    ConditionType,
+    DeleteReason,
+    EventType,
+    Outcome,
+    PodPhase,
+    Reason,
+    RestartPolicy,
+)
 
 BACKOFF_BASE_SECONDS = 10
 BACKOFF_CAP_SECONDS = 300
-
-
-@dataclass(frozen=True, slots=True)
-class DeletePod:
-    name: str
-    uid: str
-    reason: str
-    keep: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class CreatePod:
-    name: str
-    keep: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    type: str
-    reason: str
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class Nudge:
-    """Ask the GitOps engine to reconcile now: a pod it owns was deleted for a restart."""
-
-    pod: str
-
-
-Action = DeletePod | CreatePod | Event | Nudge
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    status: dict[str, Any]
-    actions: tuple[Action, ...] = ()
-    requeue_after: float | None = None
-    exits: tuple[tuple[str, int | None, str], ...] = ()  # (replica type, code, class) acted on: metrics
+__all__ = ["Action", "CreatePod", "DeletePod", "Event", "Nudge", "Plan", "PodSource", "decide", "refuse"]
 
 
 @dataclass(slots=True)
@@ -66,21 +39,25 @@ class _Work:
     conditions: list[Condition]
     status: dict[str, Any]
     recreate: bool = True  # who brings a deleted pod back: we (CreatePod), or the GitOps engine (Nudge)
+    rendering: PodSource | None = None
     actions: list[Action] = field(default_factory=list)
     exits: list[tuple[str, int | None, str]] = field(default_factory=list)
     requeue: float | None = None
 
-    def condition(self, kind: str, reason: str, message: str, status: str = "True") -> None:
+    def condition(self, kind: ConditionType, reason: Reason, message: str, status: str = "True") -> None:
         self.conditions = set_condition(self.conditions, kind, status, reason, message, timestamp(self.now))
+
+    def event(self, kind: EventType, reason: Reason, message: str, about: str = "") -> None:
+        self.actions.append(Event(kind, reason, message, about))
 
     def later(self, seconds: float) -> None:
         self.requeue = seconds if self.requeue is None else min(self.requeue, seconds)
 
 
 def decide(job: JobView, pods: Sequence[PodView], now: datetime, previous: Mapping[str, Any],
-           table: ExitTable | None = None, recreate: bool = True) -> Plan:
+           table: ExitTable | None = None, recreate: bool = True, rendering: PodSource | None = None) -> Plan:
     work = _Work(job, now, [Condition.from_dict(x) for x in previous.get("conditions") or []],
-                 {k: v for k, v in previous.items() if k != "conditions"}, recreate)
+                 {k: v for k, v in previous.items() if k != "conditions"}, recreate, rendering)
     work.status["replicaStatuses"] = _replica_statuses(job, pods)
     if is_finished(work.conditions):
         _clean_up(work, pods)
@@ -92,6 +69,24 @@ def decide(job: JobView, pods: Sequence[PodView], now: datetime, previous: Mappi
     return Plan(status, tuple(work.actions), work.requeue, tuple(work.exits))
 
 
+def pods_to_create(previous: Mapping[str, Any], pods: Sequence[PodView]) -> list[str]:
+    """Pods whose restart is recorded as pending and that are gone: what a recreation needs rendered."""
+    observed = {pod.name for pod in pods}
+    return sorted(name for name, record in (previous.get("podRestarts") or {}).items()
+                  if isinstance(record, Mapping) and record.get("pending") and name not in observed)
+
+
+def refuse(name: str, previous: Mapping[str, Any], now: datetime, reason: Reason, message: str) -> Plan:
+    """A job the reconciler will not act on (too large): a Refused condition and an Event, nothing else."""
+    conditions = [Condition.from_dict(x) for x in previous.get("conditions") or []]
+    if not any(x.type == ConditionType.CREATED for x in conditions):
+        conditions = set_condition(conditions, ConditionType.CREATED, "True", Reason.CREATED,
+                                   f"MXJob {name} is created.", timestamp(now))
+    conditions = set_condition(conditions, ConditionType.REFUSED, "True", reason, message, timestamp(now))
+    return Plan({**previous, "conditions": [x.to_dict() for x in conditions]},
+                (Event(EventType.WARNING, reason, message),))
+
+
 def _replica_statuses(job: JobView, pods: Sequence[PodView]) -> dict[str, dict[str, int]]:
     """Counted afresh from the pods that exist; zeros left out, as Go's omitempty did."""
     result: dict[str, dict[str, int]] = {}
@@ -100,11 +95,11 @@ def _replica_statuses(job: JobView, pods: Sequence[PodView]) -> dict[str, dict[s
         for pod in pods:
             if pod.replica_type != replica_type:
                 continue
-            if pod.phase == "Running":
+            if pod.phase is PodPhase.RUNNING:
                 counts["failed" if pod.deleting else "active"] += 1
-            elif pod.phase == "Succeeded":
+            elif pod.phase is PodPhase.SUCCEEDED:
                 counts["succeeded"] += 1
-            elif pod.phase == "Failed":
+            elif pod.phase is PodPhase.FAILED:
                 counts["failed"] += 1
         result[replica_type] = {k: v for k, v in counts.items() if v}
     return result
@@ -115,65 +110,93 @@ def _clean_up(work: _Work, pods: Sequence[PodView]) -> None:
     for pod in pods:
         if pod.deleting:
             continue
-        if policy == "All" or (policy == "Running" and pod.phase in ("Running", "Pending")):
-            work.actions.append(DeletePod(pod.name, pod.uid, f"cleanPodPolicy {policy}"))
-    if has(work.conditions, "Succeeded"):
+        if policy == "All" or (policy == "Running" and pod.phase in (PodPhase.RUNNING, PodPhase.PENDING)):
+            work.actions.append(DeletePod(pod.name, pod.uid, DeleteReason.CLEAN_POD_POLICY))
+    if has(work.conditions, ConditionType.SUCCEEDED):
         for counts in work.status["replicaStatuses"].values():
             counts["succeeded"] = counts.get("succeeded", 0) + counts.pop("active", 0)
 
 
+def _created(work: _Work) -> None:
+    if not any(x.type == ConditionType.CREATED for x in work.conditions):
+        work.condition(ConditionType.CREATED, Reason.CREATED, f"MXJob {work.job.name} is created.")
+
+
 def _suspend(work: _Work, pods: Sequence[PodView]) -> None:
     name = work.job.name
-    if not has(work.conditions, "Suspended"):
+    _created(work)  # a job created suspended shows Created, then Suspended (mxjob_controller_test.go)
+    if not has(work.conditions, ConditionType.SUSPENDED):
         # Running turns False first, so that the newest condition (the State column) says Suspended.
-        if has(work.conditions, "Running"):
-            work.condition("Running", "MXJobSuspended", f"MXJob {name} is suspended.", status="False")
-        work.condition("Suspended", "MXJobSuspended", f"MXJob {name} is suspended.")
-        work.actions.append(Event("Normal", "MXJobSuspended", f"MXJob {name} is suspended."))
+        if has(work.conditions, ConditionType.RUNNING):
+            work.condition(ConditionType.RUNNING, Reason.SUSPENDED, f"MXJob {name} is suspended.", status="False")
+        work.condition(ConditionType.SUSPENDED, Reason.SUSPENDED, f"MXJob {name} is suspended.")
+        work.event(EventType.NORMAL, Reason.SUSPENDED, f"MXJob {name} is suspended.")
     for pod in pods:
         if not pod.deleting:
-            work.actions.append(DeletePod(pod.name, pod.uid, "the job is suspended"))
+            work.actions.append(DeletePod(pod.name, pod.uid, DeleteReason.SUSPENDED))
     for counts in work.status["replicaStatuses"].values():
         counts.pop("active", None)
 
 
 def _run(work: _Work, pods: Sequence[PodView], table: ExitTable) -> None:
     name = work.job.name
-    if not any(x.type == "Created" for x in work.conditions):
-        work.condition("Created", "MXJobCreated", f"MXJob {name} is created.")
-    if any(x.type == "Suspended" and x.status == "True" for x in work.conditions):
-        work.condition("Suspended", "MXJobResumed", f"MXJob {name} is resumed.", status="False")
+    _created(work)
+    if has(work.conditions, ConditionType.SUSPENDED):
+        work.condition(ConditionType.SUSPENDED, Reason.RESUMED, f"MXJob {name} is resumed.", status="False")
         work.status["startTime"] = timestamp(work.now)
+    if has(work.conditions, ConditionType.REFUSED):
+        work.condition(ConditionType.REFUSED, Reason.TOO_LARGE, f"MXJob {name} is within bounds.", status="False")
     work.status.setdefault("startTime", timestamp(work.now))
     if _past_deadline(work, pods):
         return
     restarts: dict[str, Any] = dict(work.status.get("podRestarts") or {})
-    observed = {pod.name for pod in pods}
-    # A restarted pod that is gone: recreate it (recreate mode) from the rendering, with its ownership metadata.
-    for pod_name, record in sorted(restarts.items()):
-        if pod_name not in observed and record.get("pending") and work.recreate:
-            work.actions.append(CreatePod(pod_name, record.get("keep") or {}))
+    if work.recreate:
+        _recreate(work, pods, restarts)
     for pod_name, record in list(restarts.items()):
         replacement = _uid(pods, pod_name)
         if record.get("pending") and replacement not in (None, record.get("uid")):
             restarts[pod_name] = {k: v for k, v in record.items() if k != "pending"}  # the new pod is there
     failed_types: dict[str, int] = {}
+    backoff = False
     for pod in sorted(pods, key=lambda p: (p.replica_type, p.index)):
-        if pod.phase != "Failed" or pod.deleting:
+        if pod.phase is not PodPhase.FAILED or pod.deleting:
             continue
         outcome = _failed_pod(work, pod, pods, table, restarts)
-        if outcome == "fail":
+        if outcome is Outcome.FAIL:
             failed_types[pod.replica_type] = failed_types.get(pod.replica_type, 0) + 1
+        backoff = backoff or outcome is Outcome.BACKOFF
     work.status["podRestarts"] = restarts
     work.status["restartCounts"] = _restart_counts(restarts)
     if failed_types:
         replica_type, count = sorted(failed_types.items())[0]
-        _fail(work, pods, "MXJobFailed", f"mxjob {name} is failed because {count} {replica_type} replica(s) failed.",
+        _fail(work, pods, f"mxjob {name} is failed because {count} {replica_type} replica(s) failed.",
               delete_all=False)
         return
-    if _past_backoff(work, pods):
+    if backoff or _past_limit(work.job.backoff_limit, backoff_count(work.job, pods, restarts)):
+        _fail(work, pods, f"Job {name} has failed because it has reached the specified backoff limit",
+              delete_all=True)
         return
     _progress(work, pods)
+
+
+def _recreate(work: _Work, pods: Sequence[PodView], restarts: dict[str, Any]) -> None:
+    """A restarted pod that is gone: create it again from the rendering, with its ownership metadata."""
+    for pod_name in pods_to_create({"podRestarts": restarts}, pods):
+        rendered = work.rendering.pod(pod_name) if work.rendering is not None else None
+        if rendered is None:
+            restarts[pod_name] = {k: v for k, v in restarts[pod_name].items() if k != "pending"}
+            work.event(EventType.WARNING, Reason.NOT_RECREATED,
+                       f"pod {pod_name} is not part of the job's rendering any more; not created again", pod_name)
+            continue
+        work.actions.append(CreatePod(pod_name, _with_ownership(rendered, restarts[pod_name].get("keep") or {})))
+
+
+def _with_ownership(rendered: Mapping[str, Any], keep: Mapping[str, Any]) -> dict[str, Any]:
+    metadata = dict(rendered.get("metadata") or {})
+    metadata["labels"] = {**(metadata.get("labels") or {}), **(keep.get("labels") or {})}
+    if keep.get("annotations"):
+        metadata["annotations"] = {**(metadata.get("annotations") or {}), **keep["annotations"]}
+    return {**rendered, "metadata": metadata}
 
 
 def _uid(pods: Sequence[PodView], name: str) -> str | None:
@@ -181,52 +204,63 @@ def _uid(pods: Sequence[PodView], name: str) -> str | None:
 
 
 def _failed_pod(work: _Work, pod: PodView, pods: Sequence[PodView], table: ExitTable,
-                restarts: dict[str, Any]) -> str:
-    """'restart', 'wait' (back-off), 'fail', or 'done' (already acted on)."""
+                restarts: dict[str, Any]) -> Outcome:
     policy = work.job.replicas[pod.replica_type].restart_policy
     verdict = table.classify(pod.exit_code, pod.reason)
     record = restarts.get(pod.name) or {}
     if record.get("uid") == pod.uid:
-        work.actions.append(DeletePod(pod.name, pod.uid, "restart (recorded earlier)", record.get("keep") or {}))
-        return "done"
-    if policy == "Never" or (policy == "ExitCode" and verdict is not ExitClass.RETRYABLE):
+        work.actions.append(DeletePod(pod.name, pod.uid, DeleteReason.RESTART_RECORDED, record.get("keep") or {}))
+        return Outcome.DONE
+    if policy is RestartPolicy.NEVER or (policy is RestartPolicy.EXIT_CODE and verdict is not ExitClass.RETRYABLE):
         work.exits.append((pod.replica_type, pod.exit_code, verdict.value))
         work.actions.append(_exit_event(work, pod, verdict))
-        return "fail"
-    limit = work.job.backoff_limit
-    if limit is not None and _total_restarts(restarts, pods) >= limit:  # the same count _past_backoff uses
+        return Outcome.FAIL
+    # This failure would be one more restart: the job fails instead once that reaches backoffLimit.
+    if _past_limit(work.job.backoff_limit, backoff_count(work.job, pods, restarts) + 1):
         work.exits.append((pod.replica_type, pod.exit_code, verdict.value))
-        return "backoff"
+        work.actions.append(_exit_event(work, pod, verdict))
+        return Outcome.BACKOFF
     previous = int(record.get("count", 0))
     delay = min(BACKOFF_BASE_SECONDS * 2 ** max(previous - 1, 0), BACKOFF_CAP_SECONDS) if previous else 0
     # A kubelet clock ahead of ours must not postpone a restart: never count from later than now.
     ready_at = min(pod.finished_at or work.now, work.now) + timedelta(seconds=delay)
     if ready_at > work.now:
         work.later((ready_at - work.now).total_seconds())
-        return "wait"
+        return Outcome.WAIT
     work.exits.append((pod.replica_type, pod.exit_code, verdict.value))
-    restarts[pod.name] = {"type": pod.replica_type, "count": previous + 1 + pod.restart_count, "uid": pod.uid,
+    restarts[pod.name] = {"type": pod.replica_type, "count": previous + 1, "uid": pod.uid,
                           "pending": True, "keep": dict(pod.ownership) or record.get("keep") or {}}
     work.actions.append(_exit_event(work, pod, verdict))
-    work.actions.append(DeletePod(pod.name, pod.uid, "restart"))
+    work.actions.append(DeletePod(pod.name, pod.uid, DeleteReason.RESTART))
     if not work.recreate:
         work.actions.append(Nudge(pod.name))
-    work.condition("Restarting", "MXJobRestarting",
+    work.condition(ConditionType.RESTARTING, Reason.RESTARTING,
                    f"job {work.job.name} is restarting because {pod.replica_type} replica(s) failed.")
-    work.actions.append(Event("Warning", "MXJobRestarting", f"restarting pod {pod.name}"))
-    return "restart"
+    work.event(EventType.WARNING, Reason.RESTARTING, f"restarting pod {pod.name}", pod.uid)
+    return Outcome.RESTART
 
 
 def _exit_event(work: _Work, pod: PodView, verdict: ExitClass) -> Event:
     what = f"exited with code {pod.exit_code}" if pod.exit_code is not None else f"failed ({pod.reason or 'no code'})"
-    return Event("Warning", "ExitedWithCode", f"Pod: {work.job.namespace}.{pod.name} {what} ({verdict.value})")
+    return Event(EventType.WARNING, Reason.EXITED,
+                 f"Pod: {work.job.namespace}.{pod.name} {what} ({verdict.value})", pod.uid)
 
 
-def _total_restarts(restarts: Mapping[str, Any], pods: Sequence[PodView]) -> int:
-    counted = {name for name, record in restarts.items() if any(p.name == name and p.uid == record.get("uid")
-                                                                 for p in pods)}
-    return (sum(int(r.get("count", 0)) for r in restarts.values())
-            + sum(p.restart_count for p in pods if p.name not in counted))
+def backoff_count(job: JobView, pods: Sequence[PodView], restarts: Mapping[str, Any]) -> int:
+    """What backoffLimit is compared with: the training operator's PastBackoffLimit (pkg/core/job.go) sums
+    the restartCount of the init and regular containers of *Running* pods whose replica type restarts
+    (OnFailure, Always, ExitCode); to that we add every recreation we recorded (a pod deleted and created
+    again starts at restartCount 0, so Go would forget it)."""
+    in_place = sum(p.restart_count for p in pods if p.phase is PodPhase.RUNNING
+                   and job.replicas[p.replica_type].restart_policy in BACKOFF_COUNTED)
+    return in_place + sum(int(r.get("count", 0)) for r in restarts.values() if isinstance(r, Mapping))
+
+
+def _past_limit(limit: int | None, count: int) -> bool:
+    """PastBackoffLimit's comparison: with a limit of 0 any restart is too many, else count >= limit."""
+    if limit is None:
+        return False
+    return count > 0 if limit == 0 else count >= limit
 
 
 def _restart_counts(restarts: Mapping[str, Any]) -> dict[str, int]:
@@ -246,29 +280,17 @@ def _past_deadline(work: _Work, pods: Sequence[PodView]) -> bool:
     if remaining > 0:
         work.later(remaining)
         return False
-    _fail(work, pods, "MXJobFailed",
-          f"Job {work.job.name} has failed because it was active longer than specified deadline", delete_all=True)
+    _fail(work, pods, f"Job {work.job.name} has failed because it was active longer than specified deadline",
+          delete_all=True)
     return True
 
 
-def _past_backoff(work: _Work, pods: Sequence[PodView]) -> bool:
-    limit = work.job.backoff_limit
-    restarts = work.status.get("podRestarts") or {}
-    blocked = any(p.phase == "Failed" and not p.deleting and (restarts.get(p.name) or {}).get("uid") != p.uid
-                  for p in pods)
-    if limit is None or not blocked or _total_restarts(restarts, pods) < limit:
-        return False
-    _fail(work, pods, "MXJobFailed",
-          f"Job {work.job.name} has failed because it has reached the specified backoff limit", delete_all=True)
-    return True
-
-
-def _fail(work: _Work, pods: Sequence[PodView], reason: str, message: str, delete_all: bool) -> None:
-    work.condition("Failed", reason, message)
+def _fail(work: _Work, pods: Sequence[PodView], message: str, delete_all: bool) -> None:
+    work.condition(ConditionType.FAILED, Reason.FAILED, message)
     work.status["completionTime"] = timestamp(work.now)
-    work.actions.append(Event("Warning", reason, message))
+    work.event(EventType.WARNING, Reason.FAILED, message)
     if delete_all:
-        work.actions.extend(DeletePod(p.name, p.uid, "the job failed on a limit") for p in pods if not p.deleting)
+        work.actions.extend(DeletePod(p.name, p.uid, DeleteReason.LIMIT) for p in pods if not p.deleting)
     work.requeue = None
 
 
@@ -277,16 +299,17 @@ def _progress(work: _Work, pods: Sequence[PodView]) -> None:
     for replica_type in job.deciding_types():
         expected = job.replicas[replica_type].replicas
         mine = [p for p in pods if p.replica_type == replica_type]
-        succeeded = sum(p.phase == "Succeeded" for p in mine)
+        succeeded = sum(p.phase is PodPhase.SUCCEEDED for p in mine)
         if expected and succeeded >= expected:
-            work.condition("Succeeded", "MXJobSucceeded", f"MXJob {name} is successfully completed.")
+            message = f"MXJob {name} is successfully completed."
+            work.condition(ConditionType.SUCCEEDED, Reason.SUCCEEDED, message)
             work.status["completionTime"] = timestamp(work.now)
-            work.actions.append(Event("Normal", "MXJobSucceeded", f"MXJob {name} is successfully completed."))
+            work.event(EventType.NORMAL, Reason.SUCCEEDED, message)
             work.requeue = None
             return
-        if any(p.phase == "Running" and not p.deleting for p in mine) and not _restarting_now(work):
-            work.condition("Running", "MXJobRunning", f"MXJob {name} is running.")
+        if any(p.phase is PodPhase.RUNNING and not p.deleting for p in mine) and not _restarting_now(work):
+            work.condition(ConditionType.RUNNING, Reason.RUNNING, f"MXJob {name} is running.")
 
 
 def _restarting_now(work: _Work) -> bool:
-    return any(isinstance(a, DeletePod) and a.reason == "restart" for a in work.actions)
+    return any(isinstance(a, DeletePod) and a.reason is DeleteReason.RESTART for a in work.actions)

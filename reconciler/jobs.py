@@ -1,88 +1,201 @@
-"""From a live MXJob to what the reconciler works with: its JobView, and its pods rendered as Git holds them."""
+"""From a live MXJob to what the reconciler works with: its JobView (bounded in size), and its rendering.
+
+The compiler is called in one place, `compile_job`; everything else works with what it returns. Both
+the view and the rendering are cached per spec version in a `JobCache` the Reconciler owns (no
+process-wide state), bounded in entries.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from compiler import constants as c
+from compiler.cluster import ClusterSpec, cluster_spec
+from compiler.expand import _PodFactory
 from compiler.gang import GangScheduler
+from compiler.model import MXJob
 from compiler.pipeline import CompiledJob, RenderOptions, compile_documents
 from compiler.source import SourceDocument
-from compiler.targets import Target
+from compiler.targets import Target, decorate
 from reconciler.state import JobView, ReplicaPolicy
+from reconciler.vocabulary import RestartPolicy
+
+# The largest job the reconciler acts on by default: the compiler's --max-pods default (one constant).
+DEFAULT_MAX_PODS = getattr(c, "MAX_PODS", 20_000)
 
 
 class JobError(ValueError):
-    """The live MXJob is not valid: the reconciler leaves it alone and says why (an Event)."""
+    """The live MXJob (or its ConfigMap) is not valid: the reconciler leaves it alone and says why."""
+
+
+class TooLarge(JobError):
+    """More pods than the configured bound: refused before anything of its size is built."""
 
 
 @dataclass(frozen=True, slots=True)
-class LiveJob:
-    obj: dict[str, Any]
-    view: JobView
+class Bounds:
+    max_pods: int = DEFAULT_MAX_PODS
+    max_replicas: int = DEFAULT_MAX_PODS  # per replica type
 
 
-def _compile(obj: dict[str, Any], options: RenderOptions) -> Any:
+def check_size(obj: Mapping[str, Any], bounds: Bounds) -> None:
+    """Count replicas in the raw spec, before compiling: a 2,000,000-replica job costs nothing here."""
+    specs = ((obj.get("spec") or {}).get("mxReplicaSpecs")) or {}
+    if not isinstance(specs, Mapping):
+        return  # not ours to judge: the compiler reports it
+    total = 0
+    for replica_type, spec in specs.items():
+        count = spec.get("replicas", 1) if isinstance(spec, Mapping) else 1
+        count = count if isinstance(count, int) and not isinstance(count, bool) else 1
+        if count > bounds.max_replicas:
+            raise TooLarge(f"{replica_type} has {count:,} replicas; this reconciler acts on at most "
+                           f"{bounds.max_replicas:,} per replica type (--max-replicas)")
+        total += max(count, 0)
+    if total > bounds.max_pods:
+        raise TooLarge(f"the job has {total:,} pods; this reconciler acts on at most {bounds.max_pods:,} "
+                       f"(--max-pods)")
+
+
+def compile_job(obj: Mapping[str, Any], options: RenderOptions) -> CompiledJob:
+    """The one call into the compiler: a live MXJob (status ignored) to its typed, defaulted job."""
     metadata = obj.get("metadata") or {}
     label = f"cluster:{metadata.get('namespace', '')}/{metadata.get('name', '')}"
     clean = {k: v for k, v in obj.items() if k != "status"}
     plan = compile_documents([SourceDocument(clean, label, 0)], options)
-    if not plan.ok or not plan.items or not isinstance(plan.items[0], CompiledJob):
+    if not plan.ok or not plan.items or not isinstance(plan.items[0], CompiledJob) or plan.items[0].job is None:
         problems = "; ".join(d.render() for d in plan.diagnostics if d.severity.value == "error")
         raise JobError(problems or "not an MXJob")
-    return plan
+    return plan.items[0]
 
 
-_views: dict[tuple[str, str, str], LiveJob] = {}
-
-
-def live_job(obj: dict[str, Any]) -> LiveJob:
-    """Compiled once per spec: status writes change the object, not what the decision needs from it."""
-    metadata = obj.get("metadata") or {}
-    key = (str(metadata.get("namespace") or ""), str(metadata.get("name")),
-           json.dumps([obj.get("spec"), metadata.get("annotations")], sort_keys=True, default=str))
-    cached = _views.get(key)
-    if cached is None:
-        if len(_views) > 10_000:
-            _views.clear()
-        cached = _views[key] = _live_job(obj)
-    return LiveJob(obj, cached.view)
-
-
-def _live_job(obj: dict[str, Any]) -> LiveJob:
-    plan = _compile(obj, RenderOptions(include_job=False))
-    job = plan.items[0].job
-    assert job is not None
+def job_view(obj: Mapping[str, Any], job: MXJob) -> JobView:
     policy = job.run_policy
     annotations = {str(k): str(v) for k, v in ((obj.get("metadata") or {}).get("annotations") or {}).items()}
-    view = JobView(job.namespace or "", job.name, job.job_mode,
-                   {r.type: ReplicaPolicy(r.replicas, r.restart_policy) for r in job.replicas},
+    return JobView(job.namespace or "", job.name, job.job_mode,
+                   {r.type: ReplicaPolicy(r.replicas, RestartPolicy(r.restart_policy)) for r in job.replicas},
                    policy.clean_pod_policy, policy.backoff_limit, policy.active_deadline_seconds, policy.suspend,
                    annotations)
-    return LiveJob(obj, view)
 
 
-def render_options(config_map: dict[str, Any] | None, namespace: str) -> RenderOptions:
-    """The options recorded in the job's ConfigMap at render time (plain when there is none)."""
-    render: dict[str, Any] = {}
+def render_options(config_map: Mapping[str, Any] | None, namespace: str) -> RenderOptions:
+    """The options recorded in the job's ConfigMap at render time (plain when there is none); a record we
+    cannot read is an error, never a silent fallback (the pod would differ from Git)."""
+    render: Any = {}
     if config_map is not None:
         try:
-            render = json.loads((config_map.get("data") or {}).get("job.json", "{}")).get("render") or {}
-        except (ValueError, AttributeError):
-            render = {}
-    gang = render.get("gangScheduler")
-    return RenderOptions(namespace=namespace or None, include_job=False,
-                         target=Target(render.get("target", "plain")) if render.get("target") in
-                         {t.value for t in Target} else Target.PLAIN,
-                         gang_scheduler=GangScheduler.parse(gang) if gang else None)
+            record = json.loads((config_map.get("data") or {}).get("job.json", "{}"))
+        except (ValueError, TypeError) as exc:
+            raise JobError(f"ConfigMap job.json is not JSON: {exc}") from None
+        render = record.get("render", {}) if isinstance(record, Mapping) else None
+    if not isinstance(render, Mapping):
+        raise JobError(f"ConfigMap job.json: render must be an object, not {render!r}")
+    target, gang = render.get("target", Target.PLAIN.value), render.get("gangScheduler")
+    if target not in {t.value for t in Target}:
+        raise JobError(f"ConfigMap job.json: render.target {target!r} is not one of {[t.value for t in Target]}")
+    try:
+        scheduler = GangScheduler.parse(gang) if gang else None
+    except (ValueError, AttributeError, TypeError) as exc:
+        raise JobError(f"ConfigMap job.json: render.gangScheduler: {exc}") from None
+    return RenderOptions(namespace=namespace or None, include_job=False, target=Target(target),
+                         gang_scheduler=scheduler)
 
 
-def rendered_pod(obj: dict[str, Any], name: str, options: RenderOptions) -> dict[str, Any] | None:
-    """The pod `name` exactly as rendering the live MXJob with the recorded options produces it."""
-    plan = _compile(obj, options)
-    for manifest in plan.manifests():
-        if manifest["kind"] == "Pod" and manifest["metadata"]["name"] == name:
-            return dict(manifest)
-    return None
+class JobRendering:
+    """One job's pods as Git holds them, rendered one at a time by name (never the whole job)."""
 
+    def __init__(self, compiled: CompiledJob, options: RenderOptions) -> None:
+        assert compiled.job is not None
+        self.job = compiled.job
+        self.gang = compiled.gang
+        self.options = options
+        self.spec: ClusterSpec = cluster_spec(self.job)
+        self.check = options.target is Target.FLUX and "${" in json.dumps(self.job.document, ensure_ascii=False)
+        names = {r.role: r for r in self.job.replicas}
+        self._prefix = f"{self.job.name}-".replace("/", "-")
+        self._replicas = names
+        self._factories: dict[str, _PodFactory] = {}
+
+    def pod(self, name: str) -> dict[str, Any] | None:
+        if not name.startswith(self._prefix):
+            return None
+        role, _, index = name[len(self._prefix):].rpartition("-")
+        replica = self._replicas.get(role)
+        if replica is None or not index.isdigit() or int(index) >= replica.replicas or str(int(index)) != index:
+            return None
+        factory = self._factories.get(role)
+        if factory is None:
+            factory = self._factories[role] = _PodFactory(self.job, replica, self.spec, self.gang)
+        manifest = factory.pod(int(index))
+        target = self.options.target
+        return decorate(manifest, target, self.check) if target is not Target.PLAIN else manifest
+
+
+def spec_version(obj: Mapping[str, Any]) -> str:
+    """What the view depends on: uid, spec and annotations (status writes do not change it)."""
+    metadata = obj.get("metadata") or {}
+    text = json.dumps([metadata.get("uid"), obj.get("spec"), metadata.get("annotations")], sort_keys=True,
+                      default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class JobCache:
+    """Views and renderings per (namespace, name, spec version[, ConfigMap version]); least recently used out."""
+
+    def __init__(self, bounds: Bounds = Bounds(), entries: int = 256) -> None:
+        self.bounds = bounds
+        self.entries = entries
+        self._views: OrderedDict[tuple[str, ...], tuple[JobView, CompiledJob]] = OrderedDict()
+        self._renderings: OrderedDict[tuple[str, ...], JobRendering] = OrderedDict()
+
+    def view(self, obj: Mapping[str, Any]) -> JobView:
+        return self._compiled(obj)[0]
+
+    def _compiled(self, obj: Mapping[str, Any]) -> tuple[JobView, CompiledJob]:
+        metadata = obj.get("metadata") or {}
+        key = (str(metadata.get("namespace") or ""), str(metadata.get("name")), spec_version(obj))
+        found = _lookup(self._views, key)
+        if found is None:
+            check_size(obj, self.bounds)
+            compiled = compile_job(obj, RenderOptions(include_job=False))
+            assert compiled.job is not None
+            found = _store(self._views, key, (job_view(obj, compiled.job), compiled), self.entries)
+        return found
+
+    def rendering(self, obj: Mapping[str, Any], config_map: Mapping[str, Any] | None) -> JobRendering:
+        metadata = obj.get("metadata") or {}
+        namespace = str(metadata.get("namespace") or "")
+        version = str(((config_map or {}).get("metadata") or {}).get("resourceVersion") or "")
+        key = (namespace, str(metadata.get("name")), spec_version(obj), version)
+        found = _lookup(self._renderings, key)
+        if found is None:
+            options = render_options(config_map, namespace)
+            check_size(obj, self.bounds)
+            found = _store(self._renderings, key, JobRendering(compile_job(obj, options), options), self.entries)
+        return found
+
+
+def config_map_name(obj: Mapping[str, Any]) -> str:
+    return f"{(obj.get('metadata') or {}).get('name')}{c.CONFIGMAP_SUFFIX}"
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _lookup(cache: OrderedDict[K, V], key: K) -> V | None:
+    found = cache.get(key)
+    if found is not None:
+        cache.move_to_end(key)
+    return found
+
+
+def _store(cache: OrderedDict[K, V], key: K, value: V, entries: int) -> V:
+    cache[key] = value
+    while len(cache) > entries:
+        cache.popitem(last=False)
+    return value

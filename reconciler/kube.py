@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+FIELD_MANAGER = "mxjob-reconciler"
+USER_AGENT = "mxjob-reconciler"
+TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
+WATCH_READ_GRACE_SECONDS = 10.0  # a watch silent this long past its server-side timeout has stalled
 
 
 class ClusterError(Exception):
     """The cluster could not be reached or answered with an error; the message says which."""
+
+    retry_after: float | None = None
 
 
 class Cluster:
@@ -36,6 +44,7 @@ class Cluster:
             except ConfigException as inner:
                 raise ClusterError("no kubeconfig and not running in a cluster") from inner
             api_client = client.ApiClient()
+        api_client.user_agent = USER_AGENT
         return cls(api_client)
 
     def _resource(self, api_version: str, kind: str) -> Any | None:
@@ -68,12 +77,16 @@ class Cluster:
 
     def watch(self, api_version: str, kind: str, namespace: str | None, label_selector: str,
               resource_version: str, timeout_seconds: int) -> Any:
-        """Events as dicts {type, object}; ends when the server ends the stream. A 410 raises Gone."""
+        """Events as dicts {type, object}; ends when the server ends the stream. A 410 raises Gone; a stream
+        silent for longer than the server-side timeout plus a grace (a stalled watch) raises Transient."""
+        from kubernetes import watch
+
         resource = self.require(api_version, kind)
         try:
-            for event in resource.watch(namespace=namespace or None, label_selector=label_selector,
-                                        resource_version=resource_version, timeout=timeout_seconds,
-                                        allow_watch_bookmarks=True):
+            for event in watch.Watch().stream(
+                    resource.get, namespace=namespace or None, label_selector=label_selector,
+                    resource_version=resource_version, serialize=False, timeout_seconds=timeout_seconds,
+                    allow_watch_bookmarks=True, _request_timeout=(10, timeout_seconds + WATCH_READ_GRACE_SECONDS)):
                 raw = event.get("raw_object") or {}
                 if event.get("type") == "ERROR":
                     if raw.get("code") == 410:
@@ -97,7 +110,7 @@ class Cluster:
         except NotFoundError:
             return None
         except Exception as exc:
-            raise ClusterError(f"get {kind} {namespace}/{name}: {_reason(exc)}") from exc
+            _raise(exc, f"get {kind} {namespace}/{name}")
         result: dict[str, Any] = found.to_dict()
         return result
 
@@ -106,6 +119,19 @@ class Cluster:
         if self._resource(api_version, kind) is None:
             return []
         return self.list_with_version(api_version, kind, namespace, label_selector)[0]
+
+def context_namespace(kubeconfig: str | None, context: str | None) -> str | None:
+    """The namespace of the kubeconfig's (current or named) context, if it sets one."""
+    from kubernetes.config.kube_config import list_kube_config_contexts
+
+    try:
+        contexts, active = list_kube_config_contexts(config_file=kubeconfig)
+    except Exception:
+        return None
+    chosen = next((x for x in contexts if x.get("name") == context), None) if context else active
+    namespace = ((chosen or {}).get("context") or {}).get("namespace")
+    return str(namespace) if namespace else None
+
 
 def _reason(exc: Exception) -> str:
     status = getattr(exc, "status", None)
@@ -123,32 +149,75 @@ class Gone(ClusterError):
     """410: the resourceVersion is too old to watch from; list again."""
 
 
+class Transient(ClusterError):
+    """429, 500, 502, 503, 504, a reset or timed-out connection: try again later (after `retry_after`)."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def _retry_after(exc: Exception) -> float | None:
+    headers = getattr(exc, "headers", None) or {}
+    try:
+        value = float(str(headers.get("Retry-After")))
+    except ValueError:
+        return None
+    return max(0.0, value)
+
+
 def _raise(exc: Exception, what: str) -> None:
     status = getattr(exc, "status", None)
     if status == 409:
         raise Conflict(f"{what}: conflict") from exc
     if status == 410:
         raise Gone(f"{what}: resource version too old") from exc
+    if status in TRANSIENT_STATUSES:
+        raise Transient(f"{what}: {_reason(exc)}", _retry_after(exc)) from exc
+    if status is None and _is_connection_error(exc):
+        raise Transient(f"{what}: {_reason(exc)}") from exc
     raise ClusterError(f"{what}: {_reason(exc)}") from exc
 
 
-class Writer:
-    """Writes through the same client; kept apart from reads so a dry run can simply not have one."""
+def _is_connection_error(exc: BaseException) -> bool:
+    import urllib3
 
-    def __init__(self, cluster: Cluster) -> None:
+    return isinstance(exc, urllib3.exceptions.HTTPError | ConnectionError | TimeoutError | OSError)
+
+
+class Fenced(ClusterError):
+    """This replica does not know that it holds the lease, so it must not write."""
+
+
+class Writer:
+    """Writes through the same client; kept apart from reads so a dry run can simply not have one.
+
+    `fence` is asked before every write: a replica that may have lost the lease (frozen, partitioned)
+    raises Fenced instead of writing."""
+
+    def __init__(self, cluster: Cluster, fence: Callable[[], bool] = lambda: True) -> None:
         self.cluster = cluster
+        self.fence = fence
+
+    def _check(self) -> None:
+        if not self.fence():
+            raise Fenced("not writing: this replica does not know that it holds the lease")
 
     def create(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """POST with field manager `mxjob-reconciler`; 409 (AlreadyExists) raises Conflict."""
+        self._check()
         resource = self.cluster.require(obj["apiVersion"], obj["kind"])
         namespace = (obj.get("metadata") or {}).get("namespace")
         try:
-            created: dict[str, Any] = resource.create(body=obj, namespace=namespace).to_dict()
+            created: dict[str, Any] = resource.create(body=obj, namespace=namespace,
+                                                      field_manager=FIELD_MANAGER).to_dict()
         except Exception as exc:
             _raise(exc, f"create {obj['kind']} {obj['metadata'].get('name')}")
         return created
 
     def delete(self, api_version: str, kind: str, namespace: str, name: str, uid: str | None = None) -> bool:
         """Delete (only the object with that uid, when given); False when it was already gone."""
+        self._check()
         from kubernetes.dynamic.exceptions import NotFoundError
 
         resource = self.cluster.require(api_version, kind)
@@ -163,11 +232,13 @@ class Writer:
 
     def replace(self, obj: dict[str, Any], *, status: bool = False) -> dict[str, Any]:
         """PUT the object (or its status subresource) with its resourceVersion: a 409 raises Conflict."""
+        self._check()
         resource = self.cluster.require(obj["apiVersion"], obj["kind"])
         metadata = obj["metadata"]
         target = resource.status if status else resource
         try:
-            updated: dict[str, Any] = target.replace(body=obj, namespace=metadata.get("namespace")).to_dict()
+            updated: dict[str, Any] = target.replace(body=obj, namespace=metadata.get("namespace"),
+                                                     field_manager=FIELD_MANAGER).to_dict()
         except Exception as exc:
             what = "status of" if status else "replace"
             _raise(exc, f"{what} {obj['kind']} {metadata.get('namespace')}/{metadata.get('name')}")
@@ -177,9 +248,10 @@ class Writer:
         return self.replace(obj, status=True)
 
     def merge_patch(self, api_version: str, kind: str, namespace: str, name: str, patch: dict[str, Any]) -> None:
+        self._check()
         resource = self.cluster.require(api_version, kind)
         try:
             resource.patch(body=patch, name=name, namespace=namespace or None,
-                           content_type="application/merge-patch+json")
+                           content_type="application/merge-patch+json", field_manager=FIELD_MANAGER)
         except Exception as exc:
             _raise(exc, f"patch {kind} {namespace}/{name}")

@@ -7,7 +7,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from reconciler.decide import DeletePod, Plan
+from reconciler.plan import Plan
 
 
 def _true(conditions: Any, kind: str) -> bool:
@@ -31,6 +31,10 @@ class Metrics:
                                             registry=self.registry)
         self.watch_restarts = Counter("mxjob_watch_restarts_total", "Watches started again (end, error, 410).",
                                       ["kind", "reason"], registry=self.registry)
+        self.reconcile_errors = Counter(
+            "mxjob_reconcile_errors_total", "Reconciles of a job that failed, by kind (invalid, too_large, api, "
+            "transient, internal); the job is retried with back-off.", ["job_namespace", "kind"],
+            registry=self.registry)
         self.is_leader = Gauge("mxjob_is_leader", "1 while this replica holds the lease.", registry=self.registry)
 
     def observe(self, namespace: str, previous: Mapping[str, Any], plan: Plan) -> None:
@@ -43,6 +47,5 @@ class Metrics:
             self.jobs_failed.labels(namespace).inc()
         for replica_type, code, exit_class in plan.exits:
             self.pod_exits.labels(replica_type, str(code), exit_class).inc()
-        restarted = sum(1 for a in plan.actions if isinstance(a, DeletePod) and a.reason == "restart")
-        if restarted:
-            self.jobs_restarted.labels(namespace).inc(restarted)
+        if plan.restarts:
+            self.jobs_restarted.labels(namespace).inc(plan.restarts)

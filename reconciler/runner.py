@@ -1,29 +1,43 @@
-"""Observe → decide → act for one job, and one full pass over every job (`mxjob reconcile --once`)."""
+"""Observe → decide → act for one job, with every failure kept inside that job (`Result`), and one complete
+pass over every job (`mxjob reconcile --once`)."""
 
 from __future__ import annotations
 
+import heapq
 import logging
-from collections.abc import Callable
+import random
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from compiler import constants as c
 from reconciler.apply import Applier, ApplySettings
-from reconciler.decide import Plan, decide
+from reconciler.decide import Plan, decide, pods_to_create, refuse
 from reconciler.exitcodes import ExitTable
-from reconciler.jobs import JobError, live_job
-from reconciler.kube import Cluster, Conflict
+from reconciler.jobs import Bounds, JobCache, JobError, TooLarge, config_map_name
+from reconciler.kube import Cluster, ClusterError, Conflict, Fenced, Transient, Writer
 from reconciler.metrics import Metrics
+from reconciler.plan import CreatePod, DeletePod
 from reconciler.state import PodView
+from reconciler.vocabulary import Reason
 
 log = logging.getLogger("mxjob.reconcile")
 POD_SELECTOR = f"{c.LABEL_OPERATOR_NAME}={c.OPERATOR_NAME}"
 CONFLICT_RETRIES = 5
+RETRY_BASE_SECONDS, RETRY_CAP_SECONDS = 0.5, 300.0
+Key = tuple[str, str]
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def retry_delay(failures: int, retry_after: float | None, cap: float = RETRY_CAP_SECONDS) -> float:
+    """Exponential back-off with jitter (half to all of base·2ⁿ, capped); a server's Retry-After is a floor."""
+    delay: float = min(cap, RETRY_BASE_SECONDS * 2.0 ** max(failures - 1, 0)) * random.uniform(0.5, 1.0)
+    return max(delay, min(retry_after, cap)) if retry_after is not None else delay
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,61 +45,153 @@ class Settings:
     namespaces: tuple[str, ...] = ()
     table: ExitTable = field(default_factory=ExitTable)
     apply: ApplySettings = field(default_factory=ApplySettings)
+    bounds: Bounds = field(default_factory=Bounds)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How reconciling one job went. `error` set: it could not be reconciled (logged and counted)."""
+
+    plan: Plan | None = None
+    error: str = ""
+    retry: bool = True  # try the job again with back-off (False: only a change of the job can help)
+    retry_after: float | None = None  # the server's Retry-After
+    follow_up: bool = False  # a restart is under way: look again soon (the old pod gone → create the new)
+
+    @property
+    def again_in(self) -> float | None:
+        return self.plan.requeue_after if self.plan is not None else None
 
 
 class Reconciler:
     def __init__(self, cluster: Cluster, settings: Settings, clock: Callable[[], datetime] = utc_now,
-                 metrics: Metrics | None = None) -> None:
+                 metrics: Metrics | None = None, fence: Callable[[], bool] = lambda: True) -> None:
         self.cluster = cluster
         self.settings = settings
         self.clock = clock
         self.metrics = metrics or Metrics()
-        self.applier = Applier(cluster, settings.apply, clock)
+        self.jobs = JobCache(settings.bounds)
+        self.applier = Applier(Writer(cluster, fence), settings.apply, clock)
+
+    def fence_with(self, fence: Callable[[], bool]) -> None:
+        """Writes go out only while `fence()` holds (leader election's may_act)."""
+        if self.applier.writer is not None:
+            self.applier.writer.fence = fence
 
     def pods_of(self, namespace: str, name: str) -> list[dict[str, Any]]:
         return self.cluster.list("v1", "Pod", namespace, f"{POD_SELECTOR},{c.LABEL_JOB_NAME}={name}")
 
-    def reconcile(self, job_obj: dict[str, Any], pods: list[dict[str, Any]]) -> Plan | None:
-        """Decide and act for one job; on a 409 the job is read again and the decision made again."""
-        with self.metrics.reconcile_duration.time():
-            return self._reconcile(job_obj, pods)
-
-    def _reconcile(self, job_obj: dict[str, Any], pods: list[dict[str, Any]]) -> Plan | None:
+    def reconcile(self, job_obj: dict[str, Any], pods: list[dict[str, Any]]) -> Result:
+        """Decide and act for one job. Nothing escapes but Fenced (this replica must stop writing)."""
         meta = job_obj.get("metadata") or {}
-        where = {"job": f"{meta.get('namespace')}/{meta.get('name')}"}
+        namespace, where = str(meta.get("namespace") or ""), {"job": f"{meta.get('namespace')}/{meta.get('name')}"}
+        with self.metrics.reconcile_duration.time():
+            try:
+                return self._reconcile(job_obj, pods)
+            except Fenced:
+                raise
+            except TooLarge as exc:
+                return self._refuse(job_obj, str(exc))
+            except JobError as exc:
+                kind, result = "invalid", Result(error=f"invalid MXJob, left alone: {exc}")
+            except Transient as exc:
+                kind, result = "transient", Result(error=str(exc), retry_after=exc.retry_after)
+            except ClusterError as exc:
+                kind, result = "api", Result(error=str(exc))
+            except Exception as exc:  # a bug: this job is reported and retried, the worker goes on
+                log.exception(f"internal error: {exc!r}", extra=where)
+                kind, result = "internal", Result(error=f"internal error: {exc!r}")
+        self.metrics.reconcile_errors.labels(namespace, kind).inc()
+        log.warning(result.error, extra=where)
+        return result
+
+    def _refuse(self, job_obj: dict[str, Any], message: str) -> Result:
+        meta = job_obj.get("metadata") or {}
+        namespace = str(meta.get("namespace") or "")
+        self.metrics.reconcile_errors.labels(namespace, "too_large").inc()
+        log.warning(f"refused: {message}", extra={"job": f"{namespace}/{meta.get('name')}"})
+        plan = refuse(str(meta.get("name")), job_obj.get("status") or {}, self.clock(), Reason.TOO_LARGE, message)
         try:
-            live = live_job(job_obj)
-        except JobError as exc:
-            log.warning(f"invalid MXJob, left alone: {exc}", extra=where)
-            return None
-        types = {t.lower(): t for t in live.view.replicas}
+            self.applier.events(job_obj, plan)
+            self.applier.status(job_obj, plan)
+        except ClusterError as exc:
+            return Result(error=f"refused ({message}); reporting it failed: {exc}")
+        return Result(plan, error=f"refused: {message}", retry=False)
+
+    def _reconcile(self, job_obj: dict[str, Any], pods: list[dict[str, Any]]) -> Result:
+        view = self.jobs.view(job_obj)
+        types = {t.lower(): t for t in view.replicas}
         views = [v for v in (PodView.from_object(p, types) for p in pods) if v is not None]
         for _ in range(CONFLICT_RETRIES):
             previous = job_obj.get("status") or {}
-            plan = decide(live.view, views, self.clock(), previous, self.settings.table, self.settings.apply.recreate)
+            rendering = None
+            if self.settings.apply.recreate and pods_to_create(previous, views):
+                config_map = self.cluster.get("v1", "ConfigMap", view.namespace, config_map_name(job_obj))
+                rendering = self.jobs.rendering(job_obj, config_map)
+            plan = decide(view, views, self.clock(), previous, self.settings.table, self.settings.apply.recreate,
+                          rendering)
+            self.applier.events(job_obj, plan)
             try:
                 self.applier.status(job_obj, plan)
                 break
             except Conflict:
-                fresh = self.cluster.get(c.API_VERSION, c.KIND, live.view.namespace, live.view.name)
+                fresh = self.cluster.get(c.API_VERSION, c.KIND, view.namespace, view.name)
                 if fresh is None:
-                    return None
+                    return Result()
                 job_obj = fresh
-                log.info("status conflict; read the job again and decided again", extra=where)
+                log.info("status conflict; read the job again and decided again", extra={"job": view.key})
         else:
-            log.warning("status kept conflicting; will try again on the next event", extra=where)
-            return None
+            raise Transient("the status write kept conflicting")
         self.applier.actions(job_obj, plan, {str((p.get("metadata") or {}).get("name")): p for p in pods})
-        self.metrics.observe(live.view.namespace, previous, plan)
-        return plan
+        self.metrics.observe(view.namespace, previous, plan)
+        restarting = any(isinstance(a, CreatePod) or (isinstance(a, DeletePod) and a.reason.is_restart)
+                         for a in plan.actions)
+        return Result(plan, follow_up=restarting and self.settings.apply.recreate and not self.settings.apply.dry_run)
 
-    def run_once(self) -> list[Plan]:
-        """One pass over every MXJob in the watched namespaces."""
-        plans = []
+    def run_once(self, timeout: float = 60.0, sleep: Callable[[float], None] = time.sleep) -> dict[Key, str]:
+        """One complete pass: every job isolated, failures retried with back-off, a restart finished (the old
+        pod gone, the new one created) within `timeout` seconds. Returns the jobs left unreconciled."""
+        deadline = time.monotonic() + timeout
+        listed: dict[Key, dict[str, Any]] = {}
         for namespace in self.settings.namespaces or (None,):
             for job in self.cluster.list(c.API_VERSION, c.KIND, namespace, ""):
                 meta = job.get("metadata") or {}
-                plan = self.reconcile(job, self.pods_of(str(meta.get("namespace") or ""), str(meta.get("name"))))
-                if plan is not None:
-                    plans.append(plan)
-        return plans
+                listed[(str(meta.get("namespace") or ""), str(meta.get("name")))] = job
+        queue: list[tuple[float, Key]] = [(0.0, key) for key in sorted(listed)]
+        failures: dict[Key, int] = {}
+        problems: dict[Key, str] = {}
+        while queue:
+            due, key = heapq.heappop(queue)
+            wait = due - time.monotonic()
+            if due and time.monotonic() + max(wait, 0) > deadline:
+                problems.setdefault(key, "not finished within the pass (--pass-timeout)")
+                continue
+            if wait > 0:
+                sleep(wait)
+            result = self._once(key, listed.pop(key, None))
+            problems.pop(key, None)
+            if result.error:
+                problems[key] = result.error
+                failures[key] = failures.get(key, 0) + 1
+                if result.retry:
+                    heapq.heappush(queue, (time.monotonic() + retry_delay(failures[key], result.retry_after, 5.0),
+                                           key))
+            elif result.follow_up:
+                heapq.heappush(queue, (time.monotonic() + 0.1, key))
+        return problems
+
+    def _once(self, key: Key, listed: dict[str, Any] | None) -> Result:
+        try:
+            job = listed if listed is not None else self.cluster.get(c.API_VERSION, c.KIND, *key)
+            if job is None:
+                return Result()
+            return self.reconcile(job, self.pods_of(*key))
+        except Transient as exc:
+            return Result(error=str(exc), retry_after=exc.retry_after)
+        except ClusterError as exc:
+            return Result(error=str(exc))
+
+
+def job_key(obj: Mapping[str, Any]) -> Key:
+    meta = obj.get("metadata") or {}
+    return str(meta.get("namespace") or ""), str(meta.get("name"))

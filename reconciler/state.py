@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from compiler import constants as c
+from reconciler.vocabulary import ConditionType, PodPhase, RestartPolicy
 
 ARGO_TRACKING = "argocd.argoproj.io/tracking-id"
 FLUX_LABELS = ("kustomize.toolkit.fluxcd.io/name", "kustomize.toolkit.fluxcd.io/namespace")
@@ -32,7 +33,7 @@ def parse_time(text: Any) -> datetime | None:
 @dataclass(frozen=True, slots=True)
 class ReplicaPolicy:
     replicas: int
-    restart_policy: str
+    restart_policy: RestartPolicy
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,10 @@ class JobView:
     active_deadline_seconds: int | None = None
     suspend: bool = False
     annotations: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
 
     def deciding_types(self) -> tuple[str, ...]:
         """Whose success is the job's: the Scheduler, a lone Worker, or (MXTune) the Tuner."""
@@ -66,7 +71,7 @@ class PodView:
     uid: str
     replica_type: str
     index: int
-    phase: str
+    phase: PodPhase
     exit_code: int | None = None
     reason: str = ""
     finished_at: datetime | None = None
@@ -88,7 +93,8 @@ class PodView:
         code: int | None = None
         reason = str(status.get("reason") or "")
         finished: datetime | None = None
-        restarts = 0
+        # Init and regular containers, as PastBackoffLimit sums them.
+        restarts = sum(int(x.get("restartCount") or 0) for x in status.get("initContainerStatuses") or [])
         for container in status.get("containerStatuses") or []:
             restarts += int(container.get("restartCount") or 0)
             if container.get("name") != c.DEFAULT_CONTAINER:
@@ -100,7 +106,7 @@ class PodView:
                 reason = str(terminated.get("reason") or reason)
                 finished = parse_time(terminated.get("finishedAt"))
         return cls(str(metadata.get("name")), str(metadata.get("uid") or ""), replica_type, int(index),
-                   str(status.get("phase") or "Pending"), code, reason, finished, restarts,
+                   PodPhase.parse(status.get("phase")), code, reason, finished, restarts,
                    bool(metadata.get("deletionTimestamp")), ownership_of(metadata))
 
 
@@ -117,13 +123,11 @@ def trim_pod(pod: Mapping[str, Any]) -> dict[str, Any]:
     if annotations:
         kept_metadata["annotations"] = annotations
     kept_status = {k: status[k] for k in ("phase", "reason") if k in status}
-    kept_status["containerStatuses"] = [
-        {k: c[k] for k in ("name", "restartCount", "state", "lastState") if k in c}
-        for c in status.get("containerStatuses") or []]
+    for key in ("initContainerStatuses", "containerStatuses"):
+        kept_status[key] = [{k: c[k] for k in ("name", "restartCount", "state", "lastState") if k in c}
+                            for c in status.get(key) or []]
     return {"apiVersion": pod.get("apiVersion", "v1"), "kind": "Pod", "metadata": kept_metadata,
             "status": kept_status}
-
-
 
 
 def ownership_of(metadata: Mapping[str, Any]) -> dict[str, Any]:
@@ -152,29 +156,29 @@ class Condition:
                    str(data.get("lastTransitionTime") or ""))
 
 
-def set_condition(conditions: list[Condition], kind: str, status: str, reason: str, message: str,
+def set_condition(conditions: list[Condition], kind: ConditionType, status: str, reason: str, message: str,
                   now: str) -> list[Condition]:
     """The training operator's UpdateJobConditions: Failed is terminal, same status and reason is a no-op,
     the transition time survives a reason change, Running and Restarting replace each other, and a
     finished job's Running turns False. The newest condition is last (the CRD's State column reads it)."""
-    if any(x.type == "Failed" and x.status == "True" for x in conditions):
+    if has(conditions, ConditionType.FAILED):
         return conditions
     current = next((x for x in conditions if x.type == kind), None)
     if current is not None and current.status == status and current.reason == reason:
         return conditions
     transition = current.last_transition if current is not None and current.status == status else now
     kept = [x for x in conditions if x.type != kind
-            and not (kind == "Running" and x.type == "Restarting")
-            and not (kind == "Restarting" and x.type == "Running")]
-    if kind in ("Succeeded", "Failed"):
-        kept = [Condition(x.type, "False", x.reason, x.message, now, now) if x.type == "Running" and
+            and not (kind == ConditionType.RUNNING and x.type == ConditionType.RESTARTING)
+            and not (kind == ConditionType.RESTARTING and x.type == ConditionType.RUNNING)]
+    if kind in (ConditionType.SUCCEEDED, ConditionType.FAILED):
+        kept = [Condition(x.type, "False", x.reason, x.message, now, now) if x.type == ConditionType.RUNNING and
                 x.status == "True" else x for x in kept]
-    return [*kept, Condition(kind, status, reason, message, now, transition)]
+    return [*kept, Condition(str(kind), status, str(reason), message, now, transition)]
 
 
 def is_finished(conditions: list[Condition]) -> bool:
-    return any(x.type in ("Succeeded", "Failed") and x.status == "True" for x in conditions)
+    return has(conditions, ConditionType.SUCCEEDED) or has(conditions, ConditionType.FAILED)
 
 
-def has(conditions: list[Condition], kind: str) -> bool:
+def has(conditions: list[Condition], kind: ConditionType) -> bool:
     return any(x.type == kind and x.status == "True" for x in conditions)

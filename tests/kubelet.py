@@ -26,14 +26,14 @@ def deploy(server: FakeServer, spec: str, namespace: str = "ml", *flags: str) ->
 
 
 def set_pod(server: FakeServer, name: str, phase: str, exit_code: int | None = None, reason: str = "",
-            namespace: str = "ml", restarts: int = 0) -> None:
+            namespace: str = "ml", restarts: int = 0, finished_at: str | None = None) -> None:
     key = ("v1", "pods", namespace, name)
     pod = server.state.objects[key]
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     state: dict[str, Any] = {"running": {"startedAt": now}}
     if exit_code is not None:
         state = {"terminated": {"exitCode": exit_code, "reason": reason or ("Completed" if exit_code == 0 else "Error"),
-                                "finishedAt": now}}
+                                "finishedAt": finished_at or now}}
     status = {"phase": phase, "containerStatuses": [
         {"name": "mxnet", "ready": phase == "Running", "restartCount": restarts, "state": state}]}
     code, body = server.state.update(key, {**pod, "status": status}, status_only=True, check_version=False)

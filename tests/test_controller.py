@@ -17,6 +17,7 @@ from reconciler.controller import Controller, _http_server, _leading
 from reconciler.kube import Cluster
 from reconciler.leader import LEASE_NAME, LeaderElector
 from reconciler.runner import Reconciler, Settings
+from tests.conftest import run_cli
 from tests.fakeapi import FakeServer
 from tests.kubelet import condition_types, deploy, job_status, set_pod, state_history
 from tests.test_reconcile import EXITCODE_JOB, PODS, once
@@ -95,28 +96,35 @@ def test_status_conflict_is_read_again_and_decided_again(api: tuple[FakeServer, 
     deploy(server, EXITCODE_JOB)
     for name in PODS:
         set_pod(server, name, "Running")
-    server.state.fail("PUT", r"/mxjobs/mxnet-job/status$", 409, times=2)
+    server.state.fail("PUT", r"/mxjobs/mxnet-job/status(\?|$)", 409, times=2)
     log = once(kubeconfig)
     assert "status conflict" in log
     assert condition_types(server) == [("Created", "True"), ("Running", "True")]
 
 
-def test_killed_between_delete_and_recreate(api: tuple[FakeServer, Path]) -> None:
+def test_a_failed_create_is_retried_within_the_pass_and_by_the_next(api: tuple[FakeServer, Path]) -> None:
     server, kubeconfig = api
     deploy(server, EXITCODE_JOB)
     for name in PODS:
         set_pod(server, name, "Running")
     once(kubeconfig)
     set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137)
-    once(kubeconfig)  # deletes; "crashes" before creating (nothing recreates in the same pass)
-    server.state.fail("POST", r"/pods$", 503, times=1)
-    once(kubeconfig)  # the create fails: the restart stays pending in status
-    assert ("v1", "pods", "ml", "mxnet-job-worker-0") not in server.state.objects
-    once(kubeconfig)  # a fresh reconciler reads the status and finishes the job
+    server.state.fail("POST", r"/pods(\?|$)", 503, times=1)
+    once(kubeconfig)  # deleted; the create fails once and is retried within the same pass
     assert ("v1", "pods", "ml", "mxnet-job-worker-0") in server.state.objects
-    assert job_status(server)["restartCounts"] == {"Worker": 1}
+    set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137, finished_at="2020-01-01T00:00:00Z")
+    server.state.fail("POST", r"/pods(\?|$)", 500, times=10_000)  # the create keeps failing: a crash, in effect
+    result = run_cli(["reconcile", "--once", "--kubeconfig", str(kubeconfig), "--no-leader-election",
+                      "--pass-timeout", "2"])
+    assert result.exit_code == 1 and "could not be reconciled" in result.stderr
+    assert ("v1", "pods", "ml", "mxnet-job-worker-0") not in server.state.objects
+    assert job_status(server)["podRestarts"]["mxnet-job-worker-0"]["pending"] is True
+    server.state.faults.clear()
+    once(kubeconfig)  # a fresh process reads the status and finishes the restart
+    assert ("v1", "pods", "ml", "mxnet-job-worker-0") in server.state.objects
+    assert job_status(server)["restartCounts"] == {"Worker": 2}
     deletes = [r for r in server.state.requests if r[0] == "DELETE"]
-    assert len(deletes) == 1
+    assert len(deletes) == 2
 
 
 def test_two_replicas_exactly_one_leads(api: tuple[FakeServer, Path]) -> None:
@@ -185,7 +193,7 @@ def test_two_controllers_exactly_one_acts(api: tuple[FakeServer, Path]) -> None:
     for identity in ("replica-a", "replica-b"):
         reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
         controller = Controller(reconciler)
-        elector = LeaderElector(reconciler.cluster, "ml", identity, clock, renew_seconds=0.2,
+        elector = LeaderElector(reconciler.cluster, "ml", identity, clock, retry_period=0.2,
                                 on_change=functools.partial(_leading, controller))
         threading.Thread(target=elector.run, args=(controller.stop,), daemon=True).start()
         controller.start()
@@ -212,7 +220,8 @@ def test_serve_stops_cleanly_and_releases_the_lease(api: tuple[FakeServer, Path]
     server, kubeconfig = api
     stop = threading.Event()
     reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
-    thread = threading.Thread(target=serve, args=(reconciler, "127.0.0.1:0", "127.0.0.1:0", "ml", stop),
+    elector = LeaderElector(reconciler.cluster, "ml", "serving", reconciler.clock)
+    thread = threading.Thread(target=serve, args=(reconciler, "127.0.0.1:0", "127.0.0.1:0", elector, stop),
                               daemon=True)
     thread.start()
     lease_key = ("coordination.k8s.io/v1", "leases", "ml", LEASE_NAME)

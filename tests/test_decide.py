@@ -11,6 +11,7 @@ import pytest
 from reconciler.decide import CreatePod, DeletePod, Event, Nudge, Plan, decide
 from reconciler.exitcodes import ExitClass, ExitTable
 from reconciler.state import JobView, PodView, ReplicaPolicy
+from reconciler.vocabulary import DeleteReason, EventType, PodPhase, Reason, RestartPolicy
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 
@@ -36,16 +37,24 @@ def test_exit_code_overrides() -> None:
         ExitTable.parse("x=permanent")
 
 
+class Rendering:
+    """A stand-in for the job's rendering: every pod of the job, with only its name."""
+
+    def pod(self, name: str) -> dict[str, Any] | None:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}} if name.startswith("mxnet-job-") \
+            else None
+
+
 def train(worker_policy: str = "ExitCode", **changes: Any) -> JobView:
     job = JobView("ml", "mxnet-job", "MXTrain", {
-        "Scheduler": ReplicaPolicy(1, "Never"), "Server": ReplicaPolicy(1, "ExitCode"),
-        "Worker": ReplicaPolicy(2, worker_policy)})
+        "Scheduler": ReplicaPolicy(1, RestartPolicy("Never")), "Server": ReplicaPolicy(1, RestartPolicy("ExitCode")),
+        "Worker": ReplicaPolicy(2, RestartPolicy(worker_policy))})
     return replace(job, **changes)
 
 
 def pod(replica_type: str, index: int, phase: str = "Running", uid: str = "", **changes: Any) -> PodView:
     name = f"mxnet-job-{replica_type.lower()}-{index}"
-    return replace(PodView(name, uid or f"{name}-uid", replica_type, index, phase), **changes)
+    return replace(PodView(name, uid or f"{name}-uid", replica_type, index, PodPhase(phase)), **changes)
 
 
 def running(job: JobView) -> list[PodView]:
@@ -76,7 +85,7 @@ def test_retryable_exit_restarts_and_is_counted_once() -> None:
     status = decide(job, running(job), NOW, decide(job, [], NOW, {}).status).status
     failed = pod("Worker", 1, "Failed", exit_code=137, finished_at=NOW)
     plan = decide(job, with_pod(running(job), failed), NOW, status)
-    assert DeletePod(failed.name, failed.uid, "restart") in plan.actions
+    assert DeletePod(failed.name, failed.uid, DeleteReason.RESTART) in plan.actions
     assert Nudge(failed.name) not in plan.actions  # recreate mode brings the pod back itself
     gitops = decide(job, with_pod(running(job), failed), NOW, status, recreate=False)
     assert Nudge(failed.name) in gitops.actions
@@ -86,14 +95,14 @@ def test_retryable_exit_restarts_and_is_counted_once() -> None:
     # The reconciler died after writing status, before deleting: the next pass deletes, counts nothing new.
     again = decide(job, with_pod(running(job), failed), NOW, plan.status)
     assert [a for a in again.actions if isinstance(a, DeletePod)] == [
-        DeletePod(failed.name, failed.uid, "restart (recorded earlier)")]
+        DeletePod(failed.name, failed.uid, DeleteReason.RESTART_RECORDED)]
     assert again.status["restartCounts"] == {"Worker": 1}
     # Deleted: recreate mode creates it again, gitops mode leaves that to Argo CD or Flux.
     gone = [p for p in running(job) if p.name != failed.name]
-    assert CreatePod(failed.name) in decide(job, gone, NOW, plan.status).actions
+    assert CreatePod(failed.name) in decide(job, gone, NOW, plan.status, rendering=Rendering()).actions
     assert not [a for a in decide(job, gone, NOW, plan.status, recreate=False).actions if isinstance(a, CreatePod)]
     # Back and running: Running replaces Restarting, the pending recreation is done.
-    back = decide(job, with_pod(running(job), replace(failed, phase="Running", uid="new")), NOW, plan.status)
+    back = decide(job, with_pod(running(job), replace(failed, phase=PodPhase.RUNNING, uid="new")), NOW, plan.status)
     assert conditions(back)[-1] == ("Running", "True", "MXJobRunning")
     assert "Restarting" not in [c[0] for c in conditions(back)]
     assert "pending" not in back.status["podRestarts"][failed.name]
@@ -116,16 +125,16 @@ def test_restart_policies(policy: str, code: int, outcome: str) -> None:
         assert plan.status["completionTime"] == "2026-11-22T12:00:00Z"
         assert not [a for a in plan.actions if isinstance(a, DeletePod)]  # cleanPodPolicy None keeps them
     else:
-        assert DeletePod(failed.name, failed.uid, "restart") in plan.actions
+        assert DeletePod(failed.name, failed.uid, DeleteReason.RESTART) in plan.actions
         assert not [c for c in conditions(plan) if c[0] == "Failed"]
 
 
 @pytest.mark.parametrize(("job", "deciding"), [
     (train(), "Scheduler"),
-    (JobView("ml", "mxnet-job", "MXTrain", {"Worker": ReplicaPolicy(1, "Never")}), "Worker"),
-    (JobView("ml", "mxnet-job", "MXTune", {"TunerTracker": ReplicaPolicy(1, "Never"),
-                                           "TunerServer": ReplicaPolicy(1, "Never"),
-                                           "Tuner": ReplicaPolicy(1, "Never")}), "Tuner"),
+    (JobView("ml", "mxnet-job", "MXTrain", {"Worker": ReplicaPolicy(1, RestartPolicy("Never"))}), "Worker"),
+    (JobView("ml", "mxnet-job", "MXTune", {"TunerTracker": ReplicaPolicy(1, RestartPolicy("Never")),
+                                           "TunerServer": ReplicaPolicy(1, RestartPolicy("Never")),
+                                           "Tuner": ReplicaPolicy(1, RestartPolicy("Never"))}), "Tuner"),
 ])
 def test_success_is_decided_by_one_replica_type(job: JobView, deciding: str) -> None:
     status = decide(job, running(job), NOW, {}).status
@@ -134,23 +143,77 @@ def test_success_is_decided_by_one_replica_type(job: JobView, deciding: str) -> 
     assert conditions(plan)[-1] == ("Succeeded", "True", "MXJobSucceeded")
     assert ("Running", "False", "MXJobRunning") in conditions(plan)
     assert plan.status["completionTime"] == "2026-11-22T12:05:00Z"
-    assert Event("Normal", "MXJobSucceeded", "MXJob mxnet-job is successfully completed.") in plan.actions
+    assert Event(EventType.NORMAL, Reason.SUCCEEDED, "MXJob mxnet-job is successfully completed.") in plan.actions
     if deciding != "Worker":
         others = with_pod(running(job), pod(next(t for t in job.replicas if t != deciding), 0, "Succeeded"))
         assert not [c for c in conditions(decide(job, others, NOW, status)) if c[0] == "Succeeded"]
 
 
 def test_backoff_limit_counts_restarts_exactly() -> None:
-    job = train(backoff_limit=1)
+    job = train(backoff_limit=2)
     status = decide(job, running(job), NOW, {}).status
     first = pod("Worker", 0, "Failed", exit_code=137, finished_at=NOW)
-    status = decide(job, with_pod(running(job), first), NOW, status).status
+    restarted = decide(job, with_pod(running(job), first), NOW, status)
+    assert DeletePod(first.name, first.uid, DeleteReason.RESTART) in restarted.actions  # restart 1 of 2
     second = pod("Worker", 0, "Failed", uid="second", exit_code=137, finished_at=NOW + timedelta(minutes=1))
-    plan = decide(job, with_pod(running(job), second), NOW + timedelta(minutes=2), status)
-    assert conditions(plan)[-1] == ("Failed", "True", "MXJobFailed")
+    plan = decide(job, with_pod(running(job), second), NOW + timedelta(minutes=2), restarted.status)
+    assert conditions(plan)[-1] == ("Failed", "True", "MXJobFailed")  # the 2nd would reach the limit
     assert plan.status["conditions"][-1]["message"] == \
         "Job mxnet-job has failed because it has reached the specified backoff limit"
     assert len([a for a in plan.actions if isinstance(a, DeletePod)]) == 4
+
+
+def on_failure_job(limit: int | None, **policies: str) -> JobView:
+    replicas = {t: ReplicaPolicy(1, RestartPolicy(p)) for t, p in policies.items()}
+    replicas["Worker"] = ReplicaPolicy(4, RestartPolicy(policies.get("Worker", "OnFailure")))
+    return JobView("ml", "mxnet-job", "MXTrain", replicas, backoff_limit=limit)
+
+
+# The Go operators' own cases. training-operator pkg/controller.v1/common/job_test.go TestPastBackoffLimit
+# (replica policy OnFailure): a Running and a Succeeded pod without restarts, limit 0 → not past; plus a
+# Running pod with restartCount 3, limit 3 → past. mxnet-operator v1.0.0 pkg/controller.v1/mxnet/job_test.go
+# TestBackoffForOnFailure: 4 Running workers with restartCount 1 (OnFailure) and 2 servers, limit 4 → the job
+# fails and every pod is deleted. The issue's case: restart counts 1,1,1,2 with limit 4. The rule itself is
+# PastBackoffLimit in pkg/core/job.go: only Running pods, init and regular containers, OnFailure/Always/ExitCode.
+@pytest.mark.parametrize(("name", "limit", "workers", "extra", "past"), [
+    ("TestPastBackoffLimit: backOffLimit is 0", 0, [("Running", 0), ("Succeeded", 0)], [], False),
+    ("TestPastBackoffLimit: backOffLimit is 3", 3, [("Running", 0), ("Succeeded", 0), ("Running", 3)], [], True),
+    ("TestBackoffForOnFailure", 4, [("Running", 1)] * 4, [("Server", "Running", 0)] * 2, True),
+    ("restart counts 1,1,1,2 with limit 4", 4, [("Running", 1)] * 3 + [("Running", 2)], [], True),
+    ("one restart under limit 2", 2, [("Running", 1), ("Running", 0)], [], False),
+    ("limit 0: one restart is past", 0, [("Running", 1)], [], True),
+    ("Pending pods are not counted", 1, [("Pending", 5)], [], False),
+    ("Never replicas are not counted", 1, [("Running", 0)], [("Scheduler", "Running", 7)], False),
+    ("no limit: never past", None, [("Running", 99)], [], False),
+])
+def test_go_backoff_cases(name: str, limit: int | None, workers: list[tuple[str, int]],
+                          extra: list[tuple[str, str, int]], past: bool) -> None:
+    job = on_failure_job(limit, Scheduler="Never", Server="OnFailure")
+    pods = [pod("Worker", i, phase, restart_count=n) for i, (phase, n) in enumerate(workers)]
+    pods += [pod(t, i, phase, restart_count=n) for i, (t, phase, n) in enumerate(extra)]
+    plan = decide(job, pods, NOW, decide(job, [], NOW, {}).status)
+    failed = conditions(plan)[-1] == ("Failed", "True", "MXJobFailed")
+    assert failed is past, name
+    if past:
+        assert plan.status["conditions"][-1]["message"] == \
+            "Job mxnet-job has failed because it has reached the specified backoff limit"
+        assert {a.name for a in plan.actions if isinstance(a, DeletePod)} == {p.name for p in pods}
+
+
+def test_init_container_restarts_count_too() -> None:
+    raw = {"metadata": {"name": "mxnet-job-worker-0", "uid": "u",
+                        "labels": {"training.kubeflow.org/replica-type": "worker",
+                                   "training.kubeflow.org/replica-index": "0"}},
+           "status": {"phase": "Running", "initContainerStatuses": [{"name": "init", "restartCount": 2}],
+                      "containerStatuses": [{"name": "mxnet", "restartCount": 1}]}}
+    view = PodView.from_object(raw, {"worker": "Worker"})
+    assert view is not None and view.restart_count == 3
+
+
+def test_a_job_created_suspended_shows_created_then_suspended() -> None:
+    plan = decide(train(suspend=True), [], NOW, {})
+    assert conditions(plan) == [("Created", "True", "MXJobCreated"), ("Suspended", "True", "MXJobSuspended")]
+    assert "startTime" not in plan.status  # mxjob_controller_test.go: suspended from the start, never started
 
 
 def test_restart_back_off_grows_per_pod() -> None:
@@ -163,7 +226,7 @@ def test_restart_back_off_grows_per_pod() -> None:
     assert not [a for a in waiting.actions if isinstance(a, DeletePod)]
     assert waiting.requeue_after == pytest.approx(6)
     ready = decide(job, with_pod(running(job), again), NOW + timedelta(seconds=10), status)
-    assert DeletePod(again.name, again.uid, "restart") in ready.actions
+    assert DeletePod(again.name, again.uid, DeleteReason.RESTART) in ready.actions
     assert ready.status["restartCounts"] == {"Worker": 2}
 
 
@@ -212,7 +275,7 @@ def test_job_annotation_overrides_the_table() -> None:
     job = train(annotations={"mxjob.kubeflow.org/exit-codes": "1=retryable"})
     status = decide(job, running(job), NOW, {}).status
     failed = pod("Worker", 0, "Failed", exit_code=1, finished_at=NOW)
-    assert DeletePod(failed.name, failed.uid, "restart") in decide(job, with_pod(running(job), failed), NOW,
+    assert DeletePod(failed.name, failed.uid, DeleteReason.RESTART) in decide(job, with_pod(running(job), failed), NOW,
                                                                     status).actions
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import EXAMPLES, run_cli
 from tests.fakeapi import FakeServer
-from tests.kubelet import condition_types, deploy, job_status, set_pod
+from tests.kubelet import condition_types, deploy, job_status, set_pod, state_history
 
 SEED = (EXAMPLES / "train" / "mx_job_dist_gpu.yaml").read_text(encoding="utf-8")
 EXITCODE_JOB = SEED.replace("""    Worker:
@@ -46,11 +46,10 @@ def test_retryable_exit_restarts_the_worker(api: tuple[FakeServer, Path]) -> Non
     assert condition_types(server) == [("Created", "True"), ("Running", "True")]
     old_uid = server.state.objects[("v1", "pods", "ml", "mxnet-job-worker-0")]["metadata"]["uid"]
     set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137)
-    once(kubeconfig)
-    assert condition_types(server)[-1] == ("Restarting", "True")
-    assert ("v1", "pods", "ml", "mxnet-job-worker-0") not in server.state.objects
+    once(kubeconfig)  # one pass: deleted, gone, created again from the rendering of the live MXJob
+    assert state_history(server)[-2:] == ["Restarting", "Running"]
     assert job_status(server)["restartCounts"] == {"Worker": 1}
-    once(kubeconfig)  # the pod is gone: created again from the rendering of the live MXJob
+    assert "pending" not in job_status(server)["podRestarts"]["mxnet-job-worker-0"]
     recreated = server.state.objects[("v1", "pods", "ml", "mxnet-job-worker-0")]
     assert recreated["metadata"]["uid"] != old_uid
     rendered = next(m for m in deploy_preview() if m["kind"] == "Pod" and m["metadata"]["name"] == "mxnet-job-worker-0")
