@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: examples test lint golden bench clean
+.PHONY: examples test lint golden bench clean e2e e2e-prepare
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,14 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/pytest
+
+## Prepare the e2e tier: MXNet 1.9.1 in a cached venv outside the repository (not a project dependency).
+e2e-prepare:
+	bash .ci/mxnet.sh
+
+## The e2e tier alone: rendered jobs form real MXNet clusters in network namespaces (root; part of `make test`).
+e2e: $(STAMP) e2e-prepare
+	$(BIN)/pytest tests/e2e
 
 ## Regenerate tests/golden/*/expected.* after an intended change to the rendering.
 golden: $(STAMP)
