@@ -105,7 +105,7 @@ def mxjob_definitions() -> dict[str, Any]:
                 "cleanPodPolicy": {"type": "string", "enum": ["All", "Running", "None"],
                                    "description": "Which pods to delete when the job finishes (default None)."},
                 "ttlSecondsAfterFinished": _int(0, "Seconds after completion before the job is deleted."),
-                "activeDeadlineSeconds": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1,
+                "activeDeadlineSeconds": {"type": "integer", "format": "int64", "minimum": 0, "maximum": 2**63 - 1,
                                           "description": "Seconds the job may run before it is failed."},
                 "backoffLimit": _int(0, "Restarts allowed before the job is failed."),
                 "schedulingPolicy": {"$ref": "#/$defs/SchedulingPolicy"},
