@@ -98,7 +98,8 @@ def apply_defaults(data: dict[str, Any], default_namespace: str | None) -> MXJob
         raw = spec["mxReplicaSpecs"].get(replica_type)
         if raw is None:
             continue
-        raw.setdefault("replicas", 1)
+        # JSON Schema counts 2.0 as an integer; the rendering (and the API server's int32) wants 2.
+        raw["replicas"] = int(raw.get("replicas", 1))
         raw.setdefault("restartPolicy", c.DEFAULT_RESTART_POLICY)
         _default_port(raw["template"])
         replicas.append(Replica(replica_type, raw["replicas"], raw["restartPolicy"], raw["template"]))
