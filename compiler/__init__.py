@@ -1,5 +1,8 @@
 """mxjob-gitops compiler: MXJob specs in, explicit Kubernetes manifests out; pure, no cluster or network.
 
+Entry points: `compile_job(dict, RenderOptions)` for one job (the reconciler, library users; see compiler.job),
+`parse_text` + `compile_documents` for files of many documents (the CLI and the KRM function).
+
 The public names are imported on first use, so `mxjob --help` does not pay for the schema machinery.
 """
 
@@ -13,8 +16,10 @@ if TYPE_CHECKING:
     from compiler.diagnostics import Diagnostic as Diagnostic
     from compiler.diagnostics import Location as Location
     from compiler.diagnostics import Severity as Severity
+    from compiler.job import JobRendering as JobRendering
+    from compiler.job import compile_job as compile_job
+    from compiler.options import RenderOptions as RenderOptions
     from compiler.pipeline import Plan as Plan
-    from compiler.pipeline import RenderOptions as RenderOptions
     from compiler.pipeline import compile_documents as compile_documents
     from compiler.source import SourceDocument as SourceDocument
     from compiler.source import parse_text as parse_text
@@ -25,16 +30,18 @@ _EXPORTS = {
     "Diagnostic": "compiler.diagnostics",
     "Location": "compiler.diagnostics",
     "Severity": "compiler.diagnostics",
+    "JobRendering": "compiler.job",
+    "compile_job": "compiler.job",
     "Plan": "compiler.pipeline",
-    "RenderOptions": "compiler.pipeline",
+    "RenderOptions": "compiler.options",
     "compile_documents": "compiler.pipeline",
     "SourceDocument": "compiler.source",
     "parse_text": "compiler.source",
     "Target": "compiler.targets",
 }
 
-__all__ = ["Code", "Diagnostic", "Location", "Plan", "RenderOptions", "Severity", "SourceDocument", "Target",
-           "compile_documents", "parse_text"]
+__all__ = ["Code", "Diagnostic", "JobRendering", "Location", "Plan", "RenderOptions", "Severity", "SourceDocument",
+           "Target", "compile_documents", "compile_job", "parse_text"]
 
 
 def __getattr__(name: str) -> Any:

@@ -25,6 +25,9 @@ LABEL_JOB_ROLE: Final = "training.kubeflow.org/job-role"
 # Our own annotations and the ConfigMap that carries the cluster spec and run policy.
 CONFIGMAP_SUFFIX: Final = "-mxjob-config"
 ANNOTATION_PREFIX: Final = "mxjob.kubeflow.org/"
+# The ConfigMap's key holding the job's policies, and inside it the record of the render options.
+CONFIG_JOB_KEY: Final = "job.json"
+CONFIG_RENDER_KEY: Final = "render"
 
 SCHEDULER: Final = "Scheduler"
 SERVER: Final = "Server"

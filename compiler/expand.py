@@ -41,7 +41,7 @@ def render_config_map(job: MXJob, spec: ClusterSpec, render: dict[str, str]) -> 
     run_policy = job.document["spec"]["runPolicy"]
     job_info = {
         "jobMode": job.job_mode,
-        "render": render,
+        c.CONFIG_RENDER_KEY: render,
         "replicaSpecs": {r.type: {"replicas": r.replicas, "restartPolicy": r.restart_policy} for r in job.replicas},
         "runPolicy": run_policy,
     }
@@ -52,7 +52,7 @@ def render_config_map(job: MXJob, spec: ClusterSpec, render: dict[str, str]) -> 
         "metadata": _metadata(f"{job.name}{c.CONFIGMAP_SUFFIX}", job.namespace, labels),
         "data": {
             "cluster.json": spec.shared_json,
-            "job.json": json.dumps(job_info, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
+            c.CONFIG_JOB_KEY: json.dumps(job_info, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
         },
     }
 

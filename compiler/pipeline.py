@@ -1,52 +1,25 @@
-"""The compiler's entry point: documents in, diagnostics plus a lazy, deterministic manifest stream out."""
+"""Many documents in (the CLI, the KRM function): each object compiled by compiler.job, duplicates and
+PriorityClass objects found across documents, diagnostics located, and a lazy, deterministic manifest stream out.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from compiler import constants as c
 from compiler.cluster import service_name
-from compiler.convert import Conversion, is_mxjob, to_v1
-from compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors, warning
-from compiler.expand import expand
-from compiler.gang import Gang, GangScheduler, choose_scheduler, plan_gang
-from compiler.model import MXJob, apply_defaults
-from compiler.normalise import normalise
-from compiler.rules import check_rules
-from compiler.schema import check_schema
+from compiler.convert import is_mxjob
+from compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors
+from compiler.gang import Gang
+from compiler.job import CompiledJob, compile_object, locate, render_job
+from compiler.model import MXJob
+from compiler.options import RenderOptions
 from compiler.source import SourceDocument, iter_objects
-from compiler.targets import Target, decorate
 
 Manifest = dict[str, Any]
 Identity = tuple[str, str, str, str]
-# Diagnostics about a key itself point at the key, not at its value.
-_KEY_CODES = frozenset({Code.UNKNOWN_FIELD, Code.UNKNOWN_REPLICA_TYPE, Code.REPLICA_TYPE_CASE,
-                        Code.CONFLICTING_FIELDS, Code.SERVER_FIELDS_DROPPED, Code.FIELD_DROPPED,
-                        Code.TEMPLATE_METADATA_IGNORED, Code.TTL_DROPPED})
-
-
-@dataclass(frozen=True, slots=True)
-class RenderOptions:
-    namespace: str | None = None
-    include_job: bool = True
-    target: Target = Target.PLAIN
-    gang_scheduler: GangScheduler | None = None
-    # PriorityClass values given on the command line; they win over PriorityClass objects in the input.
-    priority_classes: tuple[tuple[str, int], ...] = ()
-    # Pass an MXJob through unexpanded when its ConfigMap is in the input too (already-rendered output).
-    keep_rendered: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class CompiledJob:
-    """A valid MXJob: its v1 conversion and, when defaults were applied, the typed job."""
-
-    conversion: Conversion
-    job: MXJob | None
-    gang: Gang | None = None
 
 
 @dataclass(slots=True)
@@ -72,20 +45,9 @@ class Plan:
     def item_manifests(self, item: CompiledJob | Manifest) -> Iterator[Manifest]:
         """The manifests of one valid item, even when other items of the plan are invalid (for validate)."""
         if isinstance(item, CompiledJob):
-            if item.job is None:
-                raise ValueError("the plan was compiled without defaults; it can only be converted")
-            yield from self._job_manifests(item.job, item.gang)
+            yield from render_job(item, self.options)
         else:
             yield item
-
-    def _job_manifests(self, job: MXJob, gang: Gang | None) -> Iterator[Manifest]:
-        target = self.options.target
-        check = target is Target.FLUX and "${" in json.dumps(job.document, ensure_ascii=False)
-        render = {"target": target.value}
-        if gang is not None:
-            render["gangScheduler"] = str(gang.scheduler)
-        for manifest in expand(job, include_job=self.options.include_job, gang=gang, render=render):
-            yield decorate(manifest, target, check) if target is not Target.PLAIN else manifest
 
     def converted(self) -> Iterator[Manifest]:
         """The input with every MXJob converted to v1 (defaulted only if compiled with defaults)."""
@@ -95,6 +57,10 @@ class Plan:
 
 def compile_documents(documents: Sequence[SourceDocument], options: RenderOptions = RenderOptions(),
                       *, defaults: bool = True) -> Plan:
+    """Compile every object of every document (compile_job's core per MXJob); other objects pass through.
+
+    Without `defaults` jobs are only converted and checked (for `mxjob convert`).
+    """
     plan = Plan(options)
     seen: dict[Identity, tuple[SourceDocument, JsonPath]] = {}
     priorities, sources = priority_classes(documents, options)
@@ -103,13 +69,13 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
         for prefix, obj in iter_objects(document):
             problem = "" if isinstance(obj, dict) and is_mxjob(obj) else _not_an_object(obj)
             if problem:
-                plan.diagnostics.append(_locate(error(Code.NOT_AN_OBJECT, problem, (), "every document, and every "
-                                                      "item of a List, needs apiVersion, kind and metadata.name"),
-                                                document, prefix, None))
+                plan.diagnostics.append(locate(error(Code.NOT_AN_OBJECT, problem, (), "every document, and every "
+                                                     "item of a List, needs apiVersion, kind and metadata.name"),
+                                               document, prefix, None))
                 continue
             if is_mxjob(obj) and identity(obj)[2:] not in rendered:
-                compiled, found = _compile_job(obj, options, defaults, priorities, sources)
-                located = [_locate(d, document, prefix, compiled.conversion if compiled else None) for d in found]
+                compiled, found = compile_object(obj, options, defaults, priorities, sources)
+                located = [locate(d, document, prefix, compiled.conversion if compiled else None) for d in found]
                 plan.diagnostics.extend(located)
                 if compiled is None:
                     continue
@@ -126,7 +92,7 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
                 first = seen.setdefault(ident, (document, prefix))
                 if first[0] is not document or first[1] != prefix:
                     where = first[0].locate(first[1])  # located only now: positions cost a second parse
-                    plan.diagnostics.append(_locate(error(
+                    plan.diagnostics.append(locate(error(
                         Code.DUPLICATE_OBJECT,
                         f"{ident[1]} {ident[2] + '/' if ident[2] else ''}{ident[3]} is also produced by {where}",
                         (), "rename one of the jobs or objects"), document, prefix, None))
@@ -175,42 +141,6 @@ def priority_classes(documents: Sequence[SourceDocument],
         values[name] = value
         sources[name] = "--priority-class"
     return values, sources
-
-
-def _compile_job(obj: Manifest, options: RenderOptions, defaults: bool, priorities: dict[str, int],
-                 sources: dict[str, str]) -> tuple[CompiledJob | None, list[Diagnostic]]:
-    conversion = to_v1(obj)
-    if has_errors(conversion.diagnostics):
-        return None, conversion.diagnostics
-    normalise(conversion)
-    found = [*conversion.diagnostics, *check_schema(conversion.data), *check_rules(conversion.data)]
-    if has_errors(found) or not defaults:
-        return (None if has_errors(found) else CompiledJob(conversion, None)), found
-    job = apply_defaults(conversion.data, options.namespace)
-    scheduler, problems = choose_scheduler(job, options.gang_scheduler)
-    found.extend(problems)
-    gang = None
-    if scheduler is not None:
-        gang, notes = plan_gang(job, scheduler, priorities, sources)
-        found.extend(notes)
-    elif job.run_policy.scheduling_policy is not None:
-        found.append(warning(Code.GANG_POLICY_IGNORED,
-                             "schedulingPolicy has no effect without a gang scheduler",
-                             ("spec", "runPolicy", "schedulingPolicy"),
-                             "pass --gang-scheduler volcano|scheduler-plugins or annotate the job with "
-                             "mxjob.kubeflow.org/gang-scheduler"))
-    if has_errors(found):
-        return None, found
-    return CompiledJob(conversion, job, gang), found
-
-
-def _locate(diagnostic: Diagnostic, document: SourceDocument, prefix: JsonPath,
-            conversion: Conversion | None) -> Diagnostic:
-    path = conversion.origin(diagnostic.path) if conversion else diagnostic.path
-    key = diagnostic.code in _KEY_CODES
-    location = document.locate((*prefix, *path), key=key)
-    return Diagnostic(diagnostic.code, diagnostic.severity, diagnostic.message, (*prefix, *path), location,
-                      document.index, diagnostic.hint)
 
 
 def identity(obj: Manifest) -> Identity:

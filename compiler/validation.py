@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from compiler.diagnostics import Diagnostic, JsonPath, Location, Severity
+from compiler.job import CompiledJob
 from compiler.kubeschema import schema_errors, validator_for
-from compiler.pipeline import CompiledJob, Manifest, Plan
+from compiler.pipeline import Manifest, Plan
 from compiler.source import SourceDocument
 
 

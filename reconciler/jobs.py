@@ -14,12 +14,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from compiler import RenderOptions
 from compiler import constants as c
 from compiler.cluster import ClusterSpec, cluster_spec
 from compiler.expand import _PodFactory
-from compiler.gang import GangScheduler
+from compiler.job import CompiledJob
 from compiler.model import MXJob
-from compiler.pipeline import CompiledJob, RenderOptions, compile_documents
+from compiler.pipeline import compile_documents
 from compiler.source import SourceDocument
 from compiler.targets import Target, decorate
 from reconciler.state import JobView, ReplicaPolicy
@@ -85,24 +86,11 @@ def job_view(obj: Mapping[str, Any], job: MXJob) -> JobView:
 def render_options(config_map: Mapping[str, Any] | None, namespace: str) -> RenderOptions:
     """The options recorded in the job's ConfigMap at render time (plain when there is none); a record we
     cannot read is an error, never a silent fallback (the pod would differ from Git)."""
-    render: Any = {}
-    if config_map is not None:
-        try:
-            record = json.loads((config_map.get("data") or {}).get("job.json", "{}"))
-        except (ValueError, TypeError) as exc:
-            raise JobError(f"ConfigMap job.json is not JSON: {exc}") from None
-        render = record.get("render", {}) if isinstance(record, Mapping) else None
-    if not isinstance(render, Mapping):
-        raise JobError(f"ConfigMap job.json: render must be an object, not {render!r}")
-    target, gang = render.get("target", Target.PLAIN.value), render.get("gangScheduler")
-    if target not in {t.value for t in Target}:
-        raise JobError(f"ConfigMap job.json: render.target {target!r} is not one of {[t.value for t in Target]}")
+    base = RenderOptions(namespace=namespace or None, include_job=False)
     try:
-        scheduler = GangScheduler.parse(gang) if gang else None
-    except (ValueError, AttributeError, TypeError) as exc:
-        raise JobError(f"ConfigMap job.json: render.gangScheduler: {exc}") from None
-    return RenderOptions(namespace=namespace or None, include_job=False, target=Target(target),
-                         gang_scheduler=scheduler)
+        return RenderOptions.from_config_map(config_map, base) if config_map is not None else base
+    except ValueError as exc:
+        raise JobError(f"ConfigMap {c.CONFIG_JOB_KEY}: {exc}") from None
 
 
 class JobRendering:

@@ -15,7 +15,8 @@ from compiler.cli.inputs import Inputs, read_inputs
 from compiler.cli.report import report
 from compiler.diagnostics import has_errors
 from compiler.emit import write_json_list, write_yaml_stream
-from compiler.pipeline import Plan, RenderOptions, compile_documents
+from compiler.options import RenderOptions
+from compiler.pipeline import Plan, compile_documents
 
 FORMATS = ("yaml", "json")
 

@@ -18,7 +18,7 @@ def convert(paths: tuple[str, ...], fmt: str, quiet: bool) -> None:
 
     Defaults are not filled in; other documents are printed unchanged. The result is validated first.
     """
-    from compiler.pipeline import RenderOptions
+    from compiler.options import RenderOptions
 
     with guarded(), paused_gc():
         plan = build_plan(paths, RenderOptions(), quiet=quiet, defaults=False)

@@ -13,7 +13,8 @@ from compiler.cli.diffreport import FORMATS
 from compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
 from compiler.cli.inputs import Inputs
 from compiler.cli.options import render_options
-from compiler.pipeline import Manifest, RenderOptions
+from compiler.options import RenderOptions
+from compiler.pipeline import Manifest
 
 
 @click.command(short_help="Show what a change to MXJob specs would change in the cluster, object by object.")

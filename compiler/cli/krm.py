@@ -9,16 +9,15 @@ returned unchanged.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from typing import Any
 
 import click
 
 from compiler.cli.exits import FINDINGS, OK, Exit, guarded
-from compiler.cli.options import priority_pairs, render_options
+from compiler.cli.options import render_options
 from compiler.diagnostics import Diagnostic, Severity, format_path
-from compiler.pipeline import RenderOptions
+from compiler.options import RenderOptions
 
 RESOURCE_LIST_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
@@ -34,25 +33,9 @@ def _annotation(item: dict[str, Any], keys: tuple[str, ...]) -> str | None:
 
 
 def options_from(config: Any, base: RenderOptions) -> RenderOptions:
-    """Overlay a ConfigMap functionConfig's data on the command-line options."""
-    from compiler.gang import GangScheduler
-    from compiler.targets import Target
-
+    """Overlay a ConfigMap functionConfig's data (a RenderOptions record) on the command-line options."""
     data = config.get("data") if isinstance(config, dict) and config.get("kind") == "ConfigMap" else None
-    if not isinstance(data, dict):
-        return base
-    changes: dict[str, Any] = {}
-    if "target" in data:
-        changes["target"] = Target(str(data["target"]))
-    if "namespace" in data:
-        changes["namespace"] = str(data["namespace"]) or None
-    if "gangScheduler" in data:
-        changes["gang_scheduler"] = GangScheduler.parse(str(data["gangScheduler"])) if data["gangScheduler"] else None
-    if "priorityClasses" in data:
-        changes["priority_classes"] = priority_pairs(p for p in str(data["priorityClasses"]).split(",") if p.strip())
-    if "job" in data:
-        changes["include_job"] = str(data["job"]).lower() not in ("false", "no", "0")
-    return dataclasses.replace(base, **changes)
+    return RenderOptions.from_record(data, base) if isinstance(data, dict) else base
 
 
 def result_of(diagnostic: Diagnostic, items: list[Any]) -> dict[str, Any]:

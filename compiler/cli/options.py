@@ -1,16 +1,16 @@
-"""The options every rendering command shares (render, validate, krm), turned into one RenderOptions."""
+"""The options every rendering command shares (render, validate, krm), read with RenderOptions' field codec."""
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 import click
 
 from compiler.gang import GangScheduler
-from compiler.pipeline import RenderOptions
+from compiler.options import RenderOptions, parse_field, priority_pairs
 from compiler.targets import Target
 
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -20,23 +20,10 @@ def parse_gang(_ctx: click.Context, _param: click.Parameter, value: str | None) 
     if value is None:
         return None
     try:
-        return GangScheduler.parse(value)
+        gang: GangScheduler | None = parse_field("gangScheduler", value)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from exc
-
-
-def priority_pairs(values: Iterable[str]) -> tuple[tuple[str, int], ...]:
-    """`NAME=VALUE` PriorityClass settings (flags or a KRM functionConfig); ValueError names the bad one."""
-    parsed: list[tuple[str, int]] = []
-    for value in values:
-        name, _, number = (part.strip() for part in value.partition("="))
-        try:
-            parsed.append((name, int(number)))
-        except ValueError:
-            raise ValueError(f"{value!r}: use NAME=VALUE, VALUE an integer") from None
-        if not name:
-            raise ValueError(f"{value!r}: use NAME=VALUE")
-    return tuple(parsed)
+    return gang
 
 
 def parse_priorities(_ctx: click.Context, _param: click.Parameter,
@@ -76,7 +63,7 @@ def render_options(command: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(command)
     def wrapper(*args: Any, namespace: str | None, target: str, gang: GangScheduler | None,
                 priorities: tuple[tuple[str, int], ...], include_job: bool, **kwargs: Any) -> Any:
-        options = RenderOptions(namespace=namespace, include_job=include_job, target=Target(target),
+        options = RenderOptions(namespace=namespace, include_job=include_job, target=parse_field("target", target),
                                 gang_scheduler=gang, priority_classes=priorities)
         return command(*args, options=options, **kwargs)
 

@@ -9,7 +9,7 @@ import click
 from compiler.cli.common import FORMATS, build_plan, paused_gc, write_stream
 from compiler.cli.exits import guarded
 from compiler.cli.options import render_options
-from compiler.pipeline import RenderOptions
+from compiler.options import RenderOptions
 
 
 @click.command(short_help="Render MXJob specs into Kubernetes manifests.")

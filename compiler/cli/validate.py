@@ -10,7 +10,7 @@ from compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
 from compiler.cli.options import render_options
 from compiler.cli.reporters import FORMATS
 from compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
-from compiler.pipeline import RenderOptions
+from compiler.options import RenderOptions
 
 
 @click.command(short_help="Check MXJob specs and what they render against strict schemas, offline.")

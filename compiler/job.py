@@ -1,0 +1,148 @@
+"""Compile one MXJob: `compile_job(dict, options)` is the public entry point; compile_documents builds on it.
+
+How the reconciler calls it, once per spec version of a live job (status writes do not change the result):
+
+    base = RenderOptions(namespace=namespace, include_job=False)
+    options = RenderOptions.from_config_map(config_map, base)   # the options Git's rendering used
+    rendering = compile_job({k: v for k, v in obj.items() if k != "status"}, options,
+                            origin=f"cluster:{namespace}/{name}")
+    if not rendering.ok:
+        ...  # report rendering.errors() (an Event); leave the job alone
+    pods = {m["metadata"]["name"]: m for m in rendering.manifests() if m["kind"] == "Pod"}
+    job = rendering.job                          # the typed, defaulted job: replicas, run policy
+
+`rendering.manifests()` builds fresh manifests on each call; they share unchanged sub-trees of the job's
+templates, so copy a manifest before changing it in place.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from compiler.convert import Conversion, is_mxjob, to_v1
+from compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors, warning
+from compiler.expand import expand
+from compiler.gang import Gang, choose_scheduler, plan_gang
+from compiler.model import MXJob, apply_defaults
+from compiler.normalise import normalise
+from compiler.options import RenderOptions
+from compiler.rules import check_rules
+from compiler.schema import check_schema
+from compiler.source import SourceDocument
+from compiler.targets import Target, decorate
+
+Manifest = dict[str, Any]
+# Diagnostics about a key itself point at the key, not at its value.
+_KEY_CODES = frozenset({Code.UNKNOWN_FIELD, Code.UNKNOWN_REPLICA_TYPE, Code.REPLICA_TYPE_CASE,
+                        Code.CONFLICTING_FIELDS, Code.SERVER_FIELDS_DROPPED, Code.FIELD_DROPPED,
+                        Code.TEMPLATE_METADATA_IGNORED, Code.TTL_DROPPED})
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledJob:
+    """A valid MXJob: its v1 conversion and, when defaults were applied, the typed job."""
+
+    conversion: Conversion
+    job: MXJob | None
+    gang: Gang | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JobRendering:
+    """What compile_job returns: every diagnostic and, when the job is valid, its manifests on demand."""
+
+    options: RenderOptions
+    diagnostics: tuple[Diagnostic, ...]
+    compiled: CompiledJob | None
+
+    @property
+    def ok(self) -> bool:
+        return self.compiled is not None
+
+    @property
+    def job(self) -> MXJob | None:
+        """The typed job with the operator's defaults applied (None when the job is invalid)."""
+        return self.compiled.job if self.compiled is not None else None
+
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
+
+    def manifests(self) -> Iterator[Manifest]:
+        """ConfigMap, PodGroup, Services, Pods, then the MXJob (unless options.include_job is False)."""
+        if self.compiled is None:
+            raise ValueError("refusing to render a job with errors")
+        return render_job(self.compiled, self.options)
+
+
+def compile_job(obj: Mapping[str, Any], options: RenderOptions = RenderOptions(), *,
+                origin: str = "<job>") -> JobRendering:
+    """Validate, convert and default one MXJob given as a dict (never changed); errors are values, never raised.
+
+    `origin` names the job in diagnostics (a file name, `cluster:ns/name`); their paths point into `obj`.
+    PriorityClass values for a PodGroup's minResources come from `options.priority_classes` only.
+    """
+    data = dict(obj)
+    document = SourceDocument(data, origin, 0)
+    if not is_mxjob(data):
+        problem = error(Code.NOT_AN_OBJECT, "not an MXJob: kind must be MXJob, apiVersion kubeflow.org/*", (),
+                        "pass an MXJob")
+        return JobRendering(options, (locate(problem, document, (), None),), None)
+    priorities = dict(options.priority_classes)
+    compiled, found = compile_object(data, options, True, priorities, dict.fromkeys(priorities, "given"))
+    located = tuple(locate(d, document, (), compiled.conversion if compiled else None) for d in found)
+    return JobRendering(options, located, compiled)
+
+
+def compile_object(obj: Manifest, options: RenderOptions, defaults: bool, priorities: Mapping[str, int],
+                   sources: Mapping[str, str]) -> tuple[CompiledJob | None, list[Diagnostic]]:
+    """The core shared by compile_job and compile_documents: diagnostics not yet located in a source."""
+    conversion = to_v1(obj)
+    if has_errors(conversion.diagnostics):
+        return None, conversion.diagnostics
+    normalise(conversion)
+    found = [*conversion.diagnostics, *check_schema(conversion.data), *check_rules(conversion.data)]
+    if has_errors(found) or not defaults:
+        return (None if has_errors(found) else CompiledJob(conversion, None)), found
+    job = apply_defaults(conversion.data, options.namespace)
+    scheduler, problems = choose_scheduler(job, options.gang_scheduler)
+    found.extend(problems)
+    gang = None
+    if scheduler is not None:
+        gang, notes = plan_gang(job, scheduler, priorities, sources)
+        found.extend(notes)
+    elif job.run_policy.scheduling_policy is not None:
+        found.append(warning(Code.GANG_POLICY_IGNORED,
+                             "schedulingPolicy has no effect without a gang scheduler",
+                             ("spec", "runPolicy", "schedulingPolicy"),
+                             "pass --gang-scheduler volcano|scheduler-plugins or annotate the job with "
+                             "mxjob.kubeflow.org/gang-scheduler"))
+    if has_errors(found):
+        return None, found
+    return CompiledJob(conversion, job, gang), found
+
+
+def render_job(compiled: CompiledJob, options: RenderOptions) -> Iterator[Manifest]:
+    """The manifests of one compiled job, decorated for the target."""
+    job = compiled.job
+    if job is None:
+        raise ValueError("the job was compiled without defaults; it can only be converted")
+    gang = compiled.gang
+    target = options.target
+    check = target is Target.FLUX and "${" in json.dumps(job.document, ensure_ascii=False)
+    # What shaped the pods, for the reconciler to render a deleted pod again exactly as Git holds it.
+    record = RenderOptions(target=target, gang_scheduler=gang.scheduler if gang else None).to_record()
+    for manifest in expand(job, include_job=options.include_job, gang=gang, render=record):
+        yield decorate(manifest, target, check) if target is not Target.PLAIN else manifest
+
+
+def locate(diagnostic: Diagnostic, document: SourceDocument, prefix: JsonPath,
+           conversion: Conversion | None) -> Diagnostic:
+    """The diagnostic with its path in the source document and that path's file, line and column."""
+    path = conversion.origin(diagnostic.path) if conversion else diagnostic.path
+    key = diagnostic.code in _KEY_CODES
+    location = document.locate((*prefix, *path), key=key)
+    return Diagnostic(diagnostic.code, diagnostic.severity, diagnostic.message, (*prefix, *path), location,
+                      document.index, diagnostic.hint)

@@ -1,0 +1,126 @@
+"""RenderOptions and its one record codec (a map of strings): CLI flags, KRM functionConfig, the ConfigMap record.
+
+A record is what a ConfigMap's `data` can hold: string keys, string values. The same field parsers read the
+command line (compiler.cli.options), a KRM functionConfig (compiler.cli.krm) and the `render` record each
+rendered job's ConfigMap keeps for the reconciler (`RenderOptions.from_config_map`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from compiler import constants as c
+from compiler.gang import GangScheduler
+from compiler.targets import Target
+
+Record = dict[str, str]
+_FALSE = ("false", "no", "0")
+
+
+@dataclass(frozen=True, slots=True)
+class RenderOptions:
+    """How to render: everything outside the job document that changes the manifests."""
+
+    namespace: str | None = None
+    include_job: bool = True
+    target: Target = Target.PLAIN
+    gang_scheduler: GangScheduler | None = None
+    # PriorityClass values given on the command line; they win over PriorityClass objects in the input.
+    priority_classes: tuple[tuple[str, int], ...] = ()
+    # Pass an MXJob through unexpanded when its ConfigMap is in the input too (already-rendered output).
+    keep_rendered: bool = False
+
+    def to_record(self) -> Record:
+        """The options as a record: `target` always, every other field only when it is not the default."""
+        record: Record = {}
+        for spec in _FIELDS:
+            value = getattr(self, spec.attribute)
+            if spec.key == "target" or value != spec.default:
+                record[spec.key] = spec.write(value)
+        return record
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any], base: RenderOptions | None = None) -> RenderOptions:
+        """The fields a record holds, over `base` (the defaults when None); unknown keys are ignored.
+
+        Values are read as text (a YAML functionConfig may say `job: false`). ValueError names the field.
+        """
+        changes: dict[str, Any] = {}
+        for spec in _FIELDS:
+            if spec.key in record:
+                try:
+                    changes[spec.attribute] = parse_field(spec.key, str(record[spec.key]))
+                except ValueError as exc:
+                    raise ValueError(f"{spec.key}: {exc}") from None
+        return dataclasses.replace(base or cls(), **changes)
+
+    @classmethod
+    def from_config_map(cls, config_map: Mapping[str, Any], base: RenderOptions | None = None) -> RenderOptions:
+        """The options recorded in a rendered job's ConfigMap (see compiler.expand.render_config_map).
+
+        No record (an older rendering) gives `base`; a record that cannot be read raises ValueError, since a
+        guess would render pods that differ from Git's.
+        """
+        data = config_map.get("data")
+        text = data.get(c.CONFIG_JOB_KEY, "{}") if isinstance(data, Mapping) else "{}"
+        try:
+            info = json.loads(text)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"not JSON: {exc}") from None
+        record = info.get(c.CONFIG_RENDER_KEY, {}) if isinstance(info, dict) else None
+        if not isinstance(record, dict):
+            raise ValueError(f"{c.CONFIG_RENDER_KEY} must be an object, not {record!r}")
+        return cls.from_record(record, base)
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    key: str
+    attribute: str
+    default: Any
+    read: Callable[[str], Any]
+    write: Callable[[Any], str]
+
+
+def priority_pairs(values: Iterable[str]) -> tuple[tuple[str, int], ...]:
+    """`NAME=VALUE` PriorityClass settings; ValueError names the bad one."""
+    parsed: list[tuple[str, int]] = []
+    for value in values:
+        name, _, number = (part.strip() for part in value.partition("="))
+        try:
+            parsed.append((name, int(number)))
+        except ValueError:
+            raise ValueError(f"{value!r}: use NAME=VALUE, VALUE an integer") from None
+        if not name:
+            raise ValueError(f"{value!r}: use NAME=VALUE")
+    return tuple(parsed)
+
+
+def _target(text: str) -> Target:
+    try:
+        return Target(text)
+    except ValueError:
+        raise ValueError(f"{text!r}: use {', '.join(t.value for t in Target)}") from None
+
+
+_FIELDS = (
+    _Field("target", "target", Target.PLAIN, _target, str),
+    _Field("namespace", "namespace", None, lambda text: text or None, str),
+    _Field("gangScheduler", "gang_scheduler", None, lambda text: GangScheduler.parse(text) if text else None, str),
+    _Field("priorityClasses", "priority_classes", (),
+           lambda text: priority_pairs(p for p in text.split(",") if p.strip()),
+           lambda pairs: ",".join(f"{name}={value}" for name, value in pairs)),
+    _Field("job", "include_job", True, lambda text: text.lower() not in _FALSE, lambda flag: str(flag).lower()),
+    _Field("keepRendered", "keep_rendered", False, lambda text: text.lower() not in _FALSE,
+           lambda flag: str(flag).lower()),
+)
+_BY_KEY = {spec.key: spec for spec in _FIELDS}
+
+
+def parse_field(key: str, text: str) -> Any:
+    """One record field's value from its text (a command-line flag, a functionConfig entry); ValueError says why."""
+    return _BY_KEY[key].read(text)
