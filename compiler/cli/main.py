@@ -15,6 +15,8 @@ BUILTIN = {
     "convert": ("compiler.cli.convert:convert", "Print MXJob specs converted to kubeflow.org/v1."),
     "diff": ("compiler.cli.diff:diff",
              "Show what a change to MXJob specs would change in the cluster, object by object."),
+    "integrations": ("compiler.cli.integrations:integrations",
+                     "Print GitOps integration snippets (MXJob health checks for Argo CD and Flux)."),
     "krm": ("compiler.cli.krm:krm", "Run as a KRM function (ResourceList on stdin and stdout)."),
     "validate": ("compiler.cli.validate:validate",
                  "Check MXJob specs and what they render against strict schemas, offline."),

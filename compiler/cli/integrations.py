@@ -1,0 +1,47 @@
+"""`mxjob integrations`: print the MXJob health checks for Argo CD (argocd-cm) and Flux (healthCheckExprs)."""
+
+from __future__ import annotations
+
+import click
+
+from compiler.cli.exits import guarded
+
+
+@click.group(short_help="Print GitOps integration snippets (MXJob health checks for Argo CD and Flux).")
+def integrations() -> None:
+    """Print ready-to-use snippets that teach Argo CD and Flux how healthy an MXJob is.
+
+    They read the status `mxjob reconcile` writes; see docs/argocd.md and docs/flux.md for where they go.
+    """
+
+
+@integrations.command("argocd-health", short_help="The Argo CD health check for kubeflow.org/MXJob.")
+@click.option("--format", "fmt", type=click.Choice(("yaml", "json", "lua")), default="yaml", show_default=True,
+              help="yaml/json: an argocd-cm ConfigMap to merge (kubectl patch --type merge, or a kustomize "
+                   "patch); lua: the script alone.")
+@click.option("-n", "--namespace", default="argocd", show_default=True, metavar="NAMESPACE",
+              help="Namespace of argocd-cm.")
+def argocd_health(fmt: str, namespace: str) -> None:
+    """Print the Lua health check as argocd-cm's resource.customizations.health.kubeflow.org_MXJob key."""
+    from compiler.emit import to_json, to_yaml
+    from compiler.integrations.health import argocd_cm, argocd_health_lua
+
+    with guarded():
+        if fmt == "lua":
+            click.echo(argocd_health_lua(), nl=False)
+            return
+        patch = argocd_cm(namespace)
+        click.echo(to_json(patch) if fmt == "json" else to_yaml(patch), nl=False)
+
+
+@integrations.command("flux-health", short_help="The Flux Kustomization health check for kubeflow.org/MXJob.")
+@click.option("--format", "fmt", type=click.Choice(("yaml", "json")), default="yaml", show_default=True,
+              help="How to print the Kustomization spec fragment.")
+def flux_health(fmt: str) -> None:
+    """Print `healthCheckExprs` (CEL, kustomize-controller v1.5+) for a Flux Kustomization's spec."""
+    from compiler.emit import to_json, to_yaml
+    from compiler.integrations.health import flux_health_check
+
+    with guarded():
+        fragment = {"healthCheckExprs": [flux_health_check()]}
+        click.echo(to_json(fragment) if fmt == "json" else to_yaml(fragment), nl=False)

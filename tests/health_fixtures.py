@@ -1,0 +1,111 @@
+"""MXJob objects whose status comes from the reconciler's own decide(), one per state, for the health-check tests."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from reconciler.decide import Plan, decide
+from reconciler.jobs import live_job
+from reconciler.state import JobView, PodView
+from tests.helpers import job, replica
+
+NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
+
+
+def mxjob(**run_policy: Any) -> dict[str, Any]:
+    """Scheduler, Server and two Workers, all with the ExitCode restart policy."""
+    spec = job("mnist", Scheduler=replica(1, restartPolicy="ExitCode"), Server=replica(1, restartPolicy="ExitCode"),
+               Worker=replica(2, restartPolicy="ExitCode"))
+    spec["metadata"]["namespace"] = "ml"
+    if run_policy:
+        spec["spec"]["runPolicy"] = run_policy
+    return spec
+
+
+def _pod(view: JobView, replica_type: str, index: int, phase: str = "Running", **changes: Any) -> PodView:
+    name = f"{view.name}-{replica_type.lower()}-{index}"
+    return replace(PodView(name, f"{name}-uid", replica_type, index, phase), **changes)
+
+
+def _running(view: JobView) -> list[PodView]:
+    return [_pod(view, t, i) for t, policy in sorted(view.replicas.items()) for i in range(policy.replicas)]
+
+
+def _swap(pods: list[PodView], new: PodView) -> list[PodView]:
+    return [new if p.name == new.name else p for p in pods]
+
+
+def _with_status(obj: dict[str, Any], plan: Plan) -> dict[str, Any]:
+    result = copy.deepcopy(obj)
+    result["status"] = copy.deepcopy(plan.status)
+    return result
+
+
+def _started(obj: dict[str, Any]) -> tuple[JobView, Plan]:
+    view = live_job(obj).view
+    created = decide(view, [], NOW, {})
+    return view, decide(view, _running(view), NOW, created.status)
+
+
+def created() -> dict[str, Any]:
+    obj = mxjob()
+    return _with_status(obj, decide(live_job(obj).view, [], NOW, {}))
+
+
+def running() -> dict[str, Any]:
+    obj = mxjob()
+    return _with_status(obj, _started(obj)[1])
+
+
+def no_conditions() -> dict[str, Any]:
+    result = running()
+    del result["status"]["conditions"]
+    return result
+
+
+def restarting() -> dict[str, Any]:
+    obj = mxjob()
+    view, started = _started(obj)
+    failed = _pod(view, "Worker", 1, "Failed", exit_code=137, finished_at=NOW)
+    return _with_status(obj, decide(view, _swap(_running(view), failed), NOW, started.status))
+
+
+def suspended() -> dict[str, Any]:
+    obj = mxjob()
+    started = _started(obj)[1]
+    obj["spec"]["runPolicy"] = {"suspend": True}
+    return _with_status(obj, decide(live_job(obj).view, _running(live_job(obj).view), NOW, started.status))
+
+
+def succeeded() -> dict[str, Any]:
+    obj = mxjob()
+    view, started = _started(obj)
+    done = _pod(view, "Scheduler", 0, "Succeeded", exit_code=0, finished_at=NOW)
+    return _with_status(obj, decide(view, _swap(_running(view), done), NOW, started.status))
+
+
+def failed_permanent_exit_code() -> dict[str, Any]:
+    obj = mxjob()
+    view, started = _started(obj)
+    failed = _pod(view, "Worker", 1, "Failed", exit_code=1, finished_at=NOW)
+    return _with_status(obj, decide(view, _swap(_running(view), failed), NOW, started.status))
+
+
+def failed_backoff_limit() -> dict[str, Any]:
+    """One restart allowed: the worker fails (137, retryable), is restarted, and its replacement fails again."""
+    obj = mxjob(backoffLimit=1)
+    view, started = _started(obj)
+    first = _pod(view, "Worker", 1, "Failed", exit_code=137, finished_at=NOW)
+    restarted = decide(view, _swap(_running(view), first), NOW, started.status)
+    later = NOW + timedelta(minutes=5)
+    again = _pod(view, "Worker", 1, "Failed", uid="replacement-uid", exit_code=137, finished_at=later)
+    return _with_status(obj, decide(view, _swap(_running(view), again), later, restarted.status))
+
+
+def failed_deadline() -> dict[str, Any]:
+    obj = mxjob(activeDeadlineSeconds=600)
+    view, started = _started(obj)
+    return _with_status(obj, decide(view, _running(view), NOW + timedelta(seconds=601), started.status))
