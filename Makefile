@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: examples test lint golden bench clean e2e e2e-prepare
+.PHONY: examples test lint golden bench clean e2e e2e-prepare envtest
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ e2e-prepare:
 ## The e2e tier alone: rendered jobs form real MXNet clusters in network namespaces (root; part of `make test`).
 e2e: $(STAMP) e2e-prepare
 	$(BIN)/pytest tests/e2e
+
+## Build a real kube-apiserver (from Debian's kubernetes source) + etcd for tests/realapi, cached in
+## ~/.cache/mxjob-gitops/envtest (optional; KUBEBUILDER_ASSETS=<envtest bundle> works too). See docs/real-cluster.md.
+envtest:
+	bash .ci/envtest.sh
 
 ## Regenerate tests/golden/*/expected.* after an intended change to the rendering.
 golden: $(STAMP)

@@ -1,4 +1,4 @@
-"""Play the kubelet against the fake API: move pods through phases and give containers exit codes."""
+"""Play the kubelet against the fake API (tests/realapi/kubelet.py on a real server): pod phases and exit codes."""
 
 from __future__ import annotations
 
@@ -25,17 +25,23 @@ def deploy(server: FakeServer, spec: str, namespace: str = "ml", *flags: str) ->
     return manifests
 
 
-def set_pod(server: FakeServer, name: str, phase: str, exit_code: int | None = None, reason: str = "",
-            namespace: str = "ml", restarts: int = 0, finished_at: str | None = None) -> None:
-    key = ("v1", "pods", namespace, name)
-    pod = server.state.objects[key]
+def pod_status(phase: str, exit_code: int | None = None, reason: str = "", restarts: int = 0,
+               finished_at: str | None = None) -> dict[str, Any]:
+    """The status a kubelet reports for the `mxnet` container in `phase` (terminated when exit_code is set)."""
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     state: dict[str, Any] = {"running": {"startedAt": now}}
     if exit_code is not None:
         state = {"terminated": {"exitCode": exit_code, "reason": reason or ("Completed" if exit_code == 0 else "Error"),
                                 "finishedAt": finished_at or now}}
-    status = {"phase": phase, "containerStatuses": [
+    return {"phase": phase, "containerStatuses": [
         {"name": "mxnet", "ready": phase == "Running", "restartCount": restarts, "state": state}]}
+
+
+def set_pod(server: FakeServer, name: str, phase: str, exit_code: int | None = None, reason: str = "",
+            namespace: str = "ml", restarts: int = 0, finished_at: str | None = None) -> None:
+    key = ("v1", "pods", namespace, name)
+    pod = server.state.objects[key]
+    status = pod_status(phase, exit_code, reason, restarts, finished_at)
     code, body = server.state.update(key, {**pod, "status": status}, status_only=True, check_version=False)
     assert code == 200, body
 
