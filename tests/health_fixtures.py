@@ -7,9 +7,11 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from reconciler.decide import Plan, decide
-from reconciler.jobs import live_job
+from reconciler.decide import decide
+from reconciler.jobs import JobCache
+from reconciler.plan import Plan
 from reconciler.state import JobView, PodView
+from reconciler.vocabulary import PodPhase
 from tests.helpers import job, replica
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
@@ -25,9 +27,14 @@ def mxjob(**run_policy: Any) -> dict[str, Any]:
     return spec
 
 
+def _view(obj: dict[str, Any]) -> JobView:
+    """The reconciler's own view of the job (compiled with the compiler's defaults)."""
+    return JobCache().view(obj)
+
+
 def _pod(view: JobView, replica_type: str, index: int, phase: str = "Running", **changes: Any) -> PodView:
     name = f"{view.name}-{replica_type.lower()}-{index}"
-    return replace(PodView(name, f"{name}-uid", replica_type, index, phase), **changes)
+    return replace(PodView(name, f"{name}-uid", replica_type, index, PodPhase(phase)), **changes)
 
 
 def _running(view: JobView) -> list[PodView]:
@@ -45,14 +52,14 @@ def _with_status(obj: dict[str, Any], plan: Plan) -> dict[str, Any]:
 
 
 def _started(obj: dict[str, Any]) -> tuple[JobView, Plan]:
-    view = live_job(obj).view
+    view = _view(obj)
     created = decide(view, [], NOW, {})
     return view, decide(view, _running(view), NOW, created.status)
 
 
 def created() -> dict[str, Any]:
     obj = mxjob()
-    return _with_status(obj, decide(live_job(obj).view, [], NOW, {}))
+    return _with_status(obj, decide(_view(obj), [], NOW, {}))
 
 
 def running() -> dict[str, Any]:
@@ -77,7 +84,7 @@ def suspended() -> dict[str, Any]:
     obj = mxjob()
     started = _started(obj)[1]
     obj["spec"]["runPolicy"] = {"suspend": True}
-    return _with_status(obj, decide(live_job(obj).view, _running(live_job(obj).view), NOW, started.status))
+    return _with_status(obj, decide(_view(obj), _running(_view(obj)), NOW, started.status))
 
 
 def succeeded() -> dict[str, Any]:
