@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compiler import constants as c
-from compiler.emit import remember_quoted, single_quoted_body
 from compiler.model import MXJob, Replica
 
 # Go's encoding/json escapes these (HTML safety and JavaScript line terminators); Python's json does not.
@@ -34,21 +33,14 @@ class ClusterSpec:
     ps_root_uri: str
     num_server: str
     num_worker: str
-    _head: str = field(init=False, repr=False, compare=False)
-    _quoted_head: str | None = field(init=False, repr=False, compare=False)
+    # What every pod's MX_CONFIG starts with: the shared JSON without its closing brace (O(replicas) long).
+    mx_config_prefix: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        head = self.shared_json[:-1]
-        object.__setattr__(self, "_head", head)
-        object.__setattr__(self, "_quoted_head", single_quoted_body(head))
+        object.__setattr__(self, "mx_config_prefix", self.shared_json[:-1])
 
     def mx_config(self, role: str, index: int) -> str:
-        # The tail holds a lower-case type and digits: nothing a single-quoted YAML scalar must escape.
-        tail = f',"task":{{"type":{go_string(role)},"index":{index}}}}}'
-        value = f"{self._head}{tail}"
-        if self._quoted_head is not None:
-            remember_quoted(value, f"'{self._quoted_head}{tail}'")
-        return value
+        return f'{self.mx_config_prefix},"task":{{"type":{go_string(role)},"index":{index}}}}}'
 
     def env(self, replica: Replica, index: int) -> list[dict[str, Any]]:
         """The variables appended to every container of one pod, in the operator's order."""

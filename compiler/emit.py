@@ -35,47 +35,15 @@ _UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff
 _ESCAPE_AFTER_JSON = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 _RESOLVER = yaml.resolver.Resolver()
 _STR_TAG = "tag:yaml.org,2002:str"
-_cache: dict[str, str] = {}
 _CACHE_LIMIT = 200_000
 _CACHEABLE_LENGTH = 256
-
-
-_known: dict[int, tuple[str, str]] = {}
-_KNOWN_LIMIT = 32
-
-
-def remember_quoted(text: str, quoted: str) -> None:
-    """Tell the emitter the scalar form of a long string its producer assembled from already-checked parts.
-
-    MX_CONFIG lists every replica, so each of a job's n pods carries an O(n) value that differs from the
-    others only in its tail; its producer checks the shared part once and the emitter skips scanning n long
-    strings. Entries are keyed by object identity and verified, so a stale or evicted entry only costs time.
-    """
-    if len(_known) >= _KNOWN_LIMIT:
-        _known.clear()
-    _known[id(text)] = (text, quoted)
+# A character no plain scalar holds: a string containing one is always quoted.
+_NEVER_PLAIN = re.compile(r"[^A-Za-z0-9_./@%+=~:, -]")
 
 
 def single_quoted_body(text: str) -> str | None:
     """The inside of a single-quoted scalar for text, or None when text needs double quotes."""
     return None if _UNSAFE.search(text) else text.replace("'", "''")
-
-
-_orders: dict[tuple[str, ...], list[str]] = {}
-
-
-def ordered_keys(mapping: dict[str, Any]) -> list[str]:
-    """apiVersion, kind, metadata, name, namespace first (when present), then alphabetical."""
-    present = tuple(mapping)
-    order = _orders.get(present)
-    if order is None:
-        order = sorted(mapping)
-        if len(order) > 1 and not _FIRST.isdisjoint(mapping):
-            order = [k for k in _FIRST_KEYS if k in mapping] + [k for k in order if k not in _FIRST]
-        if len(_orders) >= _CACHE_LIMIT:
-            _orders.clear()
-        _orders[present] = order
-    return order
 
 
 def _is_plain(text: str) -> bool:
@@ -96,24 +64,10 @@ def _double_quoted(text: str) -> str:
 
 def quote(text: str) -> str:
     """A single-line YAML scalar that every YAML reader reads back as exactly this string."""
-    if len(text) > _CACHEABLE_LENGTH:
-        known = _known.get(id(text))
-        if known is not None and known[0] is text:
-            return known[1]
-    else:
-        cached = _cache.get(text)
-        if cached is not None:
-            return cached
     if text and _is_plain(text):
-        result = text
-    else:
-        body = single_quoted_body(text)
-        result = f"'{body}'" if body is not None else _double_quoted(text)
-    if len(text) <= _CACHEABLE_LENGTH:
-        if len(_cache) >= _CACHE_LIMIT:
-            _cache.clear()
-        _cache[text] = result
-    return result
+        return text
+    body = single_quoted_body(text)
+    return f"'{body}'" if body is not None else _double_quoted(text)
 
 
 def _literal_lines(text: str) -> list[str] | None:
@@ -131,9 +85,7 @@ def _literal_lines(text: str) -> list[str] | None:
     return lines
 
 
-def _scalar(value: Any) -> str:
-    if isinstance(value, str):
-        return quote(value)
+def _number(value: Any) -> str:
     if value is True:
         return "true"
     if value is False:
@@ -151,84 +103,141 @@ def _scalar(value: Any) -> str:
     raise TypeError(f"cannot serialise {type(value).__name__}")
 
 
-def _emit_string(head: str, text: str, pad: str, out: list[str]) -> None:
-    if "\n" in text:
-        lines = _literal_lines(text)
-        if lines is not None:
-            out.append(f"{head} |{'' if text.endswith(chr(10)) else '-'}\n")
-            out.extend(f"{pad}  {line}\n" if line else "\n" for line in lines)
-            return
-    out.append(f"{head} {quote(text)}\n")
+class Emitter:
+    """Serialises the manifests of one render to block YAML; owns the caches that live exactly as long as it.
 
+    `expect_prefix` lets a producer announce the long prefix that many coming strings share (MX_CONFIG lists
+    every replica, so each of a job's n pods carries an O(n) value that differs only in its tail): the emitter
+    checks the prefix once and then scans only the tails. An announcement is an optimisation, never a
+    change of output: a string that does not start with the prefix is quoted the generic way.
+    """
 
-def _emit_mapping(mapping: dict[str, Any], lead: str, pad: str, out: list[str]) -> None:
-    prefix = lead
-    for key in ordered_keys(mapping):
-        value = mapping[key]
-        head = f"{prefix}{quote(key)}:"
-        prefix = pad
-        kind = type(value)
-        if kind is dict:
-            if value:
-                out.append(head + "\n")
-                _emit_mapping(value, pad + "  ", pad + "  ", out)
-            else:
-                out.append(head + " {}\n")
-        elif kind is list:
-            if value:
-                out.append(head + "\n")
-                _emit_sequence(value, pad, out)
-            else:
-                out.append(head + " []\n")
-        elif kind is str:
-            _emit_string(head, value, pad, out)
+    def __init__(self) -> None:
+        self._quoted: dict[str, str] = {}
+        self._orders: dict[tuple[str, ...], list[str]] = {}
+        self._prefix: tuple[str, str] | None = None
+
+    def expect_prefix(self, prefix: str) -> None:
+        """Announce a long prefix of strings to come; ignored unless it makes every such string quoted."""
+        body = single_quoted_body(prefix) if _NEVER_PLAIN.search(prefix) else None
+        self._prefix = (prefix, body) if body is not None and len(prefix) > _CACHEABLE_LENGTH else None
+
+    def quote(self, text: str) -> str:
+        """quote(text), remembered for short strings and shortened by an announced prefix for long ones."""
+        if len(text) > _CACHEABLE_LENGTH:
+            prefix = self._prefix
+            if prefix is not None and text.startswith(prefix[0]):
+                tail = single_quoted_body(text[len(prefix[0]):])
+                if tail is not None:
+                    return f"'{prefix[1]}{tail}'"
+            return quote(text)
+        cached = self._quoted.get(text)
+        if cached is None:
+            if len(self._quoted) >= _CACHE_LIMIT:
+                self._quoted.clear()
+            cached = self._quoted[text] = quote(text)
+        return cached
+
+    def ordered_keys(self, mapping: dict[str, Any]) -> list[str]:
+        """apiVersion, kind, metadata, name, namespace first (when present), then alphabetical."""
+        present = tuple(mapping)
+        order = self._orders.get(present)
+        if order is None:
+            order = sorted(mapping)
+            if len(order) > 1 and not _FIRST.isdisjoint(mapping):
+                order = [k for k in _FIRST_KEYS if k in mapping] + [k for k in order if k not in _FIRST]
+            if len(self._orders) >= _CACHE_LIMIT:
+                self._orders.clear()
+            self._orders[present] = order
+        return order
+
+    def to_yaml(self, document: dict[str, Any]) -> str:
+        """One manifest as block YAML, without a document marker."""
+        out: list[str] = []
+        if document:
+            self._mapping(document, "", "", out)
         else:
-            out.append(f"{head} {_scalar(value)}\n")
+            out.append("{}\n")
+        return "".join(out)
 
+    def write_yaml_stream(self, documents: Iterable[dict[str, Any]], stream: TextSink) -> int:
+        """Write a multi-document stream; returns the number of documents written."""
+        count = 0
+        for document in documents:
+            if count:
+                stream.write("---\n")
+            stream.write(self.to_yaml(document))
+            count += 1
+        return count
 
-def _emit_sequence(items: list[Any], pad: str, out: list[str]) -> None:
-    for item in items:
-        kind = type(item)
-        if kind is dict:
-            if item:
-                _emit_mapping(item, pad + "- ", pad + "  ", out)
+    def _string(self, head: str, text: str, pad: str, out: list[str]) -> None:
+        if "\n" in text:
+            lines = _literal_lines(text)
+            if lines is not None:
+                out.append(f"{head} |{'' if text.endswith(chr(10)) else '-'}\n")
+                out.extend(f"{pad}  {line}\n" if line else "\n" for line in lines)
+                return
+        out.append(f"{head} {self.quote(text)}\n")
+
+    def _mapping(self, mapping: dict[str, Any], lead: str, pad: str, out: list[str]) -> None:
+        prefix = lead
+        for key in self.ordered_keys(mapping):
+            value = mapping[key]
+            head = f"{prefix}{self.quote(key)}:"
+            prefix = pad
+            kind = type(value)
+            if kind is dict:
+                if value:
+                    out.append(head + "\n")
+                    self._mapping(value, pad + "  ", pad + "  ", out)
+                else:
+                    out.append(head + " {}\n")
+            elif kind is list:
+                if value:
+                    out.append(head + "\n")
+                    self._sequence(value, pad, out)
+                else:
+                    out.append(head + " []\n")
+            elif kind is str:
+                self._string(head, value, pad, out)
             else:
-                out.append(f"{pad}- {{}}\n")
-        elif kind is list:
-            if item:
-                out.append(f"{pad}-\n")
-                _emit_sequence(item, pad + "  ", out)
+                out.append(f"{head} {self._scalar(value)}\n")
+
+    def _sequence(self, items: list[Any], pad: str, out: list[str]) -> None:
+        for item in items:
+            kind = type(item)
+            if kind is dict:
+                if item:
+                    self._mapping(item, pad + "- ", pad + "  ", out)
+                else:
+                    out.append(f"{pad}- {{}}\n")
+            elif kind is list:
+                if item:
+                    out.append(f"{pad}-\n")
+                    self._sequence(item, pad + "  ", out)
+                else:
+                    out.append(f"{pad}- []\n")
+            elif kind is str:
+                self._string(f"{pad}-", item, pad, out)
             else:
-                out.append(f"{pad}- []\n")
-        elif kind is str:
-            _emit_string(f"{pad}-", item, pad, out)
-        else:
-            out.append(f"{pad}- {_scalar(item)}\n")
+                out.append(f"{pad}- {self._scalar(item)}\n")
+
+    def _scalar(self, value: Any) -> str:
+        return self.quote(value) if isinstance(value, str) else _number(value)
 
 
 def to_yaml(document: dict[str, Any]) -> str:
-    """One manifest as block YAML, without a document marker."""
-    out: list[str] = []
-    if document:
-        _emit_mapping(document, "", "", out)
-    else:
-        out.append("{}\n")
-    return "".join(out)
+    """One manifest as block YAML (a fresh Emitter: for many documents, keep one Emitter)."""
+    return Emitter().to_yaml(document)
 
 
 def to_json(document: Any) -> str:
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def write_yaml_stream(documents: Iterable[dict[str, Any]], stream: TextSink) -> int:
-    """Write a multi-document stream; returns the number of documents written."""
-    count = 0
-    for document in documents:
-        if count:
-            stream.write("---\n")
-        stream.write(to_yaml(document))
-        count += 1
-    return count
+def write_yaml_stream(documents: Iterable[dict[str, Any]], stream: TextSink, emitter: Emitter | None = None) -> int:
+    """Write a multi-document stream with one Emitter; returns the number of documents written."""
+    return (emitter or Emitter()).write_yaml_stream(documents, stream)
 
 
 def write_json_list(documents: Iterable[dict[str, Any]], stream: TextSink) -> int:

@@ -7,7 +7,7 @@ must treat every returned manifest as read-only.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from compiler import constants as c
@@ -124,13 +124,17 @@ def render_job_object(job: MXJob) -> Manifest:
 
 
 def expand(job: MXJob, *, include_job: bool = True, gang: Gang | None = None,
-           render: dict[str, str] | None = None) -> Iterator[Manifest]:
+           render: dict[str, str] | None = None,
+           expect_prefix: Callable[[str], None] | None = None) -> Iterator[Manifest]:
     """ConfigMap, PodGroup, Services, then Pods (scheduler first), then the MXJob: the order GitOps keeps.
 
     `render` records the options that shaped the pods (target, gang scheduler) in the ConfigMap, so the
-    reconciler can render a deleted pod again exactly as Git holds it.
+    reconciler can render a deleted pod again exactly as Git holds it. `expect_prefix` (an Emitter's) is
+    told the long prefix every MX_CONFIG value of this job shares.
     """
     spec = cluster_spec(job)
+    if expect_prefix is not None:
+        expect_prefix(spec.mx_config_prefix)
     yield render_config_map(job, spec, render or {})
     if not job.run_policy.suspend:
         if gang is not None:

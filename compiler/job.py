@@ -18,7 +18,7 @@ templates, so copy a manifest before changing it in place.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,11 +70,15 @@ class JobRendering:
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity is Severity.ERROR]
 
-    def manifests(self) -> Iterator[Manifest]:
-        """ConfigMap, PodGroup, Services, Pods, then the MXJob (unless options.include_job is False)."""
+    def manifests(self, expect_prefix: Callable[[str], None] | None = None) -> Iterator[Manifest]:
+        """ConfigMap, PodGroup, Services, Pods, then the MXJob (unless options.include_job is False).
+
+        Pass an Emitter's `expect_prefix` when that emitter writes these manifests: it then quotes the
+        O(replicas)-long MX_CONFIG values without scanning each one whole.
+        """
         if self.compiled is None:
             raise ValueError("refusing to render a job with errors")
-        return render_job(self.compiled, self.options)
+        return render_job(self.compiled, self.options, expect_prefix)
 
 
 def compile_job(obj: Mapping[str, Any], options: RenderOptions = RenderOptions(), *,
@@ -124,8 +128,9 @@ def compile_object(obj: Manifest, options: RenderOptions, defaults: bool, priori
     return CompiledJob(conversion, job, gang), found
 
 
-def render_job(compiled: CompiledJob, options: RenderOptions) -> Iterator[Manifest]:
-    """The manifests of one compiled job, decorated for the target."""
+def render_job(compiled: CompiledJob, options: RenderOptions,
+               expect_prefix: Callable[[str], None] | None = None) -> Iterator[Manifest]:
+    """The manifests of one compiled job, decorated for the target (expect_prefix: see expand)."""
     job = compiled.job
     if job is None:
         raise ValueError("the job was compiled without defaults; it can only be converted")
@@ -134,7 +139,8 @@ def render_job(compiled: CompiledJob, options: RenderOptions) -> Iterator[Manife
     check = target is Target.FLUX and "${" in json.dumps(job.document, ensure_ascii=False)
     # What shaped the pods, for the reconciler to render a deleted pod again exactly as Git holds it.
     record = RenderOptions(target=target, gang_scheduler=gang.scheduler if gang else None).to_record()
-    for manifest in expand(job, include_job=options.include_job, gang=gang, render=record):
+    for manifest in expand(job, include_job=options.include_job, gang=gang, render=record,
+                           expect_prefix=expect_prefix):
         yield decorate(manifest, target, check) if target is not Target.PLAIN else manifest
 
 

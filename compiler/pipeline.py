@@ -4,7 +4,7 @@ PriorityClass objects found across documents, diagnostics located, and a lazy, d
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,16 +36,18 @@ class Plan:
     def ok(self) -> bool:
         return not has_errors(self.diagnostics)
 
-    def manifests(self) -> Iterator[Manifest]:
+    def manifests(self, expect_prefix: Callable[[str], None] | None = None) -> Iterator[Manifest]:
+        """Every item's manifests; pass the writing Emitter's `expect_prefix` (see JobRendering.manifests)."""
         if not self.ok:
             raise ValueError("refusing to render a plan with errors")
         for item in self.items:
-            yield from self.item_manifests(item)
+            yield from self.item_manifests(item, expect_prefix)
 
-    def item_manifests(self, item: CompiledJob | Manifest) -> Iterator[Manifest]:
+    def item_manifests(self, item: CompiledJob | Manifest,
+                       expect_prefix: Callable[[str], None] | None = None) -> Iterator[Manifest]:
         """The manifests of one valid item, even when other items of the plan are invalid (for validate)."""
         if isinstance(item, CompiledJob):
-            yield from render_job(item, self.options)
+            yield from render_job(item, self.options, expect_prefix)
         else:
             yield item
 

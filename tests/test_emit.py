@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from compiler.emit import quote, to_yaml, write_yaml_stream
+from compiler.emit import Emitter, quote, to_yaml, write_yaml_stream
 
 _yaml12 = YAML(typ="safe", pure=True)
 
@@ -73,25 +73,32 @@ def test_stream_separators() -> None:
     assert out.getvalue() == "a: 1\n---\nb: 2\n"
 
 
-def test_remembered_quoting_matches_the_scan() -> None:
-    from compiler import emit
-
-    text = "{" + '"url":"a-worker-1","port":9091,' * 100 + '"it\'s":"x"}'
-    expected = emit.quote(text)
-    emit._known.clear()
-    emit.remember_quoted(text, "'bogus'")
-    assert emit.quote(text) == "'bogus'"
-    copy = "".join(list(text))
-    assert copy is not text
-    assert emit.quote(copy) == expected
+@settings(max_examples=300)
+@given(st.text(min_size=1, max_size=5), st.integers(min_value=200, max_value=400), st.text(max_size=20))
+def test_announced_prefix_never_changes_quoting(unit: str, repeat: int, tail: str) -> None:
+    prefix = (unit * repeat)[:repeat + 60]
+    emitter = Emitter()
+    emitter.expect_prefix(prefix)
+    for text in (prefix + tail, tail + prefix, prefix[:-1] + tail):
+        assert emitter.quote(text) == quote(text)
 
 
-def test_mx_config_hint_equals_generic_quoting() -> None:
-    from compiler import emit
-    from tests.helpers import by_name, job, render, replica
+def test_announced_prefix_is_used_only_when_it_forces_quotes() -> None:
+    emitter = Emitter()
+    emitter.expect_prefix("a" * 300)
+    assert emitter.quote("a" * 300 + "b") == "a" * 300 + "b"
+    emitter.expect_prefix("{" + "it's," * 100)
+    assert emitter.quote("{" + "it's," * 100 + "x}") == "'{" + "it''s," * 100 + "x}'"
+    assert emitter.quote("{" + "it's," * 100 + "\x00") == quote("{" + "it's," * 100 + "\x00")
 
-    manifests = render(job(name="h", Scheduler=replica(1), Server=replica(1), Worker=replica(30)))
-    value = by_name(manifests, "Pod", "h-worker-29")["spec"]["containers"][0]["env"][0]["value"]
-    hinted = emit.quote(value)
-    emit._known.clear()
-    assert hinted == emit.quote("".join(list(value)))
+
+def test_mx_config_prefix_equals_generic_quoting() -> None:
+    from compiler import RenderOptions, compile_job
+    from tests.helpers import job, replica
+
+    rendering = compile_job(job(name="h", Scheduler=replica(1), Server=replica(1), Worker=replica(30)),
+                            RenderOptions())
+    emitter = Emitter()
+    hinted = [emitter.to_yaml(m) for m in rendering.manifests(emitter.expect_prefix)]
+    assert emitter._prefix is not None
+    assert hinted == [to_yaml(m) for m in rendering.manifests()]

@@ -14,7 +14,7 @@ from compiler.cli.exits import FINDINGS, USAGE, Exit, fail
 from compiler.cli.inputs import Inputs, read_inputs
 from compiler.cli.report import report
 from compiler.diagnostics import has_errors
-from compiler.emit import write_json_list, write_yaml_stream
+from compiler.emit import Emitter, write_json_list
 from compiler.options import RenderOptions
 from compiler.pipeline import Plan, compile_documents
 
@@ -83,16 +83,16 @@ class _HeldBack:
             self.streaming = True
 
 
-def write_stream(manifests: Iterable[dict[str, Any]], fmt: str) -> None:
+def write_stream(manifests: Iterable[dict[str, Any]], fmt: str, emitter: Emitter | None = None) -> None:
     """Write the whole stream to stdout as UTF-8; nothing reaches stdout before rendering is done (up to the
-    holding limit)."""
+    holding limit). `emitter` is the one the manifests' producer announces prefixes to, if any."""
     out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n", write_through=False)
     try:
         held = _HeldBack(out)
         if fmt == "json":
             write_json_list(manifests, held)
         else:
-            write_yaml_stream(manifests, held)
+            (emitter or Emitter()).write_yaml_stream(manifests, held)
         held.release()
         out.flush()
     finally:

@@ -64,7 +64,7 @@ def result_of(diagnostic: Diagnostic, items: list[Any]) -> dict[str, Any]:
 @render_options
 def krm(options: RenderOptions) -> None:
     """Read a ResourceList on stdin, render its MXJobs, write a ResourceList with results on stdout."""
-    from compiler.emit import to_yaml
+    from compiler.emit import Emitter
     from compiler.pipeline import compile_documents
     from compiler.source import parse_text
 
@@ -85,14 +85,15 @@ def krm(options: RenderOptions) -> None:
         plan = compile_documents(documents, options)
         diagnostics.extend(plan.diagnostics)
         failed = not plan.ok or any(d.severity is Severity.ERROR for d in diagnostics)
+        emitter = Emitter()
         output = {
             "apiVersion": resource_list.get("apiVersion") if resource_list.get("apiVersion")
             in RESOURCE_LIST_VERSIONS else RESOURCE_LIST_VERSIONS[0],
             "kind": "ResourceList",
-            "items": items if failed else list(plan.manifests()),
+            "items": items if failed else list(plan.manifests(emitter.expect_prefix)),
         }
         results = [result_of(d, items) for d in diagnostics]
         if results:
             output["results"] = results
-        sys.stdout.write(to_yaml(output))
+        sys.stdout.write(emitter.to_yaml(output))
         raise Exit(FINDINGS if failed else OK)

@@ -26,17 +26,19 @@ def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, options: R
     Other Kubernetes objects in the input pass through unchanged. Nothing is printed or written
     unless every input is valid.
     """
-    from compiler.emit import to_json, to_yaml
+    from compiler.emit import Emitter, to_json
 
     with guarded(), paused_gc():
         plan = build_plan(paths, options, quiet=quiet, skip=[output_dir] if output_dir else [])
+        emitter = Emitter()
+        manifests = plan.manifests(emitter.expect_prefix)
         if output_dir is None:
-            write_stream(plan.manifests(), fmt)
+            write_stream(manifests, fmt, emitter)
             return
         from compiler.cli.output_dir import write_output_dir
 
-        serialise, suffix = (to_json, ".json") if fmt == "json" else (to_yaml, ".yaml")
-        summary = write_output_dir(output_dir, plan.manifests(), serialise, suffix)
+        serialise, suffix = (to_json, ".json") if fmt == "json" else (emitter.to_yaml, ".yaml")
+        summary = write_output_dir(output_dir, manifests, serialise, suffix)
         if not quiet:
             click.echo(f"mxjob: {output_dir}: {summary.written} written, {summary.unchanged} unchanged, "
                        f"{summary.removed} removed", err=True)
