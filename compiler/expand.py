@@ -1,4 +1,5 @@
-"""Expand a defaulted MXJob into its ConfigMap, headless Services, Pods and the MXJob itself (pure).
+"""Expand a defaulted MXJob into its ConfigMap, headless Services, Pods and the MXJob itself (pure); decorations
+(compiler.decorations) add what targets and gang schedulers need.
 
 Rendered objects share unchanged sub-trees of the template between pods (structural sharing); callers
 must treat every returned manifest as read-only.
@@ -12,7 +13,6 @@ from typing import Any
 
 from compiler import constants as c
 from compiler.cluster import ClusterSpec, cluster_spec, service_name
-from compiler.gang import Gang
 from compiler.model import MXJob, Replica
 from compiler.rules import generated_env_names
 
@@ -75,14 +75,13 @@ def render_service(job: MXJob, replica: Replica, index: int) -> Manifest:
     }
 
 
-class _PodFactory:
+class PodFactory:
     """Builds the pods of one replica type; everything that does not vary by index is computed once."""
 
-    def __init__(self, job: MXJob, replica: Replica, spec: ClusterSpec, gang: Gang | None) -> None:
+    def __init__(self, job: MXJob, replica: Replica, spec: ClusterSpec) -> None:
         self.job = job
         self.replica = replica
         self.cluster = spec
-        self.gang = gang
         template = replica.template
         self.template_metadata: dict[str, Any] = template.get("metadata") or {}
         self.pod_spec: dict[str, Any] = template["spec"]
@@ -109,10 +108,7 @@ class _PodFactory:
             for container, user_env in zip(self.pod_spec["containers"], self.user_env, strict=True)
         ]
         spec["restartPolicy"] = replica.pod_restart_policy
-        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
-        if self.gang is not None:
-            self.gang.decorate_pod(self.job, replica, pod)
-        return pod
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
 
 
 def render_job_object(job: MXJob) -> Manifest:
@@ -123,10 +119,9 @@ def render_job_object(job: MXJob) -> Manifest:
     return ordered
 
 
-def expand(job: MXJob, *, include_job: bool = True, gang: Gang | None = None,
-           render: dict[str, str] | None = None,
+def expand(job: MXJob, *, include_job: bool = True, render: dict[str, str] | None = None,
            expect_prefix: Callable[[str], None] | None = None) -> Iterator[Manifest]:
-    """ConfigMap, PodGroup, Services, then Pods (scheduler first), then the MXJob: the order GitOps keeps.
+    """ConfigMap, Services, then Pods (scheduler first), then the MXJob: the order GitOps keeps.
 
     `render` records the options that shaped the pods (target, gang scheduler) in the ConfigMap, so the
     reconciler can render a deleted pod again exactly as Git holds it. `expect_prefix` (an Emitter's) is
@@ -137,13 +132,11 @@ def expand(job: MXJob, *, include_job: bool = True, gang: Gang | None = None,
         expect_prefix(spec.mx_config_prefix)
     yield render_config_map(job, spec, render or {})
     if not job.run_policy.suspend:
-        if gang is not None:
-            yield gang.pod_group
         for replica in job.replicas:
             for index in range(replica.replicas):
                 yield render_service(job, replica, index)
         for replica in job.replicas:
-            factory = _PodFactory(job, replica, spec, gang)
+            factory = PodFactory(job, replica, spec)
             for index in range(replica.replicas):
                 yield factory.pod(index)
     if include_job:

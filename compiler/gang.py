@@ -1,9 +1,9 @@
-"""Gang scheduling: the PodGroup for a job (Volcano or scheduler-plugins) and the pod fields that join it."""
+"""Gang scheduling: which scheduler a job uses, and its PodGroup (members, minResources); schedulers plug in."""
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,58 +13,68 @@ from compiler.model import MXJob, Replica
 from compiler.quantity import QuantityError, add_quantities
 
 GANG_ANNOTATION = f"{c.ANNOTATION_PREFIX}gang-scheduler"
-VOLCANO_QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"
-VOLCANO_GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
-VOLCANO_TASK_ANNOTATION = "volcano.sh/task-spec"
-PLUGINS_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
-DEFAULT_PLUGINS_SCHEDULER = "scheduler-plugins-scheduler"
 SCHEDULING_POLICY = ("spec", "runPolicy", "schedulingPolicy")
+Manifest = dict[str, Any]
 
 
 class GangKind(enum.StrEnum):
+    """The gang schedulers built in (compiler.decorations.registry lists every one)."""
+
     VOLCANO = "volcano"
     SCHEDULER_PLUGINS = "scheduler-plugins"
 
 
 @dataclass(frozen=True, slots=True)
+class GangBackend:
+    """What differs between gang schedulers; each one's module in compiler.decorations defines one."""
+
+    kind: str  # the name --gang-scheduler and the job annotation use
+    default_scheduler: str  # the pods' schedulerName
+    named: bool  # whether `kind=SCHEDULER_NAME` picks another scheduler name
+    pod_group_api: str  # apiVersion of its PodGroup
+    # Scheduler-specific PodGroup spec fields from the job and its schedulingPolicy.
+    group_fields: Callable[[MXJob, Mapping[str, Any]], dict[str, Any]]
+    # Make one freshly built pod (given job name and replica role) a member of the group.
+    join: Callable[[Manifest, str, str], None]
+
+
+def backends() -> dict[str, GangBackend]:
+    from compiler.decorations.registry import GANG_SCHEDULERS
+
+    return {backend.kind: backend for backend in GANG_SCHEDULERS}
+
+
+@dataclass(frozen=True, slots=True)
 class GangScheduler:
-    kind: GangKind
+    kind: str
     scheduler_name: str
 
     @classmethod
     def parse(cls, text: str) -> GangScheduler:
         """`volcano`, `scheduler-plugins`, or `scheduler-plugins=NAME` (the scheduler's name)."""
         name, _, scheduler = text.partition("=")
-        if name == GangKind.VOLCANO and not scheduler:
-            return cls(GangKind.VOLCANO, "volcano")
-        if name == GangKind.SCHEDULER_PLUGINS:
-            return cls(GangKind.SCHEDULER_PLUGINS, scheduler or DEFAULT_PLUGINS_SCHEDULER)
-        raise ValueError(f"{text!r}: use volcano, scheduler-plugins or scheduler-plugins=NAME")
+        known = backends()
+        backend = known.get(name)
+        if backend is None or (scheduler and not backend.named):
+            forms = [form for b in known.values() for form in ((b.kind, f"{b.kind}=NAME") if b.named else (b.kind,))]
+            raise ValueError(f"{text!r}: use {', '.join(forms[:-1])} or {forms[-1]}")
+        return cls(backend.kind, scheduler or backend.default_scheduler)
+
+    @property
+    def backend(self) -> GangBackend:
+        return backends()[self.kind]
 
     def __str__(self) -> str:
         """The text `parse` reads back: `volcano`, `scheduler-plugins=NAME`."""
-        if self.kind is GangKind.VOLCANO:
-            return self.kind.value
-        return f"{self.kind.value}={self.scheduler_name}"
+        return f"{self.kind}={self.scheduler_name}" if self.backend.named else self.kind
 
 
 @dataclass(frozen=True, slots=True)
 class Gang:
-    """What one job's gang scheduling renders: the PodGroup and how each pod joins it."""
+    """What one job's gang scheduling renders: the PodGroup (pods join it in compiler.decorations.gang)."""
 
     scheduler: GangScheduler
     pod_group: dict[str, Any]
-
-    def decorate_pod(self, job: MXJob, replica: Replica, pod: dict[str, Any]) -> None:
-        """Add the group membership to a freshly built pod (its metadata and spec dicts are its own)."""
-        spec = pod["spec"]
-        spec.setdefault("schedulerName", self.scheduler.scheduler_name)
-        metadata = pod["metadata"]
-        if self.scheduler.kind is GangKind.VOLCANO:
-            metadata["annotations"] = {**(metadata.get("annotations") or {}),
-                                       VOLCANO_GROUP_ANNOTATION: job.name, VOLCANO_TASK_ANNOTATION: replica.role}
-        else:
-            metadata["labels"][PLUGINS_GROUP_LABEL] = job.name
 
 
 def choose_scheduler(job: MXJob, flag: GangScheduler | None) -> tuple[GangScheduler | None, list[Diagnostic]]:
@@ -86,14 +96,7 @@ def plan_gang(job: MXJob, scheduler: GangScheduler, priorities: Mapping[str, int
     found: list[Diagnostic] = []
     total = sum(replica.replicas for replica in job.replicas)
     min_member = policy.get("minAvailable", total)
-    spec: dict[str, Any] = {"minMember": min_member}
-    if scheduler.kind is GangKind.VOLCANO:
-        spec["queue"] = policy.get("queue") or _annotation(job, VOLCANO_QUEUE_ANNOTATION) or "default"
-        priority_class = policy.get("priorityClass") or _template_priority_class(job)
-        if priority_class:
-            spec["priorityClassName"] = priority_class
-    elif "scheduleTimeoutSeconds" in policy:
-        spec["scheduleTimeoutSeconds"] = policy["scheduleTimeoutSeconds"]
+    spec: dict[str, Any] = {"minMember": min_member, **scheduler.backend.group_fields(job, policy)}
     if "minResources" in policy:
         spec["minResources"] = policy["minResources"]
     elif min_member > 0:
@@ -110,8 +113,6 @@ def plan_gang(job: MXJob, scheduler: GangScheduler, priorities: Mapping[str, int
 
 
 def _pod_group(job: MXJob, scheduler: GangScheduler, spec: dict[str, Any]) -> dict[str, Any]:
-    api_version = ("scheduling.volcano.sh/v1beta1" if scheduler.kind is GangKind.VOLCANO
-                   else "scheduling.x-k8s.io/v1alpha1")
     metadata: dict[str, Any] = {"name": job.name}
     if job.namespace:
         metadata["namespace"] = job.namespace
@@ -120,15 +121,10 @@ def _pod_group(job: MXJob, scheduler: GangScheduler, spec: dict[str, Any]) -> di
                    if k != GANG_ANNOTATION}
     if annotations:
         metadata["annotations"] = annotations
-    return {"apiVersion": api_version, "kind": "PodGroup", "metadata": metadata, "spec": spec}
+    return {"apiVersion": scheduler.backend.pod_group_api, "kind": "PodGroup", "metadata": metadata, "spec": spec}
 
 
-def _annotation(job: MXJob, key: str) -> str | None:
-    value = (job.document["metadata"].get("annotations") or {}).get(key)
-    return str(value) if value else None
-
-
-def _template_priority_class(job: MXJob) -> str | None:
+def template_priority_class(job: MXJob) -> str | None:
     """Like the MPI operator's launcher-then-worker rule: the Scheduler's class, else the Worker's."""
     for replica_type in (c.SCHEDULER, c.WORKER):
         replica = job.replica(replica_type)

@@ -17,22 +17,23 @@ templates, so copy a manifest before changing it in place.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from compiler.cluster import ClusterSpec, cluster_spec, service_name
 from compiler.convert import Conversion, is_mxjob, to_v1
+from compiler.decorations import JobContext
+from compiler.decorations.registry import DECORATIONS
 from compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors, warning
-from compiler.expand import expand
+from compiler.expand import PodFactory, expand
 from compiler.gang import Gang, choose_scheduler, plan_gang
-from compiler.model import MXJob, apply_defaults
+from compiler.model import MXJob, Replica, apply_defaults
 from compiler.normalise import normalise
 from compiler.options import RenderOptions
 from compiler.rules import check_rules
 from compiler.schema import check_schema
 from compiler.source import SourceDocument
-from compiler.targets import Target, decorate
 
 Manifest = dict[str, Any]
 # Diagnostics about a key itself point at the key, not at its value.
@@ -57,6 +58,9 @@ class JobRendering:
     options: RenderOptions
     diagnostics: tuple[Diagnostic, ...]
     compiled: CompiledJob | None
+    # Pod factories by replica type, built on the first pod(name) for that type.
+    _factories: dict[str, PodFactory] = field(default_factory=dict, compare=False, repr=False)
+    _spec: list[ClusterSpec] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -70,15 +74,32 @@ class JobRendering:
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity is Severity.ERROR]
 
+    def pod(self, name: str) -> Manifest | None:
+        """The pod `name` exactly as manifests() renders it, built alone (None when the job has no such pod)."""
+        job = _defaulted(self._valid())
+        found = _pod_address(job, name)
+        if found is None:
+            return None
+        replica, index = found
+        factory = self._factories.get(replica.type)
+        if factory is None:
+            if not self._spec:
+                self._spec.append(cluster_spec(job))
+            factory = self._factories[replica.type] = PodFactory(job, replica, self._spec[0])
+        return next(decorate([factory.pod(index)], JobContext(job, self.options, self._valid().gang)))
+
+    def _valid(self) -> CompiledJob:
+        if self.compiled is None:
+            raise ValueError("refusing to render a job with errors")
+        return self.compiled
+
     def manifests(self, expect_prefix: Callable[[str], None] | None = None) -> Iterator[Manifest]:
         """ConfigMap, PodGroup, Services, Pods, then the MXJob (unless options.include_job is False).
 
         Pass an Emitter's `expect_prefix` when that emitter writes these manifests: it then quotes the
         O(replicas)-long MX_CONFIG values without scanning each one whole.
         """
-        if self.compiled is None:
-            raise ValueError("refusing to render a job with errors")
-        return render_job(self.compiled, self.options, expect_prefix)
+        return render_job(self._valid(), self.options, expect_prefix)
 
 
 def compile_job(obj: Mapping[str, Any], options: RenderOptions = RenderOptions(), *,
@@ -130,18 +151,39 @@ def compile_object(obj: Manifest, options: RenderOptions, defaults: bool, priori
 
 def render_job(compiled: CompiledJob, options: RenderOptions,
                expect_prefix: Callable[[str], None] | None = None) -> Iterator[Manifest]:
-    """The manifests of one compiled job, decorated for the target (expect_prefix: see expand)."""
-    job = compiled.job
-    if job is None:
-        raise ValueError("the job was compiled without defaults; it can only be converted")
-    gang = compiled.gang
-    target = options.target
-    check = target is Target.FLUX and "${" in json.dumps(job.document, ensure_ascii=False)
+    """The manifests of one compiled job, through the decorations its options select (expect_prefix: see expand)."""
+    job = _defaulted(compiled)
     # What shaped the pods, for the reconciler to render a deleted pod again exactly as Git holds it.
-    record = RenderOptions(target=target, gang_scheduler=gang.scheduler if gang else None).to_record()
-    for manifest in expand(job, include_job=options.include_job, gang=gang, render=record,
-                           expect_prefix=expect_prefix):
-        yield decorate(manifest, target, check) if target is not Target.PLAIN else manifest
+    record = RenderOptions(target=options.target,
+                           gang_scheduler=compiled.gang.scheduler if compiled.gang else None).to_record()
+    manifests = expand(job, include_job=options.include_job, render=record, expect_prefix=expect_prefix)
+    return decorate(manifests, JobContext(job, options, compiled.gang))
+
+
+def decorate(manifests: Iterable[Manifest], context: JobContext) -> Iterator[Manifest]:
+    """Pass one job's manifests through every decoration that applies to it, in registry order."""
+    for select in DECORATIONS:
+        chosen = select(context)
+        if chosen is not None:
+            manifests = chosen(manifests)
+    return iter(manifests)
+
+
+def _defaulted(compiled: CompiledJob) -> MXJob:
+    if compiled.job is None:
+        raise ValueError("the job was compiled without defaults; it can only be converted")
+    return compiled.job
+
+
+def _pod_address(job: MXJob, name: str) -> tuple[Replica, int] | None:
+    """The replica type and index of the pod called `name` (see cluster.service_name), if the job has it."""
+    head, _, index = name.rpartition("-")
+    if not index.isdigit() or str(int(index)) != index:
+        return None
+    for replica in job.replicas:
+        if service_name(job.name, replica.role, 0)[:-2] == head and int(index) < replica.replicas:
+            return replica, int(index)
+    return None
 
 
 def locate(diagnostic: Diagnostic, document: SourceDocument, prefix: JsonPath,

@@ -1,8 +1,8 @@
 """From a live MXJob to what the reconciler works with: its JobView (bounded in size), and its rendering.
 
-The compiler is called in one place, `compile_job`; everything else works with what it returns. Both
-the view and the rendering are cached per spec version in a `JobCache` the Reconciler owns (no
-process-wide state), bounded in entries.
+The compiler is called in one place, `compile_live` (the compiler's public compile_job); everything else
+works with what it returns. Both the view and the rendering are cached per spec version in a `JobCache`
+the Reconciler owns (no process-wide state), bounded in entries.
 """
 
 from __future__ import annotations
@@ -14,15 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from compiler import RenderOptions
+from compiler import JobRendering, RenderOptions, compile_job
 from compiler import constants as c
-from compiler.cluster import ClusterSpec, cluster_spec
-from compiler.expand import _PodFactory
-from compiler.job import CompiledJob
 from compiler.model import MXJob
-from compiler.pipeline import compile_documents
-from compiler.source import SourceDocument
-from compiler.targets import Target, decorate
 from reconciler.state import JobView, ReplicaPolicy
 from reconciler.vocabulary import RestartPolicy
 
@@ -62,16 +56,14 @@ def check_size(obj: Mapping[str, Any], bounds: Bounds) -> None:
                        f"(--max-pods)")
 
 
-def compile_job(obj: Mapping[str, Any], options: RenderOptions) -> CompiledJob:
-    """The one call into the compiler: a live MXJob (status ignored) to its typed, defaulted job."""
+def compile_live(obj: Mapping[str, Any], options: RenderOptions) -> JobRendering:
+    """The one call into the compiler: a live MXJob (status ignored) to its rendering; JobError when invalid."""
     metadata = obj.get("metadata") or {}
-    label = f"cluster:{metadata.get('namespace', '')}/{metadata.get('name', '')}"
-    clean = {k: v for k, v in obj.items() if k != "status"}
-    plan = compile_documents([SourceDocument(clean, label, 0)], options)
-    if not plan.ok or not plan.items or not isinstance(plan.items[0], CompiledJob) or plan.items[0].job is None:
-        problems = "; ".join(d.render() for d in plan.diagnostics if d.severity.value == "error")
-        raise JobError(problems or "not an MXJob")
-    return plan.items[0]
+    rendering = compile_job({k: v for k, v in obj.items() if k != "status"}, options,
+                            origin=f"cluster:{metadata.get('namespace', '')}/{metadata.get('name', '')}")
+    if not rendering.ok:
+        raise JobError("; ".join(d.render() for d in rendering.errors()) or "not an MXJob")
+    return rendering
 
 
 def job_view(obj: Mapping[str, Any], job: MXJob) -> JobView:
@@ -93,36 +85,6 @@ def render_options(config_map: Mapping[str, Any] | None, namespace: str) -> Rend
         raise JobError(f"ConfigMap {c.CONFIG_JOB_KEY}: {exc}") from None
 
 
-class JobRendering:
-    """One job's pods as Git holds them, rendered one at a time by name (never the whole job)."""
-
-    def __init__(self, compiled: CompiledJob, options: RenderOptions) -> None:
-        assert compiled.job is not None
-        self.job = compiled.job
-        self.gang = compiled.gang
-        self.options = options
-        self.spec: ClusterSpec = cluster_spec(self.job)
-        self.check = options.target is Target.FLUX and "${" in json.dumps(self.job.document, ensure_ascii=False)
-        names = {r.role: r for r in self.job.replicas}
-        self._prefix = f"{self.job.name}-".replace("/", "-")
-        self._replicas = names
-        self._factories: dict[str, _PodFactory] = {}
-
-    def pod(self, name: str) -> dict[str, Any] | None:
-        if not name.startswith(self._prefix):
-            return None
-        role, _, index = name[len(self._prefix):].rpartition("-")
-        replica = self._replicas.get(role)
-        if replica is None or not index.isdigit() or int(index) >= replica.replicas or str(int(index)) != index:
-            return None
-        factory = self._factories.get(role)
-        if factory is None:
-            factory = self._factories[role] = _PodFactory(self.job, replica, self.spec, self.gang)
-        manifest = factory.pod(int(index))
-        target = self.options.target
-        return decorate(manifest, target, self.check) if target is not Target.PLAIN else manifest
-
-
 def spec_version(obj: Mapping[str, Any]) -> str:
     """What the view depends on: uid, spec and annotations (status writes do not change it)."""
     metadata = obj.get("metadata") or {}
@@ -137,19 +99,19 @@ class JobCache:
     def __init__(self, bounds: Bounds = Bounds(), entries: int = 256) -> None:
         self.bounds = bounds
         self.entries = entries
-        self._views: OrderedDict[tuple[str, ...], tuple[JobView, CompiledJob]] = OrderedDict()
+        self._views: OrderedDict[tuple[str, ...], tuple[JobView, JobRendering]] = OrderedDict()
         self._renderings: OrderedDict[tuple[str, ...], JobRendering] = OrderedDict()
 
     def view(self, obj: Mapping[str, Any]) -> JobView:
         return self._compiled(obj)[0]
 
-    def _compiled(self, obj: Mapping[str, Any]) -> tuple[JobView, CompiledJob]:
+    def _compiled(self, obj: Mapping[str, Any]) -> tuple[JobView, JobRendering]:
         metadata = obj.get("metadata") or {}
         key = (str(metadata.get("namespace") or ""), str(metadata.get("name")), spec_version(obj))
         found = _lookup(self._views, key)
         if found is None:
             check_size(obj, self.bounds)
-            compiled = compile_job(obj, RenderOptions(include_job=False))
+            compiled = compile_live(obj, RenderOptions(include_job=False))
             assert compiled.job is not None
             found = _store(self._views, key, (job_view(obj, compiled.job), compiled), self.entries)
         return found
@@ -163,7 +125,7 @@ class JobCache:
         if found is None:
             options = render_options(config_map, namespace)
             check_size(obj, self.bounds)
-            found = _store(self._renderings, key, JobRendering(compile_job(obj, options), options), self.entries)
+            found = _store(self._renderings, key, compile_live(obj, options), self.entries)
         return found
 
 
