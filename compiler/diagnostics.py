@@ -26,6 +26,8 @@ class Code(enum.StrEnum):
     NOT_AN_OBJECT = "MXJ004"
     NOT_JSON = "MXJ005"
     UNSUPPORTED_VERSION = "MXJ006"
+    INVALID_NAME = "MXJ007"
+    LIMIT_EXCEEDED = "MXJ008"
     # The MXJob schema
     UNKNOWN_FIELD = "MXJ101"
     WRONG_TYPE = "MXJ102"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from compiler.names import api_version_problem, kind_problem
 from compiler.schema import schema_dir, suggest
 
 if TYPE_CHECKING:
@@ -88,12 +89,22 @@ def _registry(version: str, strict: bool) -> Any:
 
 
 @functools.cache
+def _schema_table(version: str, strict: bool) -> dict[str, Path]:
+    """The bundled schema files of one version, by name: the fixed table every lookup goes through.
+
+    A kind or apiVersion from the input only ever selects an entry of this table; no path is built from it.
+    """
+    return {entry.name: entry for entry in _folder(version, strict).iterdir()
+            if entry.name.endswith(".json") and not entry.name.startswith("_")}
+
+
+@functools.cache
 def _kubernetes_validator(version: str, strict: bool, kind: str, api_version: str) -> Draft202012Validator | None:
     from jsonschema import Draft202012Validator
 
     group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
-    path = _folder(version, strict) / f"{kind.lower()}-{group_version}.json"
-    if not path.is_file():
+    path = _schema_table(version, strict).get(f"{kind.lower()}-{group_version}.json")
+    if path is None:
         return None
     schema = json.loads(path.read_text(encoding="utf-8"))
     return Draft202012Validator(schema, registry=_registry(version, strict))
@@ -125,7 +136,7 @@ def validator_for(manifest: dict[str, Any], version: str, strict: bool) -> Draft
     own = OWN_SCHEMAS.get((group, gv, kind))
     if own is not None:
         return _own_validator(own, strict)
-    if not api_version or not kind:
+    if not api_version or not kind or kind_problem(kind) or api_version_problem(api_version):
         return None
     return _kubernetes_validator(version, strict, kind, api_version)
 

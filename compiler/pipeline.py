@@ -15,6 +15,7 @@ from compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, ha
 from compiler.gang import Gang
 from compiler.job import CompiledJob, compile_object, locate, render_job
 from compiler.model import MXJob
+from compiler.names import identity_problems
 from compiler.options import RenderOptions
 from compiler.source import SourceDocument, iter_objects
 
@@ -74,6 +75,10 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
                 plan.diagnostics.append(locate(error(Code.NOT_AN_OBJECT, problem, (), "every document, and every "
                                                      "item of a List, needs apiVersion, kind and metadata.name"),
                                                document, prefix, None))
+                continue
+            bad_identity = [locate(d, document, prefix, None) for d in identity_problems(obj)]
+            if bad_identity:
+                plan.diagnostics.extend(bad_identity)
                 continue
             if is_mxjob(obj) and identity(obj)[2:] not in rendered:
                 compiled, found = compile_object(obj, options, defaults, priorities, sources)

@@ -1,20 +1,35 @@
-"""Write `render -o DIR`: one file per object plus kustomization.yaml, replaced atomically, stale files pruned.
+"""Write `render -o DIR`: one file per object plus kustomization.yaml, committed through a journal, stale files pruned.
 
 Ownership: DIR/.mxjob-render.index lists the files the last render wrote. Only those are ever replaced or
 removed; any other file in DIR is left alone, and a new file that would overwrite one is an error.
+
+Safety: one render at a time holds an exclusive flock(2) on DIR itself (a second one waits, then fails with
+exit 2). Every new file is first written to DIR/.mxjob-render.staging; then the list of renames and removals
+is written there and moved to DIR/.mxjob-render.journal in one rename(2): that is the commit point. A run
+killed before it leaves DIR as it was; one killed after it leaves a journal that the next run carries out
+before anything else (each step can be repeated). Either way the next run removes the staging directory.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
-import tempfile
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from compiler.names import dns1123_label, kind_problem, name_problem
+
 INDEX = ".mxjob-render.index"
+JOURNAL = ".mxjob-render.journal"
+STAGING = ".mxjob-render.staging"
+_JOURNAL_HEADER = "# mxjob render journal v1: carry out every line, then delete this file\n"
+# How long a render waits for another one writing the same directory (MXJOB_LOCK_TIMEOUT overrides).
+LOCK_TIMEOUT_SECONDS = 120.0
 KUSTOMIZATION = "kustomization.yaml"
 _INDEX_HEADER = "# Files written by `mxjob render -o`; the next render replaces or removes exactly these.\n"
 
@@ -31,21 +46,44 @@ class WriteSummary:
 
 
 def file_name(manifest: dict[str, Any], suffix: str) -> str:
-    """`<kind>-<name>`, prefixed by `<namespace>.` for namespaced objects (a namespace has no '.')."""
-    metadata = manifest.get("metadata") or {}
-    kind = str(manifest.get("kind") or "object").lower()
-    name = str(metadata.get("name") or metadata.get("generateName") or "unnamed")
+    """`<kind>-<name>`, prefixed by `<namespace>.` for namespaced objects (a namespace has no '.').
+
+    Every part was validated by the compiler (compiler.names); they are checked again here, because a file
+    name is where an unchecked string would do harm: anything invalid is an error, never a rewritten name.
+    """
+    metadata = manifest.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    kind = manifest.get("kind")
+    name = metadata.get("name") or metadata.get("generateName")
     namespace = metadata.get("namespace")
-    base = f"{kind}-{name}".replace("/", "-")
-    return f"{namespace}.{base}{suffix}" if namespace else f"{base}{suffix}"
+    if not isinstance(kind, str) or kind_problem(kind) or not isinstance(name, str) \
+            or name_problem(kind, name, prefix=not metadata.get("name")) \
+            or (namespace is not None and (not isinstance(namespace, str) or dns1123_label(namespace))):
+        raise OutputError(f"refusing to name a file after {kind!r} {namespace!r}/{name!r}: not a valid "
+                          "Kubernetes kind, namespace and name")
+    base = f"{kind.lower()}-{name}{suffix}"
+    return f"{namespace}.{base}" if namespace else base
+
+
+def _inside(directory: Path, name: str) -> Path:
+    """DIR/name, after checking that it is a plain file name that stays inside DIR."""
+    path = directory / name
+    if "/" in name or "\\" in name or "\0" in name or name in (".", "..") or path.parent != directory:
+        raise OutputError(f"{path}: refusing to write outside {directory}")
+    return path
 
 
 def _read_index(directory: Path) -> set[str]:
+    """The names the last render wrote; a name that would leave DIR (a hand-edited index) is ignored."""
     index = directory / INDEX
     if not index.is_file():
         return set()
-    lines = index.read_text(encoding="utf-8").splitlines()
-    return {line for line in lines if line and not line.startswith("#")}
+    lines = index.read_text(encoding="utf-8", errors="replace").splitlines()
+    return {line for line in lines if line and not line.startswith("#") and _plain(line)}
+
+
+def _plain(name: str) -> bool:
+    return not ("/" in name or "\\" in name or "\0" in name or name in (".", ".."))
 
 
 def _index_text(names: Iterable[str]) -> str:
@@ -63,63 +101,132 @@ def _kustomization(names: Iterable[str]) -> str:
 
 def _same_content(path: Path, staged: Path) -> bool:
     try:
-        return path.read_bytes() == staged.read_bytes()
+        return path.is_file() and not path.is_symlink() and path.read_bytes() == staged.read_bytes()
     except OSError:
         return False
 
 
 def write_output_dir(directory: Path, manifests: Iterable[dict[str, Any]],
                      serialise: Callable[[dict[str, Any]], str], suffix: str) -> WriteSummary:
-    """Stage every file first; only when all are written does anything in DIR change."""
+    """Stage every file, then commit through the journal; an OSError becomes an OutputError naming the path."""
+    _prepare(directory)
+    try:
+        with _locked(directory):
+            recover(directory)
+            staging = directory / STAGING
+            staging.mkdir()
+            try:
+                names = _stage(directory, staging, manifests, serialise, suffix)
+                return _commit(directory, staging, names)
+            finally:
+                _remove_tree(staging)
+    except OSError as exc:
+        raise OutputError(f"{exc.filename or directory}: {exc.strerror or exc}") from None
+
+
+def _prepare(directory: Path) -> None:
+    """Refuse directories that cannot be DIR, then create it (and its parents) if needed."""
+    if directory.resolve() == Path(directory.anchor or "/").resolve():
+        raise OutputError(f"{directory}: refusing to render into the root directory")
+    if directory.is_symlink() and not directory.exists():
+        raise OutputError(f"{directory}: a symbolic link to {os.readlink(directory)}, which does not exist")
     if directory.exists() and not directory.is_dir():
         raise OutputError(f"{directory}: exists and is not a directory")
-    parent = directory.parent if directory.parent != Path("") else Path(".")
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.mxjob-", dir=parent))
     try:
-        names: list[str] = []
-        seen: set[str] = set()
-        for manifest in manifests:
-            name = file_name(manifest, suffix)
-            if name in seen or name in (KUSTOMIZATION, INDEX):
-                raise OutputError(f"two objects would both be written to {directory / name}")
-            seen.add(name)
-            names.append(name)
-            (staging / name).write_text(serialise(manifest), encoding="utf-8")
-        (staging / KUSTOMIZATION).write_text(_kustomization(names), encoding="utf-8")
-        return _commit(directory, staging, [*names, KUSTOMIZATION])
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{exc.filename or directory}: cannot create the directory: {exc.strerror or exc}") \
+            from None
+
+
+@contextlib.contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    """An exclusive flock on DIR (a second render waits); released when this process ends, however it ends."""
+    handle = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        timeout = float(os.environ.get("MXJOB_LOCK_TIMEOUT", LOCK_TIMEOUT_SECONDS))
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise OutputError(f"{directory}: another mxjob render is writing this directory "
+                                      f"(waited {timeout:g} s); try again when it is done") from None
+                time.sleep(0.02)
+        yield
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        os.close(handle)
+
+
+def _stage(directory: Path, staging: Path, manifests: Iterable[dict[str, Any]],
+           serialise: Callable[[dict[str, Any]], str], suffix: str) -> list[str]:
+    names: list[str] = []
+    seen: set[str] = set()
+    for manifest in manifests:
+        name = file_name(manifest, suffix)
+        if name in seen or name in (KUSTOMIZATION, INDEX):
+            raise OutputError(f"two objects would both be written to {directory / name}")
+        seen.add(name)
+        names.append(name)
+        _inside(staging, name).write_text(serialise(manifest), encoding="utf-8")
+    (staging / KUSTOMIZATION).write_text(_kustomization(names), encoding="utf-8")
+    return [*names, KUSTOMIZATION]
 
 
 def _commit(directory: Path, staging: Path, names: list[str]) -> WriteSummary:
-    if not directory.exists():
-        (staging / INDEX).write_text(_index_text(names), encoding="utf-8")
-        mask = os.umask(0)
-        os.umask(mask)
-        staging.chmod(0o777 & ~mask)
-        os.replace(staging, directory)
-        return WriteSummary(written=len(names), unchanged=0, removed=0)
     owned = _read_index(directory)
-    foreign = [n for n in names if (directory / n).exists() and n not in owned]
+    foreign = [n for n in names if os.path.lexists(_inside(directory, n)) and n not in owned]
     if foreign:
         raise OutputError(f"{directory / foreign[0]} exists and was not written by mxjob render; "
                           "move it away or render into another directory")
-    written = unchanged = 0
-    for name in names:
-        target = directory / name
-        if _same_content(target, staging / name):
-            unchanged += 1
-        else:
-            os.replace(staging / name, target)
-            written += 1
-    removed = 0
-    for stale in sorted(owned - set(names)):
-        path = directory / stale
-        if "/" not in stale and stale not in (".", "..") and path.is_file():
-            path.unlink()
-            removed += 1
-    index_tmp = staging / INDEX
-    index_tmp.write_text(_index_text(names), encoding="utf-8")
-    os.replace(index_tmp, directory / INDEX)
-    return WriteSummary(written=written, unchanged=unchanged, removed=removed)
+    changed = [n for n in names if not _same_content(directory / n, staging / n)]
+    stale = sorted(n for n in owned - set(names) if (directory / n).is_file())
+    (staging / INDEX).write_text(_index_text(names), encoding="utf-8")
+    lines = [*(f"write {n}" for n in changed), f"write {INDEX}", *(f"remove {n}" for n in stale)]
+    (staging / JOURNAL).write_text(_JOURNAL_HEADER + "".join(f"{line}\n" for line in lines), encoding="utf-8")
+    os.replace(staging / JOURNAL, directory / JOURNAL)  # the commit point
+    recover(directory)
+    return WriteSummary(written=len(changed), unchanged=len(names) - len(changed), removed=len(stale))
+
+
+def recover(directory: Path) -> None:
+    """Finish a committed render (the journal's steps are idempotent), then drop any staging leftovers.
+
+    Called with the lock held, first thing in every render; also removes the sibling staging directories
+    (`.DIR.mxjob-*`) that earlier versions left behind when killed.
+    """
+    journal = directory / JOURNAL
+    if journal.is_file():
+        for line in journal.read_text(encoding="utf-8", errors="replace").splitlines():
+            _replay(directory, line)
+        journal.unlink()
+    _remove_tree(directory / STAGING)
+    parent = directory.resolve().parent
+    for leftover in parent.glob(f".{directory.resolve().name}.mxjob-*"):
+        if leftover.is_dir() and not leftover.is_symlink():
+            _remove_tree(leftover)
+
+
+def _replay(directory: Path, line: str) -> None:
+    if not line or line.startswith("#"):
+        return
+    action, _, name = line.partition(" ")
+    if action not in ("write", "remove") or not _plain(name):
+        raise OutputError(f"{directory / JOURNAL}: unreadable line {line[:80]!r}; remove the file and render "
+                          "again")
+    target = _inside(directory, name)
+    if action == "write":
+        staged = directory / STAGING / name
+        if os.path.lexists(staged):  # absent: this step was done before the previous run stopped
+            os.replace(staged, target)
+    elif target.is_file() or target.is_symlink():
+        target.unlink()
+
+
+def _remove_tree(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
