@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from compiler.names import api_version_problem, kind_problem
-from compiler.schema import schema_dir, suggest
+from compiler.schema import schema_dir, strict_integer_validator, suggest
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -100,24 +100,20 @@ def _schema_table(version: str, strict: bool) -> dict[str, Path]:
 
 @functools.cache
 def _kubernetes_validator(version: str, strict: bool, kind: str, api_version: str) -> Draft202012Validator | None:
-    from jsonschema import Draft202012Validator
-
     group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
     path = _schema_table(version, strict).get(f"{kind.lower()}-{group_version}.json")
     if path is None:
         return None
     schema = json.loads(path.read_text(encoding="utf-8"))
-    return Draft202012Validator(schema, registry=_registry(version, strict))
+    return strict_integer_validator()(schema, registry=_registry(version, strict))
 
 
 @functools.cache
 def _own_validator(relative: str, strict: bool) -> Draft202012Validator:
-    from jsonschema import Draft202012Validator
-
     schema = json.loads((schema_dir() / "kubeconform" / relative).read_text(encoding="utf-8"))
     if not strict:
         schema = _relax(schema)
-    return Draft202012Validator(schema)
+    return strict_integer_validator()(schema)
 
 
 def _relax(node: Any) -> Any:

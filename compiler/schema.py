@@ -40,11 +40,39 @@ def mxjob_schema() -> dict[str, Any]:
 
 
 @functools.cache
-def _validator() -> Draft202012Validator:
-    # Imported here: valid documents never need it, and it costs a fifth of start-up.
-    from jsonschema import Draft202012Validator
+def strict_integer_validator() -> type[Draft202012Validator]:
+    """Draft 2020-12 with "integer" meaning an integer as written: 1.0 is a number, not an integer.
 
-    return Draft202012Validator(mxjob_schema())
+    JSON Schema counts 1.0 as an integer, but the API server decodes into Go int32/int64 fields, and Go's
+    encoding/json (and sigs.k8s.io/json's strict decoding) refuse a number with a fraction part there.
+    """
+    # Imported here: valid documents never need it, and it costs a fifth of start-up.
+    from jsonschema import Draft202012Validator, validators
+
+    checker = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool))
+    extended: type[Draft202012Validator] = validators.extend(  # type: ignore[no-untyped-call]
+        Draft202012Validator, type_checker=checker)
+    return extended
+
+
+@functools.cache
+def _validator() -> Draft202012Validator:
+    return strict_integer_validator()(mxjob_schema())
+
+
+def has_float(value: Any) -> bool:
+    """Whether any number in the document is a float (the fast validator would take 2.0 as an integer)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 @functools.cache
@@ -54,7 +82,7 @@ def _fast_validator() -> Any:
 
 def check_schema(document: dict[str, Any]) -> list[Diagnostic]:
     fast = _fast_validator()
-    if fast is not None and fast.is_valid(document):
+    if fast is not None and fast.is_valid(document) and not has_float(document):
         return []
     found: list[Diagnostic] = []
     for err in _validator().iter_errors(document):
@@ -131,6 +159,8 @@ def _got(value: Any) -> str:
 def _type_hint(wanted: str, value: Any) -> str:
     if wanted == "integer" and isinstance(value, str) and value.strip().lstrip("-").isdigit():
         return f"write {value.strip()} without quotes"
+    if wanted == "integer" and isinstance(value, float) and value.is_integer():
+        return f"write {int(value)}: Kubernetes reads integer fields strictly and refuses {value!r}"
     if wanted == "string" and isinstance(value, bool | int | float):
         return f"quote it: \"{json.dumps(value)}\""
     return ""

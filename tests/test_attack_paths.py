@@ -101,3 +101,14 @@ def test_name_rules(rule: Any, good: list[str], bad: list[str]) -> None:
 def test_generate_name_may_end_with_a_dash() -> None:
     assert name_problem("Pod", "worker-", prefix=True) == ""
     assert name_problem("Pod", "worker-") != ""
+
+
+def test_floats_in_integer_fields_are_located_errors_with_a_hint(tmp_path: Path) -> None:
+    spec = job(name="f", Worker=replica(1, containers=[{"name": "mxnet", "image": "x",
+                                                         "ports": [{"name": "mxjob-port", "containerPort": 9091.0}]}]))
+    spec["spec"]["mxReplicaSpecs"]["Worker"]["replicas"] = 1.0
+    (tmp_path / "in.yaml").write_text(json.dumps(spec, indent=1), encoding="utf-8")
+    result = run_cli(["render", str(tmp_path / "in.yaml")])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.count("MXJ102") == 2
+    assert "write 1:" in result.stderr and "write 9091:" in result.stderr
