@@ -240,6 +240,15 @@ class RealCluster:
         assert code == 200, body
         return body
 
+    def wait_established(self, crd: str, timeout: float = 60) -> None:
+        """Poll until a CRD is Established (kubectl wait errors out while status.conditions is still null)."""
+        def established() -> bool:
+            found = self.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd}") or {}
+            conditions = (found.get("status") or {}).get("conditions") or []
+            return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
+
+        wait_until(established, timeout, f"CRD {crd} to be Established")
+
     def ensure_namespace(self, name: str) -> None:
         """A namespace with the `default` ServiceAccount a controller-manager would have created."""
         for path, obj in ((
