@@ -21,7 +21,7 @@ test: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/pytest
 
-## Prepare the e2e tier: MXNet 1.9.1 in a cached venv outside the repository (not a project dependency).
+## Prepare the e2e tier: MXNet 1.9.1 and Apache TVM in cached venvs outside the repository (not project dependencies).
 e2e-prepare:
 	bash .ci/mxnet.sh
 

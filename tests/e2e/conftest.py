@@ -3,25 +3,25 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.check import RunCluster
 from tests.e2e.netns import unavailable_reason
-from tests.e2e.pods import Manifest
-from tests.e2e.runner import Cluster, cluster
+from tests.e2e.runner import cluster
 
 PREPARE = "bash .ci/mxnet.sh (or make e2e-prepare)"
 
 
-def mxnet_venv() -> Path:
-    """Where .ci/mxnet.sh keeps MXNet: outside the repository, cached between runs."""
-    if "MXJOB_MXNET_VENV" in os.environ:
-        return Path(os.environ["MXJOB_MXNET_VENV"])
+def venv(name: str) -> Path:
+    """Where .ci/mxnet.sh keeps the `mxnet` or `tvm` venv: outside the repository, cached between runs."""
+    override = os.environ.get(f"MXJOB_{name.upper()}_VENV")
+    if override:
+        return Path(override)
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "mxjob-gitops" / "mxnet-venv"
+    return cache / "mxjob-gitops" / f"{name}-venv"
 
 
 def unavailable(reason: str) -> None:
@@ -32,27 +32,34 @@ def unavailable(reason: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def image_path() -> str:
-    """The PATH of our stand-in image: the MXNet venv's bin first, then the system's."""
-    venv = mxnet_venv()
-    if not (venv / "bin" / "python").exists():
-        unavailable(f"no MXNet venv at {venv}; run {PREPARE}")
+def namespaces() -> None:
+    """Network namespaces can be made here (or the test skips/fails saying why)."""
     reason = unavailable_reason()
     if reason is not None:
         unavailable(reason)
-    return f"{venv / 'bin'}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def image(name: str, home: Path) -> dict[str, str]:
+    """The ENV of our stand-in image: PATH with the venv's bin first (so the command's `python` is that venv's)."""
+    path = venv(name)
+    if not (path / "bin" / "python").exists():
+        unavailable(f"no {name} venv at {path}; run {PREPARE}")
+    system = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    return {"PATH": f"{path / 'bin'}:{system}", "HOME": str(home), "PYTHONUNBUFFERED": "1", "LANG": "C.UTF-8"}
 
 
 @pytest.fixture
-def run_cluster(image_path: str, tmp_path: Path) -> Callable[[list[Manifest]], AbstractContextManager[Cluster]]:
-    """Open a Cluster for rendered manifests; logs go to the test's tmp_path."""
+def run_cluster(namespaces: None, tmp_path: Path) -> RunCluster:
+    """Open a Cluster for rendered manifests, running in the MXNet venv's image; logs go to tmp_path."""
+    env = image("mxnet", tmp_path)
+    return lambda manifests: cluster(manifests, env, tmp_path)
 
-    def opened(manifests: list[Manifest]) -> AbstractContextManager[Cluster]:
-        # The image's ENV: PATH (so the command's `python` is MXNet's), HOME, and unbuffered output for the logs.
-        image_env = {"PATH": image_path, "HOME": str(tmp_path), "PYTHONUNBUFFERED": "1", "LANG": "C.UTF-8"}
-        return cluster(manifests, image_env, tmp_path)
 
-    return opened
+@pytest.fixture
+def run_tvm_cluster(namespaces: None, tmp_path: Path) -> RunCluster:
+    """Like run_cluster, with the TVM venv's image (the MXTune case)."""
+    env = image("tvm", tmp_path)
+    return lambda manifests: cluster(manifests, env, tmp_path)
 
 
 @pytest.fixture

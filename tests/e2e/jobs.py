@@ -45,6 +45,7 @@ def with_command(job: Manifest, command: Sequence[str], **per_type: Sequence[str
 
 def render(job: Manifest, workdir: Path, *options: str) -> list[Manifest]:
     """Render `job` with the installed `mxjob render` command (a separate process, as CI runs it)."""
+    workdir.mkdir(parents=True, exist_ok=True)
     source = workdir / f"{job['metadata']['name']}.yaml"
     source.write_text(yaml.safe_dump(job, sort_keys=False))
     mxjob = Path(sys.executable).parent / "mxjob"

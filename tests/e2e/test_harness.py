@@ -49,16 +49,16 @@ def test_hosts_file_maps_services_in_every_form() -> None:
     assert "10.1.2.4\tsvc svc.ml svc.ml.svc svc.ml.svc.cluster.local\n" in text
 
 
-def namespaces() -> str:
+def listed() -> str:
     return subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=20, check=True).stdout
 
 
-@pytest.mark.usefixtures("image_path")
+@pytest.mark.usefixtures("namespaces")
 def test_everything_is_removed_when_the_block_fails() -> None:
     with pytest.raises(KeyboardInterrupt), network({"p-0": "p-0", "p-1": "p-1"}, {"p-0": "p-0"}, "default") as net:
         names = [pod.netns for pod in net.pods.values()] + [net.hub]
-        assert all(name in namespaces() for name in names)
+        assert all(name in listed() for name in names)
         assert (ETC_NETNS / net.pods["p-0"].netns / "hosts").exists()
         raise KeyboardInterrupt
-    assert not any(name in namespaces() for name in names)
+    assert not any(name in listed() for name in names)
     assert not any((ETC_NETNS / name).exists() for name in names)
