@@ -8,6 +8,7 @@ from typing import Any
 
 from compiler import constants as c
 from compiler.model import MXJob, Replica
+from compiler.replicas import SHARED_ENV, TRAITS, WORKER_ID_ENV, JobMode, rendezvous_of
 
 # Go's encoding/json escapes these (HTML safety and JavaScript line terminators); Python's json does not.
 _GO_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
@@ -45,17 +46,11 @@ class ClusterSpec:
     def env(self, replica: Replica, index: int) -> list[dict[str, Any]]:
         """The variables appended to every container of one pod, in the operator's order."""
         role = replica.role
-        env = [
-            {"name": "MX_CONFIG", "value": self.mx_config(role, index)},
-            {"name": "DMLC_PS_ROOT_PORT", "value": self.ps_root_port},
-            {"name": "DMLC_PS_ROOT_URI", "value": self.ps_root_uri},
-            {"name": "DMLC_NUM_SERVER", "value": self.num_server},
-            {"name": "DMLC_NUM_WORKER", "value": self.num_worker},
-            {"name": "DMLC_ROLE", "value": role},
-            {"name": "DMLC_USE_KUBERNETES", "value": "1"},
-        ]
-        if replica.type == c.WORKER:
-            env.append({"name": "DMLC_WORKER_ID", "value": str(index)})
+        values = (self.mx_config(role, index), self.ps_root_port, self.ps_root_uri, self.num_server, self.num_worker,
+                  role, "1")
+        env = [{"name": name, "value": value} for name, value in zip(SHARED_ENV, values, strict=True)]
+        if TRAITS[replica.type].worker_id:
+            env.append({"name": WORKER_ID_ENV, "value": str(index)})
         return env
 
 
@@ -69,12 +64,13 @@ def cluster_spec(job: MXJob) -> ClusterSpec:
         for r in ordered if r.replicas > 0
     )
     labels = ",".join(f"{go_string(r.role)}:{go_string(r.tuner_key)}" for r in ordered)
-    scheduler = job.replica(c.SCHEDULER)
+    # DMLC_PS_ROOT_* name the training rendezvous (the Scheduler) whatever the job mode, as the operator did.
+    scheduler = job.replica(rendezvous_of(JobMode.TRAIN))
     has_scheduler = scheduler is not None and scheduler.replicas > 0
     return ClusterSpec(
         shared_json=f'{{"cluster":{{{cluster}}},"labels":{{{labels}}}}}',
         ps_root_port=str(scheduler.port) if scheduler is not None and has_scheduler else "0",
-        ps_root_uri=service_name(job.name, "scheduler", 0) if has_scheduler else "",
+        ps_root_uri=service_name(job.name, scheduler.role, 0) if scheduler is not None and has_scheduler else "",
         num_server=str(job.count(c.SERVER)),
         num_worker=str(job.count(c.WORKER)),
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from compiler.replicas import TRAITS, JobMode, ReplicaType, types_of
+
 GROUP: Final = "kubeflow.org"
 API_VERSION: Final = "kubeflow.org/v1"
 KIND: Final = "MXJob"
@@ -29,21 +31,22 @@ ANNOTATION_PREFIX: Final = "mxjob.kubeflow.org/"
 CONFIG_JOB_KEY: Final = "job.json"
 CONFIG_RENDER_KEY: Final = "render"
 
-SCHEDULER: Final = "Scheduler"
-SERVER: Final = "Server"
-WORKER: Final = "Worker"
-TUNER_TRACKER: Final = "TunerTracker"
-TUNER_SERVER: Final = "TunerServer"
-TUNER: Final = "Tuner"
+# Replica types and job modes as the plain strings specs hold; their traits are in compiler.replicas.
+SCHEDULER: Final = ReplicaType.SCHEDULER.value
+SERVER: Final = ReplicaType.SERVER.value
+WORKER: Final = ReplicaType.WORKER.value
+TUNER_TRACKER: Final = ReplicaType.TUNER_TRACKER.value
+TUNER_SERVER: Final = ReplicaType.TUNER_SERVER.value
+TUNER: Final = ReplicaType.TUNER.value
 
-# Rendering order: the scheduler first, as the issue and Argo CD sync waves want.
-REPLICA_TYPES: Final = (SCHEDULER, SERVER, WORKER, TUNER_TRACKER, TUNER_SERVER, TUNER)
-TRAIN_TYPES: Final = frozenset({SCHEDULER, SERVER, WORKER})
-TUNE_TYPES: Final = frozenset({TUNER_TRACKER, TUNER_SERVER, TUNER})
-CASE_NORMALISED_TYPES: Final = (SCHEDULER, SERVER, WORKER)
+# Rendering order: the rendezvous first.
+REPLICA_TYPES: Final = tuple(t.value for t in ReplicaType)
+TRAIN_TYPES: Final = frozenset(types_of(JobMode.TRAIN))
+TUNE_TYPES: Final = frozenset(types_of(JobMode.TUNE))
+CASE_NORMALISED_TYPES: Final = tuple(t for t in REPLICA_TYPES if TRAITS[t].any_case)
 
-MX_TRAIN: Final = "MXTrain"
-MX_TUNE: Final = "MXTune"
+MX_TRAIN: Final = JobMode.TRAIN.value
+MX_TUNE: Final = JobMode.TUNE.value
 
 RESTART_POLICIES: Final = ("Always", "OnFailure", "Never", "ExitCode")
 

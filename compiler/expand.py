@@ -14,7 +14,7 @@ from typing import Any
 from compiler import constants as c
 from compiler.cluster import ClusterSpec, cluster_spec, service_name
 from compiler.model import MXJob, Replica
-from compiler.rules import generated_env_names
+from compiler.replicas import generated_env_names
 
 Manifest = dict[str, Any]
 

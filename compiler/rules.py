@@ -9,18 +9,12 @@ from typing import Any
 from compiler import constants as c
 from compiler.diagnostics import Code, Diagnostic, JsonPath, error, info, warning
 from compiler.jsonutil import as_dict, as_list
+from compiler.replicas import TRAITS, generated_env_names, types_of
 from compiler.schema import suggest
 
 DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-GENERATED_ENV = ("MX_CONFIG", "DMLC_PS_ROOT_PORT", "DMLC_PS_ROOT_URI", "DMLC_NUM_SERVER", "DMLC_NUM_WORKER",
-                 "DMLC_ROLE", "DMLC_USE_KUBERNETES", "DMLC_WORKER_ID")
 _COPIED_TEMPLATE_METADATA = {"labels", "annotations", "finalizers"}
 REPLICAS = ("spec", "mxReplicaSpecs")
-
-
-def generated_env_names(replica_type: str) -> tuple[str, ...]:
-    """The variables the operator appends to every container of this replica type."""
-    return GENERATED_ENV if replica_type == c.WORKER else GENERATED_ENV[:-1]
 
 
 def replica_count(replica: Any) -> int:
@@ -85,27 +79,23 @@ def _check_name(metadata: dict[str, Any], replicas: dict[str, Any]) -> Iterator[
 
 
 def _check_layout(job_mode: Any, replicas: dict[str, Any]) -> Iterator[Diagnostic]:
-    if job_mode == c.MX_TRAIN:
-        yield from _foreign_types(replicas, c.TUNE_TYPES, c.MX_TRAIN)
-        lone_worker = set(replicas) == {c.WORKER} and replica_count(replicas[c.WORKER]) == 1
-        missing = [t for t in (c.SCHEDULER, c.SERVER, c.WORKER) if t not in replicas]
-        if missing and not lone_worker:
-            yield error(Code.JOB_MODE_LAYOUT,
-                        f"MXTrain needs Scheduler, Server and Worker (or one Worker alone); missing "
-                        f"{', '.join(missing)}", REPLICAS, f"add {', '.join(missing)}")
-        yield from _exactly_one(replicas, c.SCHEDULER)
-    elif job_mode == c.MX_TUNE:
-        yield from _foreign_types(replicas, c.TRAIN_TYPES, c.MX_TUNE)
-        missing = [t for t in (c.TUNER_TRACKER, c.TUNER_SERVER, c.TUNER) if t not in replicas]
-        if missing:
-            yield error(Code.JOB_MODE_LAYOUT,
-                        f"MXTune needs TunerTracker, TunerServer and Tuner; missing {', '.join(missing)}",
-                        REPLICAS, f"add {', '.join(missing)}")
-        yield from _exactly_one(replicas, c.TUNER_TRACKER)
-        yield from _exactly_one(replicas, c.TUNER)
-        if c.TUNER_SERVER in replicas and replica_count(replicas[c.TUNER_SERVER]) < 1:
-            yield error(Code.REPLICA_COUNT, "MXTune needs at least one TunerServer",
-                        (*REPLICAS, c.TUNER_SERVER, "replicas"), "set replicas to 1 or more")
+    if job_mode not in (c.MX_TRAIN, c.MX_TUNE):
+        return
+    types = types_of(job_mode)
+    yield from _foreign_types(replicas, c.TUNE_TYPES if job_mode == c.MX_TRAIN else c.TRAIN_TYPES, job_mode)
+    train = job_mode == c.MX_TRAIN
+    lone_worker = train and set(replicas) == {c.WORKER} and replica_count(replicas[c.WORKER]) == 1
+    missing = [t for t in types if t not in replicas]
+    if missing and not lone_worker:
+        alone = " (or one Worker alone)" if train else ""
+        yield error(Code.JOB_MODE_LAYOUT, f"{job_mode} needs {', '.join(types[:-1])} and {types[-1]}{alone}; "
+                    f"missing {', '.join(missing)}", REPLICAS, f"add {', '.join(missing)}")
+    for replica_type in types:
+        if TRAITS[replica_type].exactly_one:
+            yield from _exactly_one(replicas, replica_type)
+    if not train and c.TUNER_SERVER in replicas and replica_count(replicas[c.TUNER_SERVER]) < 1:
+        yield error(Code.REPLICA_COUNT, "MXTune needs at least one TunerServer",
+                    (*REPLICAS, c.TUNER_SERVER, "replicas"), "set replicas to 1 or more")
 
 
 def _foreign_types(replicas: dict[str, Any], foreign: frozenset[str], mode: str) -> Iterator[Diagnostic]:

@@ -14,13 +14,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from compiler.replicas import ReplicaType
+
 KUBERNETES_VERSION = "1.35.0"
 HERE = Path(__file__).resolve().parent
 REF_PREFIX = "/api/_definitions.json#/$defs/"
 ROOTS = ("io.k8s.api.core.v1.PodTemplateSpec", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
          "io.k8s.apimachinery.pkg.api.resource.Quantity")
 
-REPLICA_TYPES = ["Scheduler", "Server", "Worker", "TunerTracker", "TunerServer", "Tuner"]
+REPLICA_TYPES = [t.value for t in ReplicaType]
 INT32_MAX = 2**31 - 1
 
 

@@ -97,3 +97,17 @@ def test_compile_job_returns_located_errors() -> None:
 def test_compile_job_refuses_other_objects() -> None:
     rendering = compile_job({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})
     assert [d.code for d in rendering.errors()] == [Code.NOT_AN_OBJECT]
+
+
+def test_replica_traits_table() -> None:
+    from compiler.replicas import TRAITS, JobMode, generated_env_names, rendezvous_of, types_of
+
+    assert (rendezvous_of(JobMode.TRAIN), rendezvous_of(JobMode.TUNE)) == ("Scheduler", "TunerTracker")
+    assert [t for t in TRAITS if TRAITS[t].decides_success] == ["Scheduler", "Tuner"]
+    assert set(types_of(JobMode.TRAIN)) | set(types_of(JobMode.TUNE)) == set(TRAITS)
+    manifests = render(job(name="e", Scheduler=replica(), Server=replica(), Worker=replica()))
+    for pod in (m for m in manifests if m["kind"] == "Pod"):
+        replica_type = {"scheduler": "Scheduler", "server": "Server", "worker": "Worker"}[
+            pod["metadata"]["labels"]["training.kubeflow.org/replica-type"]]
+        names = tuple(e["name"] for e in pod["spec"]["containers"][0]["env"])
+        assert names == generated_env_names(replica_type)
