@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -147,3 +149,24 @@ def test_kubeconform_missing_is_a_clear_usage_error(tmp_path: Path, monkeypatch:
     result = run_cli(["validate", "--kubeconform", str(EXAMPLES / "single")])
     assert result.exit_code == 2
     assert "no kubeconform binary on PATH" in result.stderr
+
+
+def test_rendered_stream_piped_into_validate_is_valid() -> None:
+    """`mxjob render job.yaml | mxjob validate -`: the rendered MXJob is checked, not expanded a second time."""
+    env = {**os.environ, "NO_COLOR": "1"}
+    mxjob = str(Path(sys.executable).with_name("mxjob"))
+    job = str(EXAMPLES / "train" / "mx_job_dist_gpu.yaml")
+    rendered = subprocess.run([mxjob, "render", job], capture_output=True, text=True, env=env, check=True).stdout
+    result = subprocess.run([mxjob, "validate", "-"], input=rendered, capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "MXJ210" not in result.stdout + result.stderr
+    assert "0 invalid" in result.stdout
+
+
+def test_render_output_directory_is_valid(tmp_path: Path) -> None:
+    """The Flux pattern: a committed `render -o` directory validates as it is."""
+    out = tmp_path / "rendered"
+    assert run_cli(["render", "-o", str(out), *map(str, JOB_EXAMPLE_DIRS)]).exit_code == 0
+    result = run_cli(["validate", str(out)])
+    assert result.exit_code == 0, result.stdout
+    assert "0 invalid" in result.stdout and "MXJ210" not in result.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import click
@@ -45,7 +46,9 @@ def validate(paths: tuple[str, ...], fmt: str, kubernetes_version: str, strict: 
         except VersionUnavailable as exc:
             raise fail(str(exc), USAGE) from None
         inputs = read_inputs(paths)
-        plan = compile_documents(inputs.documents, options)
+        # Rendered output (a `render` stream or `-o` directory) carries each job's ConfigMap: its MXJob is checked
+        # as the object it is, not expanded a second time (the same rule as `mxjob diff`).
+        plan = compile_documents(inputs.documents, dataclasses.replace(options, keep_rendered=True))
         report = Report(version, strict, [*inputs.diagnostics, *plan.diagnostics], files=inputs.files)
         report.objects.extend(validate_plan(plan, version, strict))
         if use_kubeconform:
