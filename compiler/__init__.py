@@ -1,7 +1,9 @@
 """mxjob-gitops compiler: MXJob specs in, explicit Kubernetes manifests out; pure, no cluster or network.
 
 Entry points: `compile_job(dict, RenderOptions)` for one job (the reconciler, library users; see compiler.job),
-`parse_text` + `compile_documents` for files of many documents (the CLI and the KRM function).
+`parse_text` + `compile_documents` for files of many documents (the CLI and the KRM function). Besides the
+names below, `compiler.constants` and `compiler.replicas` (the operator's vocabulary) are public;
+tests/test_layering.py holds the reconciler to exactly these.
 
 The public names are imported on first use, so `mxjob --help` does not pay for the schema machinery.
 """
@@ -18,9 +20,12 @@ if TYPE_CHECKING:
     from compiler.diagnostics import Severity as Severity
     from compiler.job import JobRendering as JobRendering
     from compiler.job import compile_job as compile_job
+    from compiler.model import MXJob as MXJob
+    from compiler.model import Replica as Replica
     from compiler.options import RenderOptions as RenderOptions
     from compiler.pipeline import Plan as Plan
     from compiler.pipeline import compile_documents as compile_documents
+    from compiler.pipeline import identity as identity
     from compiler.source import SourceDocument as SourceDocument
     from compiler.source import parse_text as parse_text
     from compiler.targets import Target as Target
@@ -32,16 +37,19 @@ _EXPORTS = {
     "Severity": "compiler.diagnostics",
     "JobRendering": "compiler.job",
     "compile_job": "compiler.job",
+    "MXJob": "compiler.model",
+    "Replica": "compiler.model",
     "Plan": "compiler.pipeline",
     "RenderOptions": "compiler.options",
     "compile_documents": "compiler.pipeline",
+    "identity": "compiler.pipeline",
     "SourceDocument": "compiler.source",
     "parse_text": "compiler.source",
     "Target": "compiler.targets",
 }
 
-__all__ = ["Code", "Diagnostic", "JobRendering", "Location", "Plan", "RenderOptions", "Severity", "SourceDocument",
-           "Target", "compile_documents", "compile_job", "parse_text"]
+__all__ = ["Code", "Diagnostic", "JobRendering", "Location", "MXJob", "Plan", "RenderOptions", "Replica", "Severity",
+           "SourceDocument", "Target", "compile_documents", "compile_job", "identity", "parse_text"]
 
 
 def __getattr__(name: str) -> Any:

@@ -14,9 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from compiler import JobRendering, RenderOptions, compile_job
+from compiler import JobRendering, MXJob, RenderOptions, compile_job
 from compiler import constants as c
-from compiler.model import MXJob
 from reconciler.state import JobView, ReplicaPolicy
 from reconciler.vocabulary import RestartPolicy
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from compiler import constants as c
-from compiler.pipeline import identity
+from compiler import identity
 from reconciler.kube import Cluster
 
 MANAGED_KINDS = (("v1", "Pod"), ("v1", "Service"), ("v1", "ConfigMap"),

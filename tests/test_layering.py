@@ -1,4 +1,5 @@
-"""The compiler core stays pure: no I/O modules, no client, no reconciler; only compiler.cli touches files."""
+"""Layers: the compiler core stays pure (no I/O, client or reconciler; only compiler.cli touches files), and the
+reconciler uses only the compiler's public entry points."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 from tests.conftest import REPO
 
-CORE = sorted(p for p in (REPO / "compiler").glob("*.py"))
+CORE = sorted(p for p in (REPO / "compiler").rglob("*.py") if p.relative_to(REPO / "compiler").parts[0] != "cli")
 FORBIDDEN_IN_CORE = {"os", "sys", "subprocess", "socket", "time", "datetime", "random", "shutil", "tempfile",
                      "urllib", "http", "requests", "kubernetes", "reconciler", "compiler.cli", "click"}
 
@@ -25,7 +26,7 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("path", CORE, ids=[p.name for p in CORE])
+@pytest.mark.parametrize("path", CORE, ids=[str(p.relative_to(REPO / "compiler")) for p in CORE])
 def test_core_module_is_pure(path: Path) -> None:
     bad = {name for name in _imports(path) for forbidden in FORBIDDEN_IN_CORE
            if name == forbidden or name.startswith(forbidden + ".")}
@@ -49,3 +50,38 @@ def test_only_one_module_imports_the_kubernetes_client() -> None:
     importers = sorted(str(path.relative_to(REPO)) for path in sources
                        if any(n == "kubernetes" or n.startswith("kubernetes.") for n in _imports(path)))
     assert importers == ["reconciler/kube.py"]
+
+
+# What the reconciler may use of the compiler: the package's exported names, the operator's vocabulary, and
+# the CLI's exit-code contract (its `reconcile` command plugs into `mxjob`).
+PUBLIC_MODULES = {"compiler", "compiler.constants", "compiler.replicas", "compiler.cli.exits"}
+
+
+def _compiler_imports(path: Path) -> list[tuple[str, str | None]]:
+    """(module, name) for every import of the compiler in a file; name is None for `import module`."""
+    found: list[tuple[str, str | None]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.extend((alias.name, None) for alias in node.names if alias.name.split(".")[0] == "compiler")
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "compiler":
+            found.extend((node.module, alias.name) for alias in node.names)
+    return found
+
+
+def test_reconciler_uses_only_the_compilers_public_entry_points() -> None:
+    import compiler
+
+    exported = set(compiler.__all__) | {m.rpartition(".")[2] for m in PUBLIC_MODULES if m.count(".") == 1}
+    bad = []
+    for path in sorted((REPO / "reconciler").rglob("*.py")):
+        for module, name in _compiler_imports(path):
+            if module not in PUBLIC_MODULES or (module == "compiler" and name not in exported):
+                bad.append(f"{path.relative_to(REPO)}: {module}{'.' + name if name else ''}")
+    assert not bad, "the reconciler reaches into the compiler's internals: " + ", ".join(bad)
+
+
+def test_public_names_resolve() -> None:
+    import compiler
+
+    for name in compiler.__all__:
+        assert getattr(compiler, name) is not None
