@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import difflib
+import importlib
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, TextIO
+from typing import Any, Protocol, TextIO
 
 from compiler.changes import ObjectChange, ObjectStatus
 from compiler.diffview import denormalise
 from compiler.emit import to_yaml
-
-FORMATS = ("text", "markdown", "json", "brief")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,17 +41,22 @@ class Presentation:
     summary_only: bool = False
 
 
-def reporter(name: str, presentation: Presentation | None = None) -> Reporter:
-    from compiler.cli.diffreport import brief, json_report, markdown, text
+def _module(name: str) -> Any:
+    return importlib.import_module(f"{__name__}.{name}")
 
-    how = presentation or Presentation()
-    factories: dict[str, Callable[[], Reporter]] = {
-        "text": lambda: text.TextReporter(how.colour),
-        "markdown": lambda: markdown.MarkdownReporter(how.max_length, how.split_dir, how.summary_only),
-        "json": json_report.JsonReporter,
-        "brief": brief.BriefReporter,
-    }
-    return factories[name]()
+
+# --format name -> how to build its reporter (module in this package, imported only when chosen).
+_FACTORIES: dict[str, Callable[[Presentation], Reporter]] = {
+    "text": lambda how: _module("text").TextReporter(how.colour),
+    "markdown": lambda how: _module("markdown").MarkdownReporter(how.max_length, how.split_dir, how.summary_only),
+    "json": lambda how: _module("json_report").JsonReporter(),
+    "brief": lambda how: _module("brief").BriefReporter(),
+}
+FORMATS = tuple(_FACTORIES)
+
+
+def reporter(name: str, presentation: Presentation | None = None) -> Reporter:
+    return _FACTORIES[name](presentation or Presentation())
 
 
 def unified(change: ObjectChange, context: int) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Protocol, TextIO
 
 from compiler.validation import Report
@@ -13,17 +14,18 @@ class Reporter(Protocol):
     def write(self, report: Report, out: TextIO) -> None: ...
 
 
+# --format name -> (module in this package, reporter class); modules are imported only when chosen.
+_REGISTRY = {
+    "text": ("text", "TextReporter"),
+    "json": ("json_report", "JsonReporter"),
+    "junit": ("junit", "JunitReporter"),
+    "tap": ("tap", "TapReporter"),
+    "github": ("github", "GithubReporter"),
+}
+FORMATS = tuple(_REGISTRY)
+
+
 def reporter(name: str) -> Reporter:
-    from compiler.cli.reporters import github, json_report, junit, tap, text
-
-    registry: dict[str, Reporter] = {
-        "text": text.TextReporter(),
-        "json": json_report.JsonReporter(),
-        "junit": junit.JunitReporter(),
-        "tap": tap.TapReporter(),
-        "github": github.GithubReporter(),
-    }
-    return registry[name]
-
-
-FORMATS = ("text", "json", "junit", "tap", "github")
+    module, cls = _REGISTRY[name]
+    created: Reporter = getattr(importlib.import_module(f"{__name__}.{module}"), cls)()
+    return created
