@@ -27,7 +27,8 @@ def fetch(desired: list[dict[str, Any]], kubeconfig: str | None, context: str | 
         if found is not None:
             live.append(found)
             seen.add(identity(found))
-    namespaces = sorted({identity(obj)[2] for obj in desired})
+    # Cluster-scoped objects (a Namespace among the inputs) have no namespace; listing "" would be every namespace.
+    namespaces = sorted({identity(obj)[2] for obj in desired} - {""})
     selector = f"{c.LABEL_OPERATOR_NAME}={c.OPERATOR_NAME}"
     for namespace in namespaces:
         candidates = [item for api_version, kind in MANAGED_KINDS
