@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import secrets
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.error
@@ -56,6 +59,13 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: on Linux, get SIGKILL when the test process dies, even by SIGKILL, so a
+    killed test run leaves no etcd or kube-apiserver behind (prctl PR_SET_PDEATHSIG)."""
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, what: str, interval: float = 0.1) -> None:
@@ -126,7 +136,8 @@ class RealCluster:
 
     def _spawn(self, name: str, argv: Sequence[str]) -> subprocess.Popen[bytes]:
         log = (self.workdir / f"{name}.log").open("wb")
-        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   preexec_fn=_die_with_parent)
         log.close()
         self.processes.append(process)
         return process
