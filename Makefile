@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: examples test lint golden bench clean e2e e2e-prepare envtest
+.PHONY: examples test lint golden bench bench-install dist clean e2e e2e-prepare envtest
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -44,5 +44,15 @@ bench: $(STAMP)
 	$(BIN)/python bench/diff_bench.py
 	$(BIN)/python bench/reconcile_bench.py
 
+## Install size and time of the base install and of [cluster] in fresh venvs, from PyPI (needs the registry).
+bench-install: dist
+	$(BIN)/python bench/install_bench.py dist/*.whl
+
+## Build the wheel into dist/ offline (the build backend comes from the venv): install it with
+## pip install dist/mxjob_gitops-<version>-py3-none-any.whl, or '...whl[cluster]' for reconcile and diff --live.
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/pip wheel --quiet --no-deps --no-build-isolation --no-index --wheel-dir dist .
+
 clean:
-	rm -rf $(VENV) rendered .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) rendered dist .pytest_cache .mypy_cache .ruff_cache

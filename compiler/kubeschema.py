@@ -1,14 +1,17 @@
 """Validate manifests against Kubernetes' OpenAPI schemas offline, pinned to a version; one validator per kind.
 
-The schemas are the ones the kubernetes-validate package ships (strict and non-strict variants). Building a
-validator reads a 1.8 MB definitions file, so each (version, strictness, kind) is built once and reused:
-calling kubernetes_validate.validate() per document costs ~19 ms, a cached validator ~0.7 ms.
+The definitions are the strict ones kubernetes-validate publishes: the default version ships inside mxjob
+(schemas/kubernetes/, see schemas/kubernetes_bundle.py), the other versions come from kubernetes-validate itself
+when the `[schemas]` extra is installed. The relaxed (--no-strict) variant is derived by dropping
+`additionalProperties: false`. Each (version, strictness, kind) validator is built once and reused: calling
+kubernetes_validate.validate() per document costs ~19 ms, a cached validator ~0.7 ms.
 Our own kinds (MXJob, both PodGroups) are checked against schemas/kubeconform/.
 """
 
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 import re
 from collections.abc import Iterator
@@ -23,6 +26,7 @@ if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
 
 DEFAULT_KUBERNETES_VERSION = "1.35"
+DEFINITIONS_URI = "https://kubernetes.io/api/_definitions.json"
 OWN_SCHEMAS = {
     ("kubeflow.org", "v1", "MXJob"): "kubeflow.org/mxjob_v1.json",
     ("scheduling.volcano.sh", "v1beta1", "PodGroup"): "scheduling.volcano.sh/podgroup_v1beta1.json",
@@ -45,18 +49,31 @@ class SchemaError:
         return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in self.path) if self.path else ""
 
 
-def _bundle_root() -> Path:
-    import kubernetes_validate
+def _bundled() -> dict[str, Path]:
+    """The versions whose strict definitions ship inside mxjob itself (schemas/kubernetes/)."""
+    found: dict[str, Path] = {}
+    folder = schema_dir() / "kubernetes"
+    for path in folder.glob("v*-strict.json.gz") if folder.is_dir() else ():
+        found[path.name.removeprefix("v").removesuffix("-strict.json.gz")] = path
+    return found
 
+
+def _extra_root() -> Path | None:
+    """kubernetes-validate's schema folders (the `schemas` extra: every version since 1.25), when installed."""
+    try:
+        import kubernetes_validate
+    except ImportError:
+        return None
     return Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
 
 
 @functools.cache
 def available_versions() -> tuple[str, ...]:
-    """Minor versions with bundled schemas, oldest first, e.g. ('1.25', …, '1.37')."""
-    found = set()
-    for entry in _bundle_root().iterdir():
-        match = re.fullmatch(r"v(\d+)\.(\d+)\.\d+-local", entry.name)
+    """Minor versions with offline schemas, oldest first, e.g. ('1.25', …, '1.37')."""
+    found = {tuple(int(n) for n in version.split(".")) for version in _bundled()}
+    root = _extra_root()
+    for entry in root.iterdir() if root is not None else ():
+        match = re.fullmatch(r"v(\d+)\.(\d+)\.\d+-local-strict", entry.name)
         if match:
             found.add((int(match.group(1)), int(match.group(2))))
     return tuple(f"{major}.{minor}" for major, minor in sorted(found))
@@ -71,41 +88,77 @@ def resolve_version(requested: str) -> str:
         raise VersionUnavailable(f"{requested!r} is not a Kubernetes version like 1.35 (available offline: {span})")
     minor = f"{int(match.group(1))}.{int(match.group(2))}"
     if minor not in versions:
+        more = "" if _extra_root() is not None else (
+            "; the schemas of every Kubernetes version since 1.25 come with the [schemas] extra "
+            "(pip install '<mxjob-gitops wheel or Git URL>[schemas]')")
         raise VersionUnavailable(f"no Kubernetes {minor} schemas are available offline (available: {span}); "
-                                 "pick one of those with --kubernetes-version")
+                                 f"pick one of those with --kubernetes-version{more}")
     return minor
 
 
-def _folder(version: str, strict: bool) -> Path:
-    return _bundle_root() / f"v{version}.0-local{'-strict' if strict else ''}"
+@functools.cache
+def _definitions(version: str, strict: bool) -> dict[str, Any]:
+    """The `$defs` of one version: from the bundle if it ships one, else from kubernetes-validate."""
+    bundled = _bundled().get(version)
+    if bundled is not None:
+        definitions: dict[str, Any] = json.loads(gzip.decompress(bundled.read_bytes()))
+    else:
+        root = _extra_root()
+        assert root is not None, "resolve_version() admits only versions that ship"
+        text = (root / f"v{version}.0-local-strict" / "_definitions.json").read_text(encoding="utf-8")
+        definitions = json.loads(text)["$defs"]
+    return definitions if strict else _relax(definitions)
+
+
+@functools.cache
+def _by_kind(version: str) -> dict[tuple[str, str, str], str]:
+    """(group, version, kind) → definition name, from each definition's x-kubernetes-group-version-kind."""
+    index: dict[tuple[str, str, str], str] = {}
+    for name, definition in _definitions(version, True).items():
+        for gvk in definition.get("x-kubernetes-group-version-kind") or ():
+            index.setdefault((gvk["group"], gvk["version"], gvk["kind"]), name)
+    return index
 
 
 @functools.cache
 def _registry(version: str, strict: bool) -> Any:
-    from referencing import Registry, Resource
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
 
-    definitions = json.loads((_folder(version, strict) / "_definitions.json").read_text(encoding="utf-8"))
-    return Resource.from_contents(definitions) @ Registry()
+    document = {"$id": DEFINITIONS_URI, "$defs": _definitions(version, strict)}
+    return Registry().with_resource(DEFINITIONS_URI, DRAFT202012.create_resource(document))
 
 
-@functools.cache
-def _schema_table(version: str, strict: bool) -> dict[str, Path]:
-    """The bundled schema files of one version, by name: the fixed table every lookup goes through.
-
-    A kind or apiVersion from the input only ever selects an entry of this table; no path is built from it.
-    """
-    return {entry.name: entry for entry in _folder(version, strict).iterdir()
-            if entry.name.endswith(".json") and not entry.name.startswith("_")}
+def top_level_schema(definition: dict[str, Any]) -> dict[str, Any]:
+    """A kind's schema as kubernetes-validate's per-kind files write it: its definition as a non-null object
+    whose own properties may be null (required ones included; the API server's defaulting fills them)."""
+    properties = {}
+    for name, prop in (definition.get("properties") or {}).items():
+        kind = prop.get("type") if isinstance(prop, dict) else None
+        properties[name] = dict(prop, type=[kind, "null"]) if isinstance(kind, str) else prop
+    return {**definition, "type": "object", **({"properties": properties} if properties else {})}
 
 
 @functools.cache
 def _kubernetes_validator(version: str, strict: bool, kind: str, api_version: str) -> Draft202012Validator | None:
-    group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
-    path = _schema_table(version, strict).get(f"{kind.lower()}-{group_version}.json")
-    if path is None:
+    """A kind's validator, found in the fixed (group, version, kind) table of the definitions: the kind and
+    apiVersion from the input only ever select an entry of that table; no path is built from them."""
+    group, _, group_version = api_version.rpartition("/")
+    name = _by_kind(version).get((group, group_version, kind))
+    if name is None:
         return None
-    schema = json.loads(path.read_text(encoding="utf-8"))
-    return strict_integer_validator()(schema, registry=_registry(version, strict))
+    schema = {"$id": f"{DEFINITIONS_URI}/{name}", **top_level_schema(_definitions(version, strict)[name])}
+    return strict_integer_validator()(_absolute_refs(schema), registry=_registry(version, strict))
+
+
+def _absolute_refs(node: Any) -> Any:
+    """Point `#/$defs/…` references at the definitions document (as the per-kind files do)."""
+    if isinstance(node, dict):
+        return {k: f"{DEFINITIONS_URI}{v}" if k == "$ref" and isinstance(v, str) and v.startswith("#")
+                else _absolute_refs(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_absolute_refs(v) for v in node]
+    return node
 
 
 @functools.cache

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from compiler.cli.exits import FINDINGS, USAGE, fail, guarded
+from compiler.cli.flags import cluster_options, verbosity, verbosity_options
 from reconciler.jobs import DEFAULT_MAX_PODS
 
 
@@ -30,19 +31,18 @@ class _TextFormatter(logging.Formatter):
         return f"{self.formatTime(record, '%H:%M:%S')} {record.levelname.lower()}{job} {record.getMessage()}{extra}"
 
 
-def configure_logging(fmt: str) -> None:
+def configure_logging(fmt: str, verbosity: int = 0) -> None:
+    """Logs go to stderr; -q keeps warnings and errors, -v adds debug records."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_JsonFormatter() if fmt == "json" else _TextFormatter())
     logger = logging.getLogger("mxjob")
     logger.handlers[:] = [handler]
-    logger.setLevel(logging.INFO)
+    logger.setLevel(logging.WARNING if verbosity < 0 else logging.DEBUG if verbosity > 0 else logging.INFO)
     logger.propagate = False
 
 
 @click.command(short_help="Turn pod exit codes into MXJob status and restarts (a small controller).")
-@click.option("--kubeconfig", type=click.Path(dir_okay=False), envvar="KUBECONFIG",
-              help="kubeconfig file (default KUBECONFIG, ~/.kube/config, else in-cluster).")
-@click.option("--context", "kube_context", help="kubeconfig context.")
+@cluster_options
 @click.option("-n", "--namespace", "namespaces", multiple=True, help="Watch this namespace (repeatable; default all).")
 @click.option("--once", is_flag=True, help="One full pass over every job, then exit (cron, CI).")
 @click.option("--dry-run", is_flag=True, help="Log what would be done; change nothing.")
@@ -58,7 +58,7 @@ def configure_logging(fmt: str) -> None:
 @click.option("--health-address", default=":8081", show_default=True, help="/healthz and /readyz address.")
 @click.option("--leader-election/--no-leader-election", default=True, show_default=True,
               help="Act only while holding a coordination.k8s.io Lease (run two replicas safely).")
-@click.option("--leader-election-namespace", envvar="POD_NAMESPACE",
+@click.option("--leader-election-namespace", envvar="POD_NAMESPACE", show_envvar=True,
               help="Where the Lease lives (default: the in-cluster namespace, else the kubeconfig context's).")
 @click.option("--leader-election-timings", default="15,10,2", show_default=True, metavar="LEASE,RENEW,RETRY",
               help="Lease duration, renew deadline and retry period in seconds (lease > renew > retry).")
@@ -71,6 +71,7 @@ def configure_logging(fmt: str) -> None:
               help="Refuse (Event + Refused condition) a job with more pods, or more replicas of one type.")
 @click.option("--pass-timeout", type=click.FloatRange(1), default=60.0, show_default=True,
               help="--once: how long the pass may take, retries and restarts included.")
+@verbosity_options
 def reconcile(kubeconfig: str | None, kube_context: str | None, namespaces: tuple[str, ...], once: bool,
               dry_run: bool, log_format: str, restart_mode: str, exit_codes: str, argocd_namespace: str,
               metrics_address: str, health_address: str, leader_election: bool,
@@ -81,6 +82,10 @@ def reconcile(kubeconfig: str | None, kube_context: str | None, namespaces: tupl
     Exit codes: 0 done (--once: every job reconciled); 1 (--once) some jobs could not be reconciled (each
     is named on stderr: invalid, refused as too large, or an API error that outlasted the pass's retries);
     2 usage or environment (bad flags, no cluster, cannot list jobs); 3 a bug in mxjob."""
+    from compiler.cli.extras import require
+
+    with guarded():
+        require("cluster", "mxjob reconcile")
     from reconciler.apply import ApplySettings
     from reconciler.exitcodes import ExitTable
     from reconciler.jobs import Bounds
@@ -88,7 +93,7 @@ def reconcile(kubeconfig: str | None, kube_context: str | None, namespaces: tupl
     from reconciler.runner import Reconciler, Settings
 
     with guarded():
-        configure_logging(log_format)
+        configure_logging(log_format, verbosity())
         try:
             table = ExitTable.parse(exit_codes)
         except ValueError as exc:

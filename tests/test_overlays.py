@@ -64,7 +64,7 @@ def test_reconciler_runs_restricted(overlay: str, namespace: str) -> None:
     assert pod["securityContext"]["runAsNonRoot"] is True
     assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
     container = pod["containers"][0]
-    assert container["image"] == "ghcr.io/mxjob-gitops/mxjob-gitops:0.1.0"
+    assert container["image"] == "registry.example.com/platform/mxjob-gitops:0.1.0"
     assert container["args"][0] == "reconcile"
     assert container["securityContext"] == {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
                                             "capabilities": {"drop": ["ALL"]}}
@@ -91,7 +91,7 @@ def test_argocd_component_adds_the_sidecar(tmp_path: Path) -> None:
     sidecar = next(c for c in spec["containers"] if c["name"] == "mxjob-cmp")
     assert sidecar["command"] == ["/var/run/argocd/argocd-cmp-server"]
     assert sidecar["securityContext"]["runAsUser"] == 999
-    assert sidecar["image"] == "ghcr.io/mxjob-gitops/mxjob-gitops:0.1.0"
+    assert sidecar["image"] == "registry.example.com/platform/mxjob-gitops-cmp:0.1.0"
     assert {v["name"] for v in spec["volumes"]} == {"var-files", "plugins", "mxjob-cmp-plugin", "mxjob-cmp-tmp"}
     config_map = find(docs, "ConfigMap", "mxjob-cmp-plugin")
     assert config_map["metadata"]["namespace"] == "argocd"

@@ -1,30 +1,125 @@
-"""What ships: the wheel carries the schemas; GitOps examples and the pre-commit hook are well-formed."""
+"""What ships: a wheel of runtime files only, built offline; one install's top-level packages; the base install
+works without the [cluster] and [schemas] extras; GitOps examples and the pre-commit hook are well-formed."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import venv
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.conftest import EXAMPLES, REPO, run_cli
 
+# The import packages the wheel puts into site-packages, and nothing else of ours.
+TOP_LEVEL = {"compiler", "reconciler"}
+PACKAGE_ROOTS = {"compiler": REPO / "compiler", "reconciler": REPO / "reconciler"}
+SCHEMAS_IN_WHEEL = "compiler/_schemas"
 
-def test_wheel_contains_the_schemas(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir",
-                           str(tmp_path), str(REPO)], capture_output=True, text=True, check=False)
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Built offline: the build backend (hatchling) comes from the test venv, nothing is fetched."""
+    out = tmp_path_factory.mktemp("wheel")
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                           "--quiet", "--wheel-dir", str(out), str(REPO)], capture_output=True, text=True,
+                          check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    wheel = next(tmp_path.glob("mxjob_gitops-*.whl"))
-    names = set(zipfile.ZipFile(wheel).namelist())
-    for expected in ("compiler/_schemas/kubeconform/kubeflow.org/mxjob_v1.json",
-                     "compiler/_schemas/kubeconform/scheduling.volcano.sh/podgroup_v1beta1.json",
-                     "compiler/_schemas/crd/kubeflow.org_mxjobs.yaml", "compiler/cli/main.py",
-                     "reconciler/__init__.py"):
-        assert expected in names
-    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "mxjob = compiler.cli.main:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    yield next(out.glob("mxjob_gitops-*.whl"))
+
+
+def _names(wheel: Path) -> set[str]:
+    with zipfile.ZipFile(wheel) as archive:
+        return set(archive.namelist())
+
+
+def test_wheel_holds_runtime_files_only(wheel: Path) -> None:
+    names = _names(wheel)
+    sources = {f"{package}/{p.relative_to(root).as_posix()}" for package, root in PACKAGE_ROOTS.items()
+               for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    data = {f"{SCHEMAS_IN_WHEEL}/{p.relative_to(REPO / 'schemas').as_posix()}"
+            for p in (REPO / "schemas").rglob("*") if p.is_file() and p.suffix != ".py"
+            and "__pycache__" not in p.parts}
+    metadata = {n for n in names if n.startswith("mxjob_gitops-") and ".dist-info/" in n}
+    assert names - metadata == sources | data  # every module and schema file, no generator, test or bench script
+    assert {n.split(".dist-info/", 1)[1] for n in metadata} == {
+        "METADATA", "WHEEL", "RECORD", "entry_points.txt", "licenses/LICENSE"}
+    assert {"compiler/py.typed", "reconciler/py.typed", f"{SCHEMAS_IN_WHEEL}/kubernetes/v1.35-strict.json.gz"} <= names
+
+
+def test_wheel_metadata_keeps_the_cluster_client_in_an_extra(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = archive.read(next(n for n in archive.namelist() if n.endswith("/METADATA"))).decode()
+        entry_points = archive.read(next(n for n in archive.namelist() if n.endswith("entry_points.txt"))).decode()
+    requires = [line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Requires-Dist: ")]
+    base = sorted(r for r in requires if "extra ==" not in r)
+    assert not any(r.startswith(("kubernetes", "prometheus")) for r in base), base
+    assert {"kubernetes>=30; extra == 'cluster'", "prometheus-client>=0.20; extra == 'cluster'"} <= set(requires)
+    assert "kubernetes-validate>=1.33; extra == 'schemas'" in requires
+    assert "License-Expression: Apache-2.0" in metadata
+    assert "mxjob = compiler.cli.main:main" in entry_points
+
+
+def test_installed_wheel_adds_only_our_top_level_packages(wheel: Path, tmp_path: Path) -> None:
+    target = tmp_path / "venv"
+    venv.create(target, with_pip=False)
+    python = target / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    before = {p.name for p in site.iterdir()}
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index",
+                           "--quiet", str(wheel)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    added = {p.name for p in site.iterdir()} - before
+    packages = {name for name in added if not name.endswith(".dist-info")}
+    assert packages == TOP_LEVEL, packages
+    assert (target / "bin" / "mxjob").is_file()
+
+
+# The base install, simulated in a subprocess: the extras' modules cannot be imported.
+_BASE_ONLY = ("import sys\n"
+              "for name in ('kubernetes', 'prometheus_client', 'kubernetes_validate'):\n"
+              "    sys.modules[name] = None\n"
+              "from compiler.cli.main import main\n"
+              "main()\n")
+
+
+def _base_install(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", _BASE_ONLY, *args], input=stdin, capture_output=True, text=True,
+                          check=False, cwd=REPO)
+
+
+@pytest.mark.parametrize("args", [
+    ["render", "examples/train"],
+    ["validate", "examples/train"],
+    ["convert", "examples/train"],
+    ["diff", "examples/train", "examples/tune"],
+])
+def test_base_install_renders_validates_and_diffs(args: list[str]) -> None:
+    done = _base_install(*args)
+    assert done.returncode in (0, 1), done.stderr
+    assert done.stdout and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("args", "what"), [
+    (["reconcile", "--once"], "mxjob reconcile"),
+    (["diff", "--live", "examples/train"], "mxjob diff --live"),
+])
+def test_cluster_commands_name_the_extra(args: list[str], what: str) -> None:
+    done = _base_install(*args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"mxjob: {what} needs kubernetes, prometheus_client" in done.stderr
+    assert "[cluster]" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_other_kubernetes_versions_name_the_schemas_extra() -> None:
+    done = _base_install("validate", "--kubernetes-version", "1.30", "examples/train")
+    assert done.returncode == 2 and done.stdout == ""
+    assert "available: 1.35" in done.stderr and "[schemas] extra" in done.stderr
 
 
 def test_gitops_examples_parse_and_validate() -> None:

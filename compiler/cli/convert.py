@@ -6,20 +6,22 @@ import click
 
 from compiler.cli.common import FORMATS, build_plan, paused_gc, write_stream
 from compiler.cli.exits import guarded
+from compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
 
 
 @click.command(short_help="Print MXJob specs converted to kubeflow.org/v1.")
-@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="yaml", show_default=True,
               help="How to print: a YAML stream, or a JSON v1 List.")
-@click.option("-q", "--quiet", is_flag=True, help="Print errors only, no warnings.")
-def convert(paths: tuple[str, ...], fmt: str, quiet: bool) -> None:
+@verbosity_options
+def convert(paths: tuple[str, ...], fmt: str) -> None:
     """Convert v1alpha1, v1alpha2, v1beta1 and flat-v1 MXJobs in PATH... to kubeflow.org/v1.
 
     Defaults are not filled in; other documents are printed unchanged. The result is validated first.
     """
     from compiler.options import RenderOptions
 
+    paths = paths_or_stdin(paths)
     with guarded(), paused_gc():
-        plan = build_plan(paths, RenderOptions(), quiet=quiet, defaults=False)
+        plan = build_plan(paths, RenderOptions(), quiet=quiet(), defaults=False)
         write_stream(plan.converted(), fmt)

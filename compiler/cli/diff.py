@@ -11,6 +11,7 @@ import click
 from compiler.cli.common import compile_inputs, paused_gc
 from compiler.cli.diffreport import FORMATS
 from compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
+from compiler.cli.flags import cluster_options, paths_or_stdin, verbosity_options
 from compiler.cli.inputs import Inputs
 from compiler.cli.options import render_options
 from compiler.options import RenderOptions
@@ -22,9 +23,7 @@ from compiler.pipeline import Manifest
 @click.option("--base", metavar="REF", help="Git revision of the old side (read from Git, no checkout).")
 @click.option("--head", metavar="REF", help="Git revision of the new side (default: the working tree).")
 @click.option("--live", is_flag=True, help="Compare the cluster's objects (old side) with the rendered PATH....")
-@click.option("--kubeconfig", type=click.Path(dir_okay=False), envvar="KUBECONFIG",
-              help="With --live: the kubeconfig (default KUBECONFIG, ~/.kube/config, or in-cluster).")
-@click.option("--kube-context", "kube_context", help="With --live: the kubeconfig context to use.")
+@cluster_options
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="How to print the differences.")
 @click.option("--ignore-path", "ignore_paths", multiple=True, metavar="POINTER",
@@ -33,10 +32,10 @@ from compiler.pipeline import Manifest
               help="Ignore objects of a kind (Kind or group/Kind).")
 @click.option("--no-default-ignores", is_flag=True,
               help="Also compare status, managedFields, resourceVersion, tracking annotations and the like.")
-@click.option("--context", default=3, show_default=True, type=click.IntRange(0, 50),
-              help="Lines of context in each object's diff.")
+@click.option("-U", "--unified", "context_lines", default=3, show_default=True, type=click.IntRange(0, 50),
+              metavar="N", help="Lines of context in each object's diff (as diff -U).")
 @click.option("--color", "colour", type=click.Choice(["auto", "always", "never"]), default="auto",
-              show_default=True, help="Colour the text format (auto: only on a terminal, never with NO_COLOR).")
+              show_default=True, help="Colour the text format (auto: only on a terminal, never with NO_COLOR set).")
 @click.option("--split", "split_dir", type=click.Path(file_okay=False, path_type=Path),
               help="markdown: write every comment part as DIR/part-N-of-M.md.")
 @click.option("--max-length", default=65_536, show_default=True, type=click.IntRange(4_096, None),
@@ -44,9 +43,10 @@ from compiler.pipeline import Manifest
 @click.option("--summary-only", is_flag=True, help="markdown: only the summary table.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are differences (errors still exit 2).")
 @render_options
+@verbosity_options
 def diff(paths: tuple[str, ...], base: str | None, head: str | None, live: bool, kubeconfig: str | None,
          kube_context: str | None, fmt: str, ignore_paths: tuple[str, ...],
-         ignore_kinds: tuple[str, ...], no_default_ignores: bool, context: int, colour: str,
+         ignore_kinds: tuple[str, ...], no_default_ignores: bool, context_lines: int, colour: str,
          split_dir: Path | None, max_length: int, summary_only: bool, exit_zero: bool,
          options: RenderOptions) -> None:
     """Compare renderings: `--base REF [--head REF] PATH...` reads Git objects, `OLD NEW` two paths, or
@@ -59,6 +59,8 @@ def diff(paths: tuple[str, ...], base: str | None, head: str | None, live: bool,
     from compiler.cli.diffreport import DiffReport, Presentation, reporter
     from compiler.diffview import ViewOptions
 
+    if live:
+        paths = paths_or_stdin(paths)
     with guarded(), paused_gc():
         try:
             view = ViewOptions.build(ignore_paths, defaults=not no_default_ignores)
@@ -70,7 +72,7 @@ def diff(paths: tuple[str, ...], base: str | None, head: str | None, live: bool,
         else:
             old, new, base_label, head_label = _sides(paths, base, head, options)
         changes = diff_manifests(old, new, DiffOptions(view, frozenset(ignore_kinds)))
-        report = DiffReport(changes, base_label, head_label, context)
+        report = DiffReport(changes, base_label, head_label, context_lines)
         reporter(fmt, Presentation(colour, max_length, split_dir, summary_only)).write(report, sys.stdout)
         raise Exit(OK if exit_zero or not report.differences else FINDINGS)
 
@@ -101,6 +103,7 @@ def _live_sides(paths: tuple[str, ...], base: str | None, head: str | None, kube
     """The cluster (through the reconciler's `mxjob.live` plugin) against the rendered PATH... (or --head REF)."""
     from importlib.metadata import entry_points
 
+    from compiler.cli.extras import require
     from compiler.cli.gitsource import read_revision
     from compiler.cli.inputs import read_inputs
     from compiler.diffview import project
@@ -109,6 +112,7 @@ def _live_sides(paths: tuple[str, ...], base: str | None, head: str | None, kube
     if base is not None or not paths:
         raise fail("--live compares the cluster with PATH... (optionally at --head REF); --base does not apply",
                    USAGE)
+    require("cluster", "mxjob diff --live")
     new = _render(read_revision(head, paths) if head else read_inputs(paths), options)
     plugins = list(entry_points(group="mxjob.live"))
     if not plugins:

@@ -39,6 +39,8 @@ def guarded() -> Iterator[None]:
         yield
     except Exit as exc:
         sys.exit(exc.code)
+    except click.ClickException:
+        raise  # usage errors: click prints them with the usage line, exit 2
     except (InputError, OutputError) as exc:
         click.echo(f"mxjob: {exc}", err=True)
         sys.exit(USAGE)
@@ -50,8 +52,10 @@ def guarded() -> Iterator[None]:
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:
-        if os.environ.get("MXJOB_DEBUG"):
+        from compiler.cli.flags import verbosity
+
+        if verbosity() > 0:
             traceback.print_exc()
         click.echo(f"mxjob: internal error: {type(exc).__name__}: {exc} "
-                   "(set MXJOB_DEBUG=1 for a traceback and please report it)", err=True)
+                   "(run again with -v for a traceback and please report it)", err=True)
         sys.exit(INTERNAL)

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from compiler.cli.exits import FINDINGS, OK, Exit, guarded
+from compiler.cli.flags import verbosity_options
 from compiler.cli.options import render_options
 from compiler.diagnostics import Diagnostic, Severity, format_path
 from compiler.options import RenderOptions
@@ -62,6 +63,7 @@ def result_of(diagnostic: Diagnostic, items: list[Any]) -> dict[str, Any]:
 
 @click.command(short_help="Run as a KRM function (ResourceList on stdin and stdout).")
 @render_options
+@verbosity_options
 def krm(options: RenderOptions) -> None:
     """Read a ResourceList on stdin, render its MXJobs, write a ResourceList with results on stdout."""
     from compiler.emit import Emitter

@@ -20,6 +20,7 @@ BUILTIN = {
     "krm": ("compiler.cli.krm:krm", "Run as a KRM function (ResourceList on stdin and stdout)."),
     "validate": ("compiler.cli.validate:validate",
                  "Check MXJob specs and what they render against strict schemas, offline."),
+    "completion": ("compiler.cli.completion:completion", "Print the shell completion script (bash, zsh, fish)."),
 }
 
 
@@ -52,12 +53,28 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(package_name="mxjob-gitops", prog_name="mxjob")
+class _Epilog(LazyGroup):
+    """Exit codes, the output rule and the environment variables, after the commands in --help."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from compiler.cli.flags import ENVIRONMENT
+
+        with formatter.section("Exit codes"):
+            formatter.write_text("0 ok, 1 findings (invalid input, differences), 2 usage, input or environment "
+                                 "error, 3 internal error.")
+        with formatter.section("Output"):
+            formatter.write_text("What a command produces (manifests, a report, a diff) goes to stdout; "
+                                 "diagnostics (errors, warnings, notes, logs) go to stderr.")
+        with formatter.section("Environment"):
+            formatter.write_dl(ENVIRONMENT)
+
+
+@click.group(cls=_Epilog, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="mxjob-gitops", prog_name="mxjob", message="%(prog)s %(version)s")
 def cli() -> None:
     """Turn Kubeflow MXJob specs into explicit, deterministic Kubernetes manifests for Argo CD and Flux.
 
-    Exit codes: 0 ok, 1 findings (invalid input), 2 usage or input error, 3 internal error.
+    Shell completion: mxjob completion bash|zsh|fish (see its --help).
     """
 
 

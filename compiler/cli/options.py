@@ -44,9 +44,9 @@ _OPTIONS = (
     click.option("-n", "--namespace", callback=check_namespace,
                  help="Namespace for jobs that do not set metadata.namespace."),
     click.option("--target", type=click.Choice([t.value for t in Target]), default=Target.PLAIN.value,
-                 show_default=True, envvar="MXJOB_TARGET",
+                 show_default=True, envvar="MXJOB_TARGET", show_envvar=True,
                  help="Add the annotations Argo CD or Flux need (sync waves, force replace, substitution)."),
-    click.option("--gang-scheduler", "gang", callback=parse_gang, envvar="MXJOB_GANG_SCHEDULER",
+    click.option("--gang-scheduler", "gang", callback=parse_gang, envvar="MXJOB_GANG_SCHEDULER", show_envvar=True,
                  metavar="volcano|scheduler-plugins[=NAME]",
                  help="Render a PodGroup per job and join its pods (a job's mxjob.kubeflow.org/gang-scheduler "
                       "annotation wins)."),

@@ -8,28 +8,45 @@ import click
 
 from compiler.cli.common import FORMATS, build_plan, paused_gc, write_stream
 from compiler.cli.exits import guarded
+from compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
 from compiler.cli.options import render_options
 from compiler.options import RenderOptions
 
+# kubectl's `-o json` prints JSON; ours names a directory. A directory called like an output format is
+# almost always that habit, so it is refused unless written as a path (./json) or already there.
+_FORMAT_WORDS = frozenset({"yaml", "yml", "json", "wide", "name"})
+
+
+def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Path | None:
+    if value is None:
+        return None
+    if value in _FORMAT_WORDS and not Path(value).is_dir():
+        wanted = "json" if value == "json" else "yaml"
+        raise click.BadParameter(f"-o is the output directory here, not kubectl's output format: did you mean "
+                                 f"--format {wanted}? (to write into a directory named {value}, give -o ./{value})")
+    return Path(value)
+
 
 @click.command(short_help="Render MXJob specs into Kubernetes manifests.")
-@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="yaml", show_default=True,
               help="How to print: a YAML stream, or a JSON v1 List.")
-@click.option("-o", "--output-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Write one file per object plus kustomization.yaml into DIR instead of printing.")
+@click.option("-o", "--output-dir", type=click.Path(file_okay=False), callback=check_output_dir,
+              metavar="DIR", help="Write one file per object plus kustomization.yaml into DIR instead of printing.")
 @render_options
-@click.option("-q", "--quiet", is_flag=True, help="Print errors only, no warnings.")
-def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, options: RenderOptions, quiet: bool) -> None:
-    """Render MXJob specs in PATH... (files, directories, or - for stdin) into explicit manifests.
+@verbosity_options
+def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, options: RenderOptions) -> None:
+    """Render MXJob specs in PATH... (files, directories, or - for stdin; no PATH reads a piped stdin)
+    into explicit manifests.
 
     Other Kubernetes objects in the input pass through unchanged. Nothing is printed or written
     unless every input is valid.
     """
     from compiler.emit import Emitter, to_json
 
+    paths = paths_or_stdin(paths)
     with guarded(), paused_gc():
-        plan = build_plan(paths, options, quiet=quiet, skip=[output_dir] if output_dir else [])
+        plan = build_plan(paths, options, quiet=quiet(), skip=[output_dir] if output_dir else [])
         emitter = Emitter()
         manifests = plan.manifests(emitter.expect_prefix)
         if output_dir is None:
@@ -39,6 +56,6 @@ def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, options: R
 
         serialise, suffix = (to_json, ".json") if fmt == "json" else (emitter.to_yaml, ".yaml")
         summary = write_output_dir(output_dir, manifests, serialise, suffix)
-        if not quiet:
+        if not quiet():
             click.echo(f"mxjob: {output_dir}: {summary.written} written, {summary.unchanged} unchanged, "
                        f"{summary.removed} removed", err=True)

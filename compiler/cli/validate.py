@@ -8,6 +8,7 @@ import sys
 import click
 
 from compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
+from compiler.cli.flags import paths_or_stdin, verbosity_options
 from compiler.cli.options import render_options
 from compiler.cli.reporters import FORMATS
 from compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
@@ -15,11 +16,12 @@ from compiler.options import RenderOptions
 
 
 @click.command(short_help="Check MXJob specs and what they render against strict schemas, offline.")
-@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="How to print the report.")
 @click.option("--kubernetes-version", default=DEFAULT_KUBERNETES_VERSION, show_default=True,
-              envvar="MXJOB_KUBERNETES_VERSION", help="Kubernetes schemas to check against (bundled, offline).")
+              envvar="MXJOB_KUBERNETES_VERSION", show_envvar=True,
+              help="Kubernetes schemas to check against (offline; other than the default: the [schemas] extra).")
 @click.option("--strict/--no-strict", default=True, show_default=True,
               help="Unknown fields are errors (as kubectl --validate=strict).")
 @click.option("--kubeconform", "use_kubeconform", is_flag=True,
@@ -27,6 +29,7 @@ from compiler.options import RenderOptions
 @click.option("--kubeconform-schema-location", "kubeconform_locations", multiple=True, default=("default",),
               show_default=True, help="Kubernetes schema location(s) for kubeconform; ours are always added.")
 @render_options
+@verbosity_options
 def validate(paths: tuple[str, ...], fmt: str, kubernetes_version: str, strict: bool, use_kubeconform: bool,
              kubeconform_locations: tuple[str, ...], options: RenderOptions) -> None:
     """Validate PATH... (files, directories, or - for stdin): exit 0 all valid, 1 something invalid.
@@ -40,6 +43,7 @@ def validate(paths: tuple[str, ...], fmt: str, kubernetes_version: str, strict: 
     from compiler.pipeline import compile_documents
     from compiler.validation import Report, validate_plan
 
+    paths = paths_or_stdin(paths)
     with guarded():
         try:
             version = resolve_version(kubernetes_version)

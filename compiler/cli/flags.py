@@ -1,0 +1,74 @@
+"""The flags every command shares (-q/-v, reading stdin) and those of every command that talks to a cluster."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+_META = "mxjob.verbosity"
+# Every environment variable that changes behaviour; listed in `mxjob --help` (the flags' own help shows theirs).
+ENVIRONMENT = (
+    ("MXJOB_TARGET", "--target of render, validate, diff, krm"),
+    ("MXJOB_GANG_SCHEDULER", "--gang-scheduler of render, validate, diff, krm"),
+    ("MXJOB_KUBERNETES_VERSION", "--kubernetes-version of validate"),
+    ("KUBECONFIG", "--kubeconfig of diff --live and reconcile"),
+    ("POD_NAMESPACE", "--leader-election-namespace of reconcile"),
+    ("POD_NAME", "reconcile: this replica's identity in the leader-election Lease"),
+    ("MXJOB_DEBUG", "set to 1: as -v (a traceback on an internal error)"),
+    ("NO_COLOR", "set: never colour diff output"),
+)
+
+
+def _remember(ctx: click.Context, param: click.Parameter, value: int | bool) -> None:
+    """-q sets the level to -1, each -v adds one; given both, -q wins."""
+    level = ctx.meta.get(_META, 0)
+    if param.name == "quiet" and value:
+        level = -1
+    elif param.name == "verbose" and value and level >= 0:
+        level = int(value)
+    ctx.meta[_META] = level
+
+
+def verbosity() -> int:
+    """-1 quiet (errors only), 0 default (errors and warnings), ≥ 1 verbose (also notes, tracebacks)."""
+    ctx = click.get_current_context(silent=True)
+    level = int(ctx.meta.get(_META, 0)) if ctx is not None else 0
+    if level == 0 and os.environ.get("MXJOB_DEBUG"):
+        return 1
+    return level
+
+
+def quiet() -> bool:
+    return verbosity() < 0
+
+
+def verbosity_options(command: F) -> F:
+    """-q/--quiet and -v/--verbose, the same on every command; read them with verbosity()."""
+    command = click.option("-v", "--verbose", count=True, expose_value=False, callback=_remember, is_eager=True,
+                           help="Say more: notes, and a traceback on an internal error (also MXJOB_DEBUG=1).")(command)
+    command = click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=_remember, is_eager=True,
+                           help="Print errors only: no warnings or notes.")(command)
+    return command
+
+
+def cluster_options(command: F) -> F:
+    """--kubeconfig and --context (a kubeconfig context), the same wherever a cluster is involved."""
+    command = click.option("--context", "kube_context", metavar="NAME",
+                           help="The kubeconfig context to use (default: its current-context).")(command)
+    command = click.option("--kubeconfig", type=click.Path(dir_okay=False), envvar="KUBECONFIG", show_envvar=True,
+                           help="kubeconfig file (default: KUBECONFIG, ~/.kube/config, else in-cluster).")(command)
+    return command
+
+
+def paths_or_stdin(paths: tuple[str, ...]) -> tuple[str, ...]:
+    """No PATH means standard input when something is piped in; on a terminal it is a usage error."""
+    if paths:
+        return paths
+    if sys.stdin is None or sys.stdin.isatty():
+        raise click.UsageError("give PATH... (files, directories, or - for standard input), or pipe the input in")
+    return ("-",)
