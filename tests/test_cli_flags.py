@@ -17,7 +17,7 @@ from compiler.cli.main import cli
 from tests.conftest import EXAMPLES, REPO, run_cli
 from tests.helpers import job, replica
 
-COMMANDS = ["completion", "convert", "diff", "krm", "reconcile", "render", "validate"]
+COMMANDS = ["completion", "convert", "diff", "integrations", "krm", "reconcile", "render", "validate"]
 CLUSTER_COMMANDS = ["diff", "reconcile"]
 VALID = job(name="ok", Worker=replica())
 
@@ -39,7 +39,10 @@ def test_the_command_list_is_complete() -> None:
 
 @pytest.mark.parametrize("name", COMMANDS)
 def test_every_command_has_quiet_and_verbose(name: str) -> None:
-    assert {"-q", "--quiet", "-v", "--verbose"} <= _options(name)
+    command = _command(name)
+    for each in [command, *(command.commands.values() if isinstance(command, click.Group) else ())]:
+        names = {opt for param in each.params for opt in (*param.opts, *param.secondary_opts)}
+        assert {"-q", "--quiet", "-v", "--verbose"} <= names, each.name
 
 
 @pytest.mark.parametrize("name", CLUSTER_COMMANDS)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import click
 
 from compiler.cli.exits import guarded
+from compiler.cli.flags import verbosity_options
 
 
 @click.group(short_help="Print GitOps integration snippets (MXJob health checks for Argo CD and Flux).")
+@verbosity_options
 def integrations() -> None:
     """Print ready-to-use snippets that teach Argo CD and Flux how healthy an MXJob is.
 
@@ -21,6 +23,7 @@ def integrations() -> None:
                    "patch); lua: the script alone.")
 @click.option("-n", "--namespace", default="argocd", show_default=True, metavar="NAMESPACE",
               help="Namespace of argocd-cm.")
+@verbosity_options
 def argocd_health(fmt: str, namespace: str) -> None:
     """Print the Lua health check as argocd-cm's resource.customizations.health.kubeflow.org_MXJob key."""
     from compiler.emit import to_json, to_yaml
@@ -37,6 +40,7 @@ def argocd_health(fmt: str, namespace: str) -> None:
 @integrations.command("flux-health", short_help="The Flux Kustomization health check for kubeflow.org/MXJob.")
 @click.option("--format", "fmt", type=click.Choice(("yaml", "json")), default="yaml", show_default=True,
               help="How to print the Kustomization spec fragment.")
+@verbosity_options
 def flux_health(fmt: str) -> None:
     """Print `healthCheckExprs` (CEL, kustomize-controller v1.5+) for a Flux Kustomization's spec."""
     from compiler.emit import to_json, to_yaml
