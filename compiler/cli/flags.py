@@ -19,6 +19,7 @@ ENVIRONMENT = (
     ("KUBECONFIG", "--kubeconfig of diff --live and reconcile"),
     ("POD_NAMESPACE", "--leader-election-namespace of reconcile"),
     ("POD_NAME", "reconcile: this replica's identity in the leader-election Lease"),
+    ("MXJOB_LOCK_TIMEOUT", "render -o: seconds to wait for another render writing the same directory"),
     ("MXJOB_DEBUG", "set to 1: as -v (a traceback on an internal error)"),
     ("NO_COLOR", "set: never colour diff output"),
 )
