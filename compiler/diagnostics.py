@@ -61,6 +61,7 @@ class Code(enum.StrEnum):
     SCHEDULER_NAME_KEPT = "MXJ312"
     PRIORITY_UNKNOWN = "MXJ313"
     GANG_POLICY_IGNORED = "MXJ314"
+    SCHEDULING_GATES = "MXJ315"
 
 
 @dataclass(frozen=True, slots=True)

@@ -134,6 +134,15 @@ def _check_replica(replica_type: str, replica: dict[str, Any]) -> Iterator[Diagn
                       f"template restartPolicy {own!r} is replaced by {pod_restart_policy(policy)!r} from the "
                       f"replica's restartPolicy {policy!r}", (*base, "template", "spec", "restartPolicy"),
                       "set restartPolicy on the replica spec, not in the template")
+    if pod_spec.get("schedulingGates"):
+        # The API server lets a pod update remove scheduling gates but never add one (kubernetes
+        # pkg/apis/core/validation/validation.go, validateOnlyDeletedSchedulingGates from ValidatePodUpdate),
+        # so a gate declared in Git drifts for good once a controller lifts it.
+        yield warning(Code.SCHEDULING_GATES,
+                      "schedulingGates on a Git-declared pod: once a controller removes a gate, the pod differs "
+                      "from Git forever (gates cannot be re-added), and a sync with Force/Replace restarts it",
+                      (*base, "template", "spec", "schedulingGates"),
+                      "let the controller that lifts the gate add it at admission, as Kueue does")
     yield from _check_containers(pod_spec, (*base, "template", "spec"), generated_env_names(replica_type))
 
 
