@@ -78,3 +78,13 @@ def test_flux_examples_carry_the_health_check() -> None:
             assert {k: check[k] for k in FLUX_EXPRESSIONS} == FLUX_EXPRESSIONS, path
             assert (check["apiVersion"], check["kind"]) == ("kubeflow.org/v1", "MXJob")
             assert run_flux_health(fx.failed_backoff_limit(), check) == "Failed"
+
+
+def test_hydrator_example_renders_with_the_plugin() -> None:
+    """drySource.plugin names our plugin; syncSource.path is a directory of its own (the hydrator requires one)."""
+    plugin = yaml.safe_load((REPO / "overlays" / "argocd-cmp" / "plugin.yaml").read_text(encoding="utf-8"))
+    (app,) = yaml.safe_load_all((EXAMPLES / "gitops" / "argocd" / "hydrator.yaml").read_text(encoding="utf-8"))
+    hydrator = app["spec"]["sourceHydrator"]
+    assert hydrator["drySource"]["plugin"]["name"] == plugin["metadata"]["name"]
+    assert hydrator["syncSource"]["path"].strip("./") not in ("",)
+    assert "source" not in app["spec"] and app["spec"]["syncPolicy"]["automated"]["prune"] is True
