@@ -16,14 +16,17 @@ JOB_TIMEOUT = 120.0
 MARK = "E2E-RESULT "
 
 
-def results(cluster: Cluster, names: list[str]) -> dict[str, dict[str, Any]]:
-    """The E2E-RESULT record each named pod printed (the latest run of each)."""
-    found = {}
-    for name in names:
-        lines = [line for line in cluster.pods[name].output().splitlines() if line.startswith(MARK)]
-        assert lines, f"{name} printed no result\n{cluster.report()}"
-        found[name] = json.loads(lines[-1][len(MARK):])
+def result_of(cluster: Cluster, name: str) -> dict[str, Any]:
+    """The last E2E-RESULT record the pod `name` printed (in its latest run)."""
+    lines = [line for line in cluster.pods[name].output().splitlines() if line.startswith(MARK)]
+    assert lines, f"{name} printed no result\n{cluster.report()}"
+    found: dict[str, Any] = json.loads(lines[-1][len(MARK):])
     return found
+
+
+def results(cluster: Cluster, names: list[str]) -> dict[str, dict[str, Any]]:
+    """The E2E-RESULT record each named pod printed."""
+    return {name: result_of(cluster, name) for name in names}
 
 
 def run_to_completion(run_cluster: RunCluster, manifests: list[Manifest]) -> dict[str, dict[str, Any]]:

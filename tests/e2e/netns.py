@@ -13,6 +13,7 @@ from pathlib import Path
 # `ip netns exec NAME` bind-mounts every file of /etc/netns/NAME over /etc (iproute2 ip/ipnetns.c, netns_exec →
 # bind_etc), which is how each pod gets its own hosts file: our stand-in for the cluster DNS.
 ETC_NETNS = Path("/etc/netns")
+RUN_NETNS = Path("/run/netns")  # where `ip netns add` keeps the named namespaces
 PREFIX = "mxe2e"
 IP_TIMEOUT = 20.0
 
@@ -80,13 +81,13 @@ class Network:
     def build(self, services: Mapping[str, str], namespace: str) -> None:
         """Create the hub bridge, one namespace and veth per pod, and hosts files (`services`: Service → pod name)."""
         addresses = {service: self.pods[pod].ip for service, pod in services.items()}
+        self.created.append(self.hub)  # recorded first, so an interrupt right after `add` still removes it
         ip("netns", "add", self.hub)
-        self.created.append(self.hub)
         ip("-n", self.hub, "link", "add", "br0", "type", "bridge")
         ip("-n", self.hub, "link", "set", "br0", "up")
         for index, pod in enumerate(self.pods.values()):
-            ip("netns", "add", pod.netns)
             self.created.append(pod.netns)
+            ip("netns", "add", pod.netns)
             ip("-n", pod.netns, "link", "set", "lo", "up")
             ip("-n", pod.netns, "link", "add", "eth0", "type", "veth", "peer", "name", f"p{index}", "netns", self.hub)
             ip("-n", pod.netns, "addr", "add", f"{pod.ip}/24", "dev", "eth0")
@@ -103,7 +104,8 @@ class Network:
         problems = []
         for name in reversed(self.created):
             try:
-                ip("netns", "del", name)
+                if (RUN_NETNS / name).exists():
+                    ip("netns", "del", name)
             except NetnsError as exc:
                 problems.append(str(exc))
             shutil.rmtree(ETC_NETNS / name, ignore_errors=True)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import EXAMPLES
-from tests.e2e.check import JOB_TIMEOUT, MARK, RunCluster
+from tests.e2e.check import JOB_TIMEOUT, RunCluster, results
 from tests.e2e.jobs import load, render, with_command
 from tests.e2e.scripts.bpslaunch_check import problems
 
@@ -23,10 +22,7 @@ def test_every_byteps_pod_env_satisfies_the_launcher(run_cluster: RunCluster, wo
         for name in cluster.plans:
             cluster.start(name)
         codes = cluster.wait(list(cluster.plans), JOB_TIMEOUT)
-        found = {}
-        for name, pod in cluster.pods.items():
-            line = next(x for x in pod.output().splitlines() if x.startswith(MARK))
-            found[name] = json.loads(line[len(MARK):])
+        found = results(cluster, list(cluster.plans))
         scheduler_ip = next(cluster.net.pods[n].ip for n, p in cluster.plans.items() if p.replica_type == "scheduler")
     assert set(codes.values()) == {0}, found
     assert {r["root_ip"] for r in found.values()} == {scheduler_ip}

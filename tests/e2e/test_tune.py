@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from tests.conftest import EXAMPLES
-from tests.e2e.check import MARK, RunCluster
+from tests.e2e.check import RunCluster, result_of
 from tests.e2e.jobs import load, render, with_command
 
 TUNE_TIMEOUT = 150.0  # three processes importing TVM (~10 s each on a busy 2-core machine) and a tracker round-trip
@@ -21,8 +20,7 @@ def test_tuner_reaches_the_keyed_server_through_the_tracker(run_tvm_cluster: Run
         names = {p.replica_type: n for n, p in cluster.plans.items()}
         codes = cluster.wait([names["tuner"]], TUNE_TIMEOUT)
         assert codes == {names["tuner"]: 0}, cluster.report()
-        lines = [x for x in cluster.pods[names["tuner"]].output().splitlines() if x.startswith(MARK)]
-        result = json.loads(lines[-1][len(MARK):])
+        result = result_of(cluster, names["tuner"])
         server_ip = cluster.net.pods[names["tunerserver"]].ip
         # Tracker and server keep running, as in a cluster: MXO-1.1 ends the job when the Tuner replicas succeed.
         assert all(cluster.pods[names[t]].exit_code() is None for t in ("tunertracker", "tunerserver"))
