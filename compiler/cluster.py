@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compiler import constants as c
+from compiler.canonical import drop_empty_value
 from compiler.model import MXJob, Replica
 from compiler.replicas import SHARED_ENV, TRAITS, WORKER_ID_ENV, JobMode, rendezvous_of
 
@@ -51,7 +52,7 @@ class ClusterSpec:
         env = [{"name": name, "value": value} for name, value in zip(SHARED_ENV, values, strict=True)]
         if TRAITS[replica.type].worker_id:
             env.append({"name": WORKER_ID_ENV, "value": str(index)})
-        return env
+        return [drop_empty_value(var) for var in env]
 
 
 def cluster_spec(job: MXJob) -> ClusterSpec:

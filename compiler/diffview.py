@@ -9,6 +9,7 @@ addition. Ignore patterns are JSON-pointer style and address keyed-list items by
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -137,6 +138,49 @@ def _walk(value: Any, path: tuple[str, ...], options: ViewOptions, secret: bool)
                 keyed[key] = _walk(item, child, options, secret)
         return keyed
     return value
+
+
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+def live_view(live: dict[str, Any], desired: dict[str, Any]) -> Any:
+    """The live object as far as Git is concerned: the fields Git sets now or set at the last `kubectl apply`.
+
+    This is the three-way rule of `kubectl apply` and Argo CD (gitops-engine pkg/diff/diff.go `ThreeWayDiff`
+    with the last-applied configuration as the original; for types without a Go scheme `threeWayMergePatch`
+    subtracts live fields the last-applied configuration lacks, and `TwoWayDiff` uses the desired object as the
+    original when there is none): a field the server added (a default, an injected volume) is neither desired
+    nor last applied and is no difference; a field Git set before and dropped since still shows, as removed.
+    """
+    shape = desired
+    annotations = (live.get("metadata") or {}).get("annotations") or {}
+    try:
+        applied = json.loads(annotations.get(LAST_APPLIED) or "null")
+    except ValueError:
+        applied = None
+    if isinstance(applied, dict):
+        # kubectl writes `annotations: {}` into the annotation when the object has no other annotation;
+        # gitops-engine drops an empty map there too (`removeNamespaceAnnotation`).
+        metadata = applied.get("metadata")
+        if isinstance(metadata, dict) and metadata.get("annotations") == {}:
+            applied = {**applied, "metadata": {k: v for k, v in metadata.items() if k != "annotations"}}
+        shape = _union(desired, applied)
+    return project(live, shape)
+
+
+def _union(first: Any, second: Any, field: str = "") -> Any:
+    """A shape with the fields of both objects (`first` wins where both have a scalar)."""
+    if isinstance(first, dict) and isinstance(second, dict):
+        merged = dict(second)
+        merged.update({k: _union(v, second[k], str(k)) if k in second else v for k, v in first.items()})
+        return merged
+    if isinstance(first, list) and isinstance(second, list):
+        candidate = list_key(field, first)
+        if candidate and list_key(field, second) == candidate:
+            by_key = {item_key(candidate, item): item for item in second}
+            items = [_union(item, by_key.pop(item_key(candidate, item), item), field) for item in first]
+            return items + list(by_key.values())
+    return first
 
 
 def project(live: Any, desired: Any, field: str = "") -> Any:

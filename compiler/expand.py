@@ -64,8 +64,8 @@ def render_service(job: MXJob, replica: Replica, index: int) -> Manifest:
         entry: dict[str, Any] = {"port": port.number}
         if port.name is not None:
             entry["name"] = port.name
-        if port.protocol not in (None, "TCP"):
-            entry["protocol"] = port.protocol
+        # Explicit, as the server stores it (SetDefaults_ServicePort); v1.20's server-side apply needs it too.
+        entry["protocol"] = port.protocol or "TCP"
         ports.append(entry)
     return {
         "apiVersion": "v1",

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from compiler.canonical import canonicalise
 from compiler.cluster import ClusterSpec, cluster_spec, service_name
 from compiler.convert import Conversion, is_mxjob, to_v1
 from compiler.decorations import JobContext
@@ -32,7 +33,7 @@ from compiler.model import MXJob, Replica, apply_defaults
 from compiler.normalise import normalise
 from compiler.options import RenderOptions
 from compiler.rules import check_rules
-from compiler.schema import check_schema
+from compiler.schema import check_schema, mxjob_schema
 from compiler.source import SourceDocument
 
 Manifest = dict[str, Any]
@@ -131,6 +132,7 @@ def compile_object(obj: Manifest, options: RenderOptions, defaults: bool, priori
     found = [*conversion.diagnostics, *check_schema(conversion.data), *check_rules(conversion.data)]
     if has_errors(found) or not defaults:
         return (None if has_errors(found) else CompiledJob(conversion, None)), found
+    conversion.data = canonicalise(conversion.data, mxjob_schema())
     job = apply_defaults(conversion.data, options.namespace)
     scheduler, problems = choose_scheduler(job, options.gang_scheduler)
     found.extend(problems)

@@ -129,5 +129,5 @@ def _default_port(template: dict[str, Any]) -> None:
         if container.get("name") == c.DEFAULT_CONTAINER:
             ports = container.setdefault("ports", [])
             if not any(port.get("name") == c.DEFAULT_PORT_NAME for port in ports):
-                ports.append({"name": c.DEFAULT_PORT_NAME, "containerPort": c.DEFAULT_PORT})
+                ports.append({"name": c.DEFAULT_PORT_NAME, "containerPort": c.DEFAULT_PORT, "protocol": "TCP"})
             return

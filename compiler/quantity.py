@@ -1,61 +1,127 @@
-"""Kubernetes resource quantities ("500m", "4Gi", "1e3"): parse, add, and print in a canonical form."""
+"""Kubernetes resource quantities ("500m", "4Gi", "1e3"): parse, add, and print them as the API server stores them.
+
+The rules follow k8s.io/apimachinery/pkg/api/resource (quantity.go `ParseQuantity`, `CanonicalizeBytes`;
+amount.go `AsCanonicalBytes`, `AsCanonicalBase1024Bytes`; suffix.go): a value keeps the family of the suffix it
+was written with (decimal SI, binary SI, or a decimal exponent), is rounded up to a whole nano, and prints as the
+shortest integer mantissa with an exponent that is a multiple of 3 (decimal) or of 1024 (binary). Binary values
+below 1024 or with a fraction print in decimal SI. Every JSON number a client sends (`nvidia.com/gpu: 1`) comes
+back from the server as this string, so the rendering writes the string.
+"""
 
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_UP, Decimal, InvalidOperation, localcontext
+from enum import StrEnum
 
-_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {"n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), "": Decimal(1),
-            "k": Decimal("1e3"), "M": Decimal("1e6"), "G": Decimal("1e9"), "T": Decimal("1e12"),
-            "P": Decimal("1e15"), "E": Decimal("1e18")}
-_QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
+_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_BINARY_SUFFIX = {power: suffix for suffix, power in _BINARY.items()}
+_DECIMAL_SUFFIX = {power: suffix for suffix, power in _DECIMAL.items()}
+_QUANTITY = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?")
+NANO = Decimal("1e-9")
+MILLI = Decimal("1e-3")
+MAX_BINARY = Decimal(2**63 - 1)  # ParseQuantity caps binary SI magnitudes at maxAllowed
 
 
 class QuantityError(ValueError):
     """Not a Kubernetes quantity."""
 
 
-def parse_quantity(value: object) -> tuple[Decimal, bool]:
-    """The amount, and whether it was written with a binary suffix (Ki, Mi, …)."""
+class Format(StrEnum):
+    DECIMAL_SI = "DecimalSI"
+    BINARY_SI = "BinarySI"
+    DECIMAL_EXPONENT = "DecimalExponent"
+
+
+def parse(value: object) -> tuple[Decimal, Format]:
+    """The exact amount (rounded up to a nano, as the server does) and the suffix family it was written in."""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise QuantityError(f"{value!r} is not a quantity")
-    match = _QUANTITY.match(str(value).strip())
+    match = _QUANTITY.fullmatch(_json_text(value))
     if match is None:
         raise QuantityError(f"{value!r} is not a quantity")
     number, suffix = match.group(1), match.group(2) or ""
-    try:
-        amount = Decimal(number)
-    except InvalidOperation as exc:  # pragma: no cover - the pattern only admits numbers
-        raise QuantityError(f"{value!r} is not a quantity") from exc
-    if suffix in _BINARY:
-        return amount * _BINARY[suffix], True
-    if suffix[:1] in ("e", "E"):
-        return amount * (Decimal(10) ** int(suffix[1:])), False
-    return amount * _DECIMAL[suffix], False
+    with localcontext() as context:
+        context.prec = 200
+        try:
+            amount = Decimal(number)
+        except InvalidOperation as exc:  # pragma: no cover - the pattern only admits numbers
+            raise QuantityError(f"{value!r} is not a quantity") from exc
+        if suffix in _BINARY:
+            amount, family = amount * (2 ** _BINARY[suffix]), Format.BINARY_SI
+        elif len(suffix) > 1:
+            amount, family = amount.scaleb(int(suffix[1:])), Format.DECIMAL_EXPONENT
+        else:
+            amount, family = amount.scaleb(_DECIMAL[suffix]), Format.DECIMAL_SI
+        if amount.as_tuple().exponent < -9:  # type: ignore[operator]
+            amount = amount.quantize(NANO, rounding=ROUND_UP)
+    if family is Format.BINARY_SI and abs(amount) > MAX_BINARY:
+        amount = MAX_BINARY.copy_sign(amount)
+    if family is Format.BINARY_SI and 0 < abs(amount) < 1:
+        family = Format.DECIMAL_SI  # ParseQuantity: a binary fraction of one is shown in decimal SI
+    return amount, family
 
 
-def format_quantity(amount: Decimal, binary: bool) -> str:
-    """The shortest exact form: binary suffixes when the inputs used them, else SI suffixes down to milli."""
+def _json_text(value: str | int | float) -> str:
+    """The text the server parses: a string as written; a number as Go's encoding/json writes a float64."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if value != 0 and not 1e-6 <= abs(value) < 1e21:
+        return f"{value:e}"
+    return format(Decimal(repr(value)), "f")
+
+
+def canonical(amount: Decimal, family: Format) -> str:
+    """What Quantity.String() prints for this amount in this family (CanonicalizeBytes)."""
     if amount == 0:
         return "0"
-    if binary and amount == amount.to_integral_value():
-        for suffix, factor in sorted(_BINARY.items(), key=lambda item: -item[1]):
-            if amount % factor == 0:
-                return f"{amount // factor}{suffix}"
-        return str(int(amount))
-    for suffix in ("E", "P", "T", "G", "M", "k", "", "m", "u", "n"):
-        scaled = amount / _DECIMAL[suffix]
-        if scaled == scaled.to_integral_value():
-            return f"{int(scaled)}{suffix}"
-    return f"{amount.quantize(Decimal('1e-9'))}"
+    if family is Format.BINARY_SI:
+        if -1024 < amount < 1024 or amount != amount.to_integral_value():
+            family = Format.DECIMAL_SI
+        else:
+            mantissa, power = int(amount), 0
+            while mantissa % 1024 == 0 and power < 60:
+                mantissa, power = mantissa // 1024, power + 10
+            return f"{mantissa}{_BINARY_SUFFIX.get(power, '')}"
+    sign, digits, exponent = amount.normalize().as_tuple()
+    assert isinstance(exponent, int)
+    mantissa = int("".join(map(str, digits))) * (-1 if sign else 1)
+    shift = exponent % 3  # exponents round down to a multiple of 3, the mantissa grows to match
+    mantissa, exponent = mantissa * 10**shift, exponent - shift
+    if family is Format.DECIMAL_SI and exponent in _DECIMAL_SUFFIX:
+        return f"{mantissa}{_DECIMAL_SUFFIX[exponent]}"
+    # Decimal SI has no suffix beyond E (the server would print the mantissa alone, losing the exponent):
+    # the exponent form keeps the value, and the server keeps that form.
+    return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+
+
+def canonical_quantity(value: object, milli: bool = False) -> str:
+    """`value` as the API server stores it: 0.5 -> "500m", "1024Mi" -> "1Gi", 1 -> "1", "1e3" -> "1e3".
+
+    `milli` for the values of a core ResourceList (requests, limits, overhead), which the server also rounds up
+    to a whole milli (k8s.io/kubernetes pkg/apis/core/v1/defaults.go `SetDefaults_ResourceList`).
+    """
+    amount, family = parse(value)
+    if milli and amount.as_tuple().exponent < -3:  # type: ignore[operator]
+        amount = amount.quantize(MILLI, rounding=ROUND_UP)
+    return canonical(amount, family)
+
+
+def parse_quantity(value: object) -> tuple[Decimal, bool]:
+    """The amount, and whether it was written with a binary suffix (Ki, Mi, …)."""
+    amount, family = parse(value)
+    return amount, family is Format.BINARY_SI
 
 
 def add_quantities(values: list[object]) -> str:
+    """The canonical sum; binary SI when every term was binary, decimal SI otherwise."""
     total = Decimal(0)
     binary = bool(values)
     for value in values:
-        amount, is_binary = parse_quantity(value)
+        amount, family = parse(value)
         total += amount
-        binary = binary and is_binary
-    return format_quantity(total, binary)
+        binary = binary and family is Format.BINARY_SI
+    return canonical(total, Format.BINARY_SI if binary else Format.DECIMAL_SI)

@@ -43,7 +43,7 @@ def by_name(manifests: list[dict[str, Any]], kind: str, name: str) -> dict[str, 
 
 
 def env_of(pod: dict[str, Any], container_index: int = 0) -> dict[str, str]:
-    return {e["name"]: e["value"] for e in pod["spec"]["containers"][container_index]["env"]}
+    return {e["name"]: e.get("value", "") for e in pod["spec"]["containers"][container_index]["env"]}
 
 
 def env_names(pod: dict[str, Any], container_index: int = 0) -> list[str]:

@@ -91,3 +91,24 @@ def test_unreachable_cluster_is_an_error(tmp_path: Path) -> None:
 
 def test_live_rejects_base() -> None:
     assert run_cli(["diff", "--live", "--base", "HEAD", str(JOB)]).exit_code == 2
+
+
+def test_a_field_git_dropped_since_the_last_apply_shows_as_removed(tmp_path: Path) -> None:
+    """Three-way view: server defaults vanish, but a field the last `kubectl apply` set and Git no longer has stays."""
+    rendered = list(yaml.safe_load_all(run_cli(["render", "-n", "ml", str(JOB)]).stdout))
+    with FakeServer() as server:
+        for manifest in rendered:
+            stored = _as_the_server_stores_it(manifest)
+            if manifest["metadata"]["name"] == "mxnet-job-worker-0" and manifest["kind"] == "Pod":
+                applied = copy.deepcopy(manifest)
+                applied["spec"]["hostname"] = "old-host"
+                stored["spec"]["hostname"] = "old-host"
+                stored["metadata"]["annotations"] = {
+                    "kubectl.kubernetes.io/last-applied-configuration": json.dumps(applied)}
+            code, _ = server.state.create(manifest["apiVersion"], PLURALS[manifest["kind"]], "ml", stored)
+            assert code == 201
+        result = _diff(server.kubeconfig(tmp_path / "kubeconfig"), JOB, "--format", "json")
+    assert result.exit_code == 1, result.stderr
+    changed = [o for o in json.loads(result.stdout)["objects"] if o["status"] != "unchanged"]
+    assert [(o["kind"], o["name"]) for o in changed] == [("Pod", "mxnet-job-worker-0")]
+    assert [(c["path"], c["old"], c["new"]) for c in changed[0]["changes"]] == [("spec.hostname", "old-host", None)]

@@ -77,7 +77,7 @@ def test_labels_on_pods_and_services() -> None:
     }
     assert worker_service["metadata"]["labels"] == expected
     assert worker_service["spec"] == {"clusterIP": "None", "selector": expected,
-                                      "ports": [{"name": "mxjob-port", "port": 9091}]}
+                                      "ports": [{"name": "mxjob-port", "port": 9091, "protocol": "TCP"}]}
     assert "training.kubeflow.org/job-role" not in by_name(manifests, "Pod", "mxnet-job-worker-0")["metadata"]["labels"]
 
 
@@ -104,10 +104,11 @@ def test_custom_ports_per_replica_type_and_service_port_order() -> None:
         '"task":{"type":"worker","index":0}}')
     assert env["DMLC_PS_ROOT_PORT"] == "9000"
     assert by_name(manifests, "Service", "p-server-0")["spec"]["ports"] == [
-        {"name": "metrics", "port": 8080}, {"name": "mxjob-port", "port": 9100}]
+        {"name": "metrics", "port": 8080, "protocol": "TCP"}, {"name": "mxjob-port", "port": 9100, "protocol": "TCP"}]
     # A port with another name keeps its place and mxjob-port 9091 is appended after it (operator defaulter).
     assert by_name(manifests, "Pod", "p-worker-0")["spec"]["containers"][0]["ports"] == [
-        {"name": "debug", "containerPort": 5678}, {"name": "mxjob-port", "containerPort": 9091}]
+        {"name": "debug", "containerPort": 5678, "protocol": "TCP"},
+        {"name": "mxjob-port", "containerPort": 9091, "protocol": "TCP"}]
 
 
 def test_user_env_that_collides_is_replaced_and_appended_after_user_env() -> None:

@@ -106,7 +106,7 @@ def _live_sides(paths: tuple[str, ...], base: str | None, head: str | None, kube
     from compiler.cli.extras import require
     from compiler.cli.gitsource import read_revision
     from compiler.cli.inputs import read_inputs
-    from compiler.diffview import project
+    from compiler.diffview import live_view
     from compiler.pipeline import identity
 
     if base is not None or not paths:
@@ -122,7 +122,7 @@ def _live_sides(paths: tuple[str, ...], base: str | None, head: str | None, kube
     except Exception as exc:
         raise fail(f"--live: {exc}", USAGE) from None
     desired = {identity(obj): obj for obj in new}
-    old = [project(obj, desired[identity(obj)]) if identity(obj) in desired else obj for obj in live]
+    old = [live_view(obj, desired[identity(obj)]) if identity(obj) in desired else obj for obj in live]
     return old, new, "cluster", head or "working tree"
 
 

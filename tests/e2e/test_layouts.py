@@ -34,7 +34,7 @@ def test_layout_forms_a_cluster(run_cluster: RunCluster, workdir: Path, source: 
 
 def test_custom_port_is_the_schedulers_bind_port(workdir: Path) -> None:
     manifests = render(with_command(load(GOLDEN / "custom-ports" / "input.yaml"), TRAIN), workdir)
-    envs = {name: dict((e["name"], e["value"]) for e in containers[0][1]) for name, containers in
+    envs = {name: dict((e["name"], e.get("value", "")) for e in containers[0][1]) for name, containers in
             pod_envs(manifests).items()}
     assert {env["DMLC_PS_ROOT_PORT"] for env in envs.values()} == {"9000"}
 
