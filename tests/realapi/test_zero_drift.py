@@ -1,0 +1,91 @@
+"""Zero drift on a real kube-apiserver: apply the rendering (client-side, then server-side), and `diff --live` is empty.
+
+Every example under every target and gang scheduler, and every golden case that renders, each in its own
+namespace (a namespace pinned in the input is moved there, a Namespace object is left out). The rule that makes
+this hold is in compiler/canonical.py (what is rendered) and compiler/diffview.py `live_view` (what is compared).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import EXAMPLES, REPO, run_cli
+from tests.realapi.cluster import RealCluster
+
+GOLDEN = REPO / "tests" / "golden"
+PODGROUP_CRDS = REPO / "tests" / "fixtures" / "podgroup-crds.yaml"
+EXAMPLE_FILES = sorted(p for name in ("train", "tune", "byteps", "single") for p in (EXAMPLES / name).glob("*.yaml"))
+VARIANTS = {"plain": [], "argocd": ["--target", "argocd"], "flux": ["--target", "flux"],
+            "volcano": ["--gang-scheduler", "volcano"], "scheduler-plugins": ["--gang-scheduler", "scheduler-plugins"]}
+
+
+def _golden_cases() -> list[tuple[str, Path, list[str]]]:
+    """(name, input, render options) of every golden case that renders successfully."""
+    cases = []
+    for folder in sorted(p for p in GOLDEN.iterdir() if p.is_dir()):
+        args = (folder / "args").read_text().split() if (folder / "args").exists() else ["render", "input.yaml"]
+        if args[0] != "render" or (folder / "expected.exit").read_text().strip() != "0":
+            continue
+        source = folder / ("stdin.yaml" if "-" in args else args[-1])
+        options = [a for a in args[1:-1] if a not in ("--format", "json")]
+        if "--namespace" in options:  # each case runs in a namespace of its own
+            at = options.index("--namespace")
+            del options[at:at + 2]
+        cases.append((folder.name, source, options))
+    return cases
+
+
+CASES = [(f"{path.parent.name}-{variant}", path, options) for path in EXAMPLE_FILES
+         for variant, options in VARIANTS.items()] + _golden_cases()
+
+
+def _into(document: Any, namespace: str) -> Any:
+    if isinstance(document, dict) and document.get("kind") == "List":
+        return {**document, "items": [_into(item, namespace) for item in document.get("items") or []]}
+    if isinstance(document, dict) and isinstance(document.get("metadata"), dict) and \
+            "namespace" in document["metadata"]:  # cluster-scoped objects (a PriorityClass) have none
+        return {**document, "metadata": {**document["metadata"], "namespace": namespace}}
+    return document
+
+
+def _moved(source: Path, namespace: str, folder: Path) -> Path:
+    """The input with every object in `namespace` and no Namespace objects."""
+    documents = [d for d in yaml.safe_load_all(source.read_text(encoding="utf-8"))
+                 if d is not None and not (isinstance(d, dict) and d.get("kind") == "Namespace")]
+    moved = folder / source.name
+    moved.write_text(yaml.safe_dump_all([_into(d, namespace) for d in documents], sort_keys=False))
+    return moved
+
+
+@pytest.fixture(scope="module")
+def cluster(mxjob_crd: RealCluster) -> RealCluster:
+    mxjob_crd.kubectl("apply", "-f", str(PODGROUP_CRDS))
+    for crd in ("podgroups.scheduling.volcano.sh", "podgroups.scheduling.x-k8s.io"):
+        mxjob_crd.wait_established(crd)
+    code, body = mxjob_crd.request("POST", "/apis/scheduling.k8s.io/v1/priorityclasses", {
+        "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "medium"}, "value": 500})
+    assert code in (201, 409), body
+    return mxjob_crd
+
+
+def _apply(cluster: RealCluster, namespace: str, manifests: str, *flags: str) -> None:
+    applied = cluster.kubectl("apply", *flags, "-n", namespace, "-f", "-", stdin=manifests, check=False)
+    assert (applied.returncode, applied.stderr) == (0, ""), applied.stderr
+
+
+@pytest.mark.parametrize(("name", "source", "options"), CASES, ids=[case[0] for case in CASES])
+def test_apply_then_diff_live_is_empty(cluster: RealCluster, namespace: str, tmp_path: Path, name: str,
+                                       source: Path, options: list[str]) -> None:
+    job = _moved(source, namespace, tmp_path)
+    rendered = run_cli(["render", "-n", namespace, *options, str(job)])
+    assert rendered.exit_code == 0, rendered.stderr
+    for flags in ((), ("--server-side",)):
+        _apply(cluster, namespace, rendered.stdout, *flags)
+        diff = run_cli(["diff", "--live", "--kubeconfig", str(cluster.kubeconfig), "-n", namespace, *options,
+                        str(job)])
+        assert diff.exit_code == 0, f"after kubectl apply {' '.join(flags)}:\n{diff.stdout}{diff.stderr}"
+        assert diff.stdout.strip().splitlines()[-1:] == diff.stdout.strip().splitlines(), diff.stdout
