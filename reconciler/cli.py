@@ -103,12 +103,14 @@ def reconcile(kubeconfig: str | None, kube_context: str | None, namespaces: tupl
                             ApplySettings(dry_run, restart_mode == "recreate", argocd_namespace),
                             Bounds(max_pods, max_pods))
         try:
-            cluster = Cluster.connect(kubeconfig, kube_context)
+            from reconciler.controller import identity
+
+            cluster = Cluster.connect(kubeconfig, kube_context, f"mxjob-reconciler/{identity()}")
             reconciler = Reconciler(cluster, settings)
             if once:
                 _once(reconciler, pass_timeout)
                 return
-            from reconciler.controller import identity, serve
+            from reconciler.controller import serve
             from reconciler.leader import LeaderElector
 
             elector = None

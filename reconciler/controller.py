@@ -18,9 +18,9 @@ from typing import Any
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from compiler import constants as c
-from reconciler.kube import ClusterError, Fenced, Gone
+from reconciler.kube import WATCH_READ_GRACE_SECONDS, ClusterError, Fenced, Gone
 from reconciler.leader import LeaderElector
-from reconciler.runner import POD_SELECTOR, Key, Reconciler, Result, retry_delay
+from reconciler.runner import POD_SELECTOR, RETRY_CAP_SECONDS, Key, Reconciler, Result, retry_delay
 from reconciler.state import trim_pod
 
 log = logging.getLogger("mxjob.reconcile")
@@ -41,9 +41,10 @@ class Informer:
     def __init__(self, reconciler: Reconciler, api_version: str, kind: str, namespace: str | None, selector: str,
                  on_change: Callable[[dict[str, Any], bool], None], stop: threading.Event,
                  keep: Callable[[dict[str, Any]], dict[str, Any]] = lambda obj: obj,
-                 watch_timeout: int = WATCH_TIMEOUT_SECONDS) -> None:
+                 watch_timeout: int = WATCH_TIMEOUT_SECONDS, watch_grace: float = WATCH_READ_GRACE_SECONDS) -> None:
         self.reconciler = reconciler
         self.watch_timeout = watch_timeout
+        self.watch_grace = watch_grace
         self.last_seen = time.monotonic()  # the last list, event, bookmark or clean end of a watch
         self.keep = keep
         self.api_version, self.kind, self.namespace, self.selector = api_version, kind, namespace, selector
@@ -98,7 +99,7 @@ class Informer:
 
     def _watch(self, version: str) -> str:
         for event in self.reconciler.cluster.watch(self.api_version, self.kind, self.namespace, self.selector,
-                                                   version, self.watch_timeout):
+                                                   version, self.watch_timeout, self.watch_grace):
             self.last_seen = time.monotonic()
             if self.stop.is_set():
                 break
@@ -128,6 +129,7 @@ class WorkQueue:
         self._due: dict[Key, float] = {}
         self._busy: set[Key] = set()
         self._again: dict[Key, float] = {}  # added while busy: queued again with this delay when done
+        self._not_before: dict[Key, float] = {}  # a server's Retry-After: no event brings the key back sooner
         self._ready = threading.Condition()
 
     def add(self, key: Key, delay: float = 0.0) -> None:
@@ -137,8 +139,22 @@ class WorkQueue:
                 return
             self._push(key, delay)
 
+    def hold_off(self, key: Key, seconds: float) -> None:
+        """Honour Retry-After: the key is not handed out for `seconds`, whatever is added meanwhile."""
+        with self._ready:
+            self._not_before[key] = time.monotonic() + seconds
+            if key in self._busy:
+                self._again[key] = seconds
+            else:
+                self._push(key, seconds)
+
     def _push(self, key: Key, delay: float) -> None:
         due = time.monotonic() + delay
+        not_before = self._not_before.get(key)
+        if not_before is not None:
+            if not_before <= time.monotonic():
+                del self._not_before[key]
+            due = max(due, not_before)
         if key in self._due and self._due[key] <= due:
             return
         self._due[key] = due
@@ -160,6 +176,12 @@ class WorkQueue:
                 self._ready.wait(wait)
         return None
 
+    def due_in(self, key: Key) -> float | None:
+        """Seconds until the key is due (None: not queued)."""
+        with self._ready:
+            due = self._due.get(key)
+            return None if due is None else due - time.monotonic()
+
     def done(self, key: Key) -> None:
         with self._ready:
             self._busy.discard(key)
@@ -169,15 +191,17 @@ class WorkQueue:
 
 class Controller:
     def __init__(self, reconciler: Reconciler, stop: threading.Event | None = None, workers: int = WORKERS,
-                 watch_timeout: int = WATCH_TIMEOUT_SECONDS) -> None:
+                 watch_timeout: int = WATCH_TIMEOUT_SECONDS, retry_cap: float = RETRY_CAP_SECONDS,
+                 watch_grace: float = WATCH_READ_GRACE_SECONDS) -> None:
         self.reconciler = reconciler
+        self.retry_cap = retry_cap
         self.stop = stop or threading.Event()
         self.queue = WorkQueue()
         self.leading = threading.Event()
         self.may_write: Callable[[], bool] = self.leading.is_set  # leader election narrows it (fencing)
         self.workers = workers
         # A watch silent for longer than this (no event, bookmark or end of stream) has stalled; /healthz fails.
-        self.silence_window = 2 * watch_timeout + 30
+        self.silence_window = 2 * (watch_timeout + watch_grace) + 10
         self.threads: list[threading.Thread] = []
         self._failures: dict[Key, int] = {}
         # Pods by job, kept with the pod cache: a reconcile must not scan every pod of the cluster.
@@ -185,9 +209,9 @@ class Controller:
         self._index_lock = threading.Lock()
         namespaces = reconciler.settings.namespaces or (None,)
         self.jobs = [Informer(reconciler, c.API_VERSION, c.KIND, ns, "", self._job_changed, self.stop,
-                              watch_timeout=watch_timeout) for ns in namespaces]
+                              watch_timeout=watch_timeout, watch_grace=watch_grace) for ns in namespaces]
         self.pods = [Informer(reconciler, "v1", "Pod", ns, POD_SELECTOR, self._pod_changed, self.stop, trim_pod,
-                              watch_timeout) for ns in namespaces]
+                              watch_timeout, watch_grace) for ns in namespaces]
 
     def _job_changed(self, obj: dict[str, Any], deleted: bool) -> None:
         self.queue.add((str(_meta(obj).get("namespace") or ""), str(_meta(obj).get("name"))))
@@ -239,7 +263,7 @@ class Controller:
                 self._work_on(key)
             except Exception as exc:  # a bug outside any one reconcile: logged, the key retried later
                 log.exception(f"worker: {exc!r}")
-                self.queue.add(key, retry_delay(self._failures.get(key, 0) + 1, None))
+                self.queue.add(key, retry_delay(self._failures.get(key, 0) + 1, None, self.retry_cap))
             finally:
                 self.queue.done(key)
 
@@ -262,8 +286,11 @@ class Controller:
     def _requeue(self, key: Key, result: Result) -> None:
         if result.error:
             self._failures[key] = self._failures.get(key, 0) + 1
-            if result.retry:
-                self.queue.add(key, retry_delay(self._failures[key], result.retry_after))
+            delay = retry_delay(self._failures[key], result.retry_after, self.retry_cap)
+            if result.retry_after is not None:
+                self.queue.hold_off(key, delay)
+            elif result.retry:
+                self.queue.add(key, delay)
             return
         self._failures.pop(key, None)
         if result.follow_up:

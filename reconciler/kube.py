@@ -29,7 +29,8 @@ class Cluster:
             raise ClusterError(f"cannot reach the Kubernetes API: {_reason(exc)}") from exc
 
     @classmethod
-    def connect(cls, kubeconfig: str | None = None, context: str | None = None) -> Cluster:
+    def connect(cls, kubeconfig: str | None = None, context: str | None = None,
+                user_agent: str = USER_AGENT) -> Cluster:
         """kubeconfig (flag, KUBECONFIG, ~/.kube/config), else the in-cluster service account."""
         from kubernetes import client, config
         from kubernetes.config.config_exception import ConfigException
@@ -44,7 +45,8 @@ class Cluster:
             except ConfigException as inner:
                 raise ClusterError("no kubeconfig and not running in a cluster") from inner
             api_client = client.ApiClient()
-        api_client.user_agent = USER_AGENT
+        api_client.user_agent = user_agent
+        _no_hidden_retries(api_client)
         return cls(api_client)
 
     def _resource(self, api_version: str, kind: str) -> Any | None:
@@ -76,7 +78,7 @@ class Cluster:
         return items, str((found.get("metadata") or {}).get("resourceVersion") or "")
 
     def watch(self, api_version: str, kind: str, namespace: str | None, label_selector: str,
-              resource_version: str, timeout_seconds: int) -> Any:
+              resource_version: str, timeout_seconds: int, grace: float = WATCH_READ_GRACE_SECONDS) -> Any:
         """Events as dicts {type, object}; ends when the server ends the stream. A 410 raises Gone; a stream
         silent for longer than the server-side timeout plus a grace (a stalled watch) raises Transient."""
         from kubernetes import watch
@@ -86,7 +88,7 @@ class Cluster:
             for event in watch.Watch().stream(
                     resource.get, namespace=namespace or None, label_selector=label_selector,
                     resource_version=resource_version, serialize=False, timeout_seconds=timeout_seconds,
-                    allow_watch_bookmarks=True, _request_timeout=(10, timeout_seconds + WATCH_READ_GRACE_SECONDS)):
+                    allow_watch_bookmarks=True, _request_timeout=(10, timeout_seconds + grace)):
                 raw = event.get("raw_object") or {}
                 if event.get("type") == "ERROR":
                     if raw.get("code") == 410:
@@ -119,6 +121,16 @@ class Cluster:
         if self._resource(api_version, kind) is None:
             return []
         return self.list_with_version(api_version, kind, namespace, label_selector)[0]
+
+def _no_hidden_retries(api_client: Any) -> None:
+    """urllib3 would retry a 429/503 with Retry-After by sleeping in the calling thread (blocking a worker for
+    as long as the server asks); we retry by requeueing the job instead, so every answer comes straight back."""
+    import urllib3
+
+    pool_manager = api_client.rest_client.pool_manager
+    pool_manager.connection_pool_kw["retries"] = urllib3.Retry(total=0, respect_retry_after_header=False,
+                                                               raise_on_status=False, raise_on_redirect=False)
+
 
 def context_namespace(kubeconfig: str | None, context: str | None) -> str | None:
     """The namespace of the kubeconfig's (current or named) context, if it sets one."""

@@ -150,24 +150,23 @@ class Reconciler:
 
     def run_once(self, timeout: float = 60.0, sleep: Callable[[float], None] = time.sleep) -> dict[Key, str]:
         """One complete pass: every job isolated, failures retried with back-off, a restart finished (the old
-        pod gone, the new one created) within `timeout` seconds. Returns the jobs left unreconciled."""
-        deadline = time.monotonic() + timeout
+        pod gone, the new one created). Each job gets `timeout` seconds from its first attempt, however many
+        jobs come before it. Returns the jobs left unreconciled, with why."""
         listed: dict[Key, dict[str, Any]] = {}
         for namespace in self.settings.namespaces or (None,):
             for job in self.cluster.list(c.API_VERSION, c.KIND, namespace, ""):
-                meta = job.get("metadata") or {}
-                listed[(str(meta.get("namespace") or ""), str(meta.get("name")))] = job
+                listed[job_key(job)] = job
         queue: list[tuple[float, Key]] = [(0.0, key) for key in sorted(listed)]
+        started: dict[Key, float] = {}
         failures: dict[Key, int] = {}
         problems: dict[Key, str] = {}
         while queue:
             due, key = heapq.heappop(queue)
-            wait = due - time.monotonic()
-            if due and time.monotonic() + max(wait, 0) > deadline:
+            if due > started.setdefault(key, time.monotonic()) + timeout:
                 problems.setdefault(key, "not finished within the pass (--pass-timeout)")
                 continue
-            if wait > 0:
-                sleep(wait)
+            if due > time.monotonic():
+                sleep(due - time.monotonic())
             result = self._once(key, listed.pop(key, None))
             problems.pop(key, None)
             if result.error:

@@ -3,7 +3,10 @@
 It serves discovery, and for every registered resource: create, get, list (label selectors, list
 resourceVersion), watch (resume from a resourceVersion, timeoutSeconds, 410 Gone for compacted history),
 replace with optimistic concurrency (409), merge/JSON patches, delete, and the status subresource. Faults
-are injected per request: `server.fail(method, path_regex, status, times)`.
+are injected per request: `server.state.fail(method, path_regex, status, times, body=regex, retry_after=s)`
+(the path includes the query string); `server.state.stall_watches()` holds every watch stream open and
+silent (no event, no bookmark, no end) until `unstall_watches()`; `hold(method, path_regex)` parks the
+next matching request after it was applied and before its answer is sent, until released.
 """
 
 from __future__ import annotations
@@ -49,12 +52,24 @@ DEFAULT_RESOURCES = (
 
 
 @dataclass
+class Hold:
+    """Park the `after`-th next write (POST/PUT/PATCH/DELETE): applied or not, its answer never arrives."""
+
+    after: int
+    apply_first: bool
+    parked: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass
 class Fault:
     method: str
     path: re.Pattern[str]
     status: int
     times: int
     body: dict[str, Any] = field(default_factory=dict)
+    request_body: re.Pattern[str] | None = None
+    retry_after: float | None = None
 
 
 def status_body(code: int, reason: str, message: str) -> dict[str, Any]:
@@ -129,20 +144,47 @@ class FakeKubernetes:
         self.faults: list[Fault] = []
         self.requests: list[tuple[str, str]] = []
         self.request_times: list[tuple[float, str, str]] = []  # (monotonic time, method, path)
+        self.stalled = threading.Event()
+        self.held: Hold | None = None
+        self.user_agents: list[tuple[float, str, str, str]] = []  # (monotonic time, method, path, User-Agent)
         self.lock = threading.Condition()
 
-    def fail(self, method: str, path: str, status: int, times: int = 1, reason: str = "") -> None:
+    def fail(self, method: str, path: str, status: int, times: int = 1, reason: str = "", body: str = "",
+             retry_after: float | None = None) -> None:
         with self.lock:
             self.faults.append(Fault(method, re.compile(path), status, times,
-                                     status_body(status, reason or "Injected", f"injected {status}")))
+                                     status_body(status, reason or "Injected", f"injected {status}"),
+                                     re.compile(body) if body else None, retry_after))
 
-    def take_fault(self, method: str, path: str) -> Fault | None:
+    def take_fault(self, method: str, path: str, body: bytes = b"") -> Fault | None:
         with self.lock:
             for fault in self.faults:
-                if fault.method in (method, "*") and fault.path.search(path) and fault.times > 0:
+                if fault.method in (method, "*") and fault.path.search(path) and fault.times > 0 and (
+                        fault.request_body is None or fault.request_body.search(body.decode(errors="replace"))):
                     fault.times -= 1
                     return fault
         return None
+
+    def hold(self, after: int, apply_first: bool) -> Hold:
+        with self.lock:
+            self.held = Hold(after, apply_first)
+            return self.held
+
+    def take_hold(self, method: str) -> Hold | None:
+        with self.lock:
+            if self.held is None or method not in ("POST", "PUT", "PATCH", "DELETE"):
+                return None
+            self.held.after -= 1
+            if self.held.after > 0:
+                return None
+            hold, self.held = self.held, None
+            return hold
+
+    def stall_watches(self) -> None:
+        self.stalled.set()
+
+    def unstall_watches(self) -> None:
+        self.stalled.clear()
 
     def compact(self) -> None:
         """Forget the watch history, as etcd compaction does: older resourceVersions get 410 Gone."""
@@ -246,15 +288,27 @@ class FakeKubernetes:
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     raw_body: bytes = b""
+    hold: Hold | None = None
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # without it every request waits ~40 ms for a delayed ACK
 
     def log_message(self, *args: Any) -> None:
         return
 
-    def _send(self, code: int, body: dict[str, Any]) -> None:
+    def _park(self, hold: Hold) -> None:
+        hold.parked.set()
+        hold.release.wait(30)
+        self.close_connection = True
+
+    def _send(self, code: int, body: dict[str, Any], retry_after: float | None = None) -> None:
+        if self.hold is not None:
+            hold, self.hold = self.hold, None
+            self._park(hold)  # applied; the answer is never sent
+            return
         data = json.dumps(body).encode()
         self.send_response(code)
+        if retry_after is not None:
+            self.send_header("Retry-After", f"{retry_after:g}")
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -272,9 +326,16 @@ class _Handler(BaseHTTPRequestHandler):
         with state.lock:
             state.requests.append((method, url.path))
             state.request_times.append((time.monotonic(), method, url.path))
-        fault = state.take_fault(method, self.path)
+            state.user_agents.append((time.monotonic(), method, url.path, self.headers.get("User-Agent", "")))
+        hold = state.take_hold(method)
+        if hold is not None:
+            if not hold.apply_first:
+                self._park(hold)
+                return
+            self.hold = hold
+        fault = state.take_fault(method, self.path, self.raw_body)
         if fault is not None:
-            self._send(fault.status, fault.body)
+            self._send(fault.status, fault.body, fault.retry_after)
             return
         discovery = self.server.discovery(url.path)
         if discovery is not None:
@@ -332,6 +393,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         since = int(query.get("resourceVersion") or self.server.state.version)
         timeout = float(query.get("timeoutSeconds") or 30)
+        while self.server.state.stalled.is_set() and not self.server.closing:
+            time.sleep(0.05)  # open and silent: what a stuck proxy or apiserver looks like
         try:
             for event in self.server.state.watch(gv, plural, ns, query.get("labelSelector", ""), since, timeout):
                 line = json.dumps(event).encode() + b"\n"
@@ -368,6 +431,7 @@ class _Server(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.state = state
         self.drop_watch_after = 0
+        self.closing = False
 
     def take_drop(self) -> bool:
         """Count down the events until the next watch stream is cut; True when this one is it."""
@@ -444,5 +508,7 @@ class FakeServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._server.closing = True
+        self.state.stalled.clear()
         self._server.shutdown()
         self._server.server_close()

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from reconciler.controller import Controller, _http_server, _leading
-from reconciler.kube import Cluster
+from reconciler.kube import Cluster, Fenced, Writer
 from reconciler.leader import LEASE_NAME, LeaderElector
 from reconciler.runner import Reconciler, Settings
 from tests.conftest import run_cli
@@ -230,3 +230,32 @@ def test_serve_stops_cleanly_and_releases_the_lease(api: tuple[FakeServer, Path]
     thread.join(timeout=15)
     assert not thread.is_alive()
     assert server.state.objects[lease_key]["spec"]["holderIdentity"] == ""
+
+
+def test_lease_namespace_in_cluster_file_then_kubeconfig_context(api: tuple[FakeServer, Path], tmp_path: Path) -> None:
+    from reconciler.cli import lease_namespace
+
+    _, kubeconfig = api  # its context's namespace is "ml"
+    missing = tmp_path / "no-such-file"
+    assert lease_namespace(str(kubeconfig), None, str(missing)) == "ml"
+    in_cluster = tmp_path / "namespace"
+    in_cluster.write_text("mxjob-system\n", encoding="utf-8")
+    assert lease_namespace(str(kubeconfig), None, str(in_cluster)) == "mxjob-system"
+    assert lease_namespace(str(tmp_path / "none.yaml"), None, str(missing)) == "default"
+
+
+def test_the_leader_acts_only_within_its_renew_deadline(api: tuple[FakeServer, Path]) -> None:
+    _, kubeconfig = api
+    now = [time.monotonic()]
+    elector = LeaderElector(Cluster.connect(str(kubeconfig)), "ml", "solo", lambda: datetime.now(UTC),
+                            lease_seconds=3, renew_deadline=2, retry_period=0.5)
+    assert elector.try_acquire() and not elector.may_act()  # not yet told it leads
+    elector._set(True)
+    assert elector.may_act()
+    elector._valid_until = now[0] - 0.001  # as after a freeze longer than the renew deadline
+    assert not elector.may_act()
+    writer = Writer(elector.cluster, elector.may_act)
+    with pytest.raises(Fenced):
+        writer.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "ml"}})
+    with pytest.raises(ValueError):
+        LeaderElector(elector.cluster, "ml", "bad", lambda: datetime.now(UTC), lease_seconds=5, renew_deadline=5)

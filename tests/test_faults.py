@@ -1,0 +1,279 @@
+"""No fault stops, stalls or loses a restart: 20 jobs, one poisoned, in `--once` and controller mode."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from reconciler.controller import Controller, _leading
+from reconciler.kube import Cluster
+from reconciler.runner import Reconciler, Settings
+from tests.conftest import run_cli
+from tests.fakeapi import FakeServer
+from tests.kubelet import PLURALS, set_pod
+from tests.test_controller import wait_for
+
+JOBS = 20
+SPEC = """apiVersion: kubeflow.org/v1
+kind: MXJob
+metadata: {{name: job-{i:02d}}}
+spec:
+  jobMode: MXTrain
+  mxReplicaSpecs:
+    Scheduler: {{replicas: 1, template: {{spec: {{containers: [{{name: mxnet, image: mxnet:1.9}}]}}}}}}
+    Server: {{replicas: 1, template: {{spec: {{containers: [{{name: mxnet, image: mxnet:1.9}}]}}}}}}
+    Worker:
+      {{replicas: 2, restartPolicy: ExitCode, template: {{spec: {{containers: [{{name: mxnet, image: mxnet:1.9}}]}}}}}}
+"""
+POISONED = "job-07"
+
+
+@functools.cache
+def _rendered() -> str:
+    result = run_cli(["render", "-n", "ml", "-"], stdin="---\n".join(SPEC.format(i=i) for i in range(JOBS)))
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def deploy_fleet(server: FakeServer) -> dict[str, str]:
+    """20 jobs, every pod Running, then worker-0 of each exits 137: every job needs one restart.
+    Returns the uid of each failed pod."""
+    for manifest in (m for m in yaml.safe_load_all(_rendered()) if m):
+        code, body = server.state.create(manifest["apiVersion"], PLURALS[manifest["kind"]], "ml",
+                                         copy.deepcopy(manifest))
+        assert code == 201, body
+    failed = {}
+    for (_, plural, _, name) in list(server.state.objects):
+        if plural == "pods":
+            set_pod(server, name, "Running")
+    for i in range(JOBS):
+        name = f"job-{i:02d}-worker-0"
+        set_pod(server, name, "Failed", exit_code=137, finished_at="2020-01-01T00:00:00Z")
+        failed[f"job-{i:02d}"] = server.state.objects[("v1", "pods", "ml", name)]["metadata"]["uid"]
+    return failed
+
+
+def converged(server: FakeServer, job: str, old_uid: str) -> bool:
+    """The restart happened exactly once and is finished: counted, the pod back with a new uid."""
+    obj = server.state.objects.get(("kubeflow.org/v1", "mxjobs", "ml", job)) or {}
+    status = obj.get("status") or {}
+    record = (status.get("podRestarts") or {}).get(f"{job}-worker-0") or {}
+    pod = server.state.objects.get(("v1", "pods", "ml", f"{job}-worker-0"))
+    return (status.get("restartCounts") == {"Worker": 1} and not record.get("pending") and pod is not None
+            and pod["metadata"]["uid"] != old_uid)
+
+
+@dataclass(frozen=True)
+class Poison:
+    """One way to poison job-07, and how the fault clears."""
+
+    name: str
+    apply: Callable[[FakeServer], None]
+    clear: Callable[[FakeServer], None]
+
+
+def _fault(method: str, path: str, status: int, body: str = "", retry_after: float | None = None) -> Poison:
+    def apply(server: FakeServer) -> None:
+        server.state.fail(method, path, status, times=1_000_000, body=body, retry_after=retry_after)
+
+    return Poison(f"{status} on {method} {path or body}", apply, lambda server: server.state.faults.clear())
+
+
+def _edit(key: tuple[str, str, str, str], change: Callable[[dict[str, Any]], None]) -> Callable[[FakeServer], None]:
+    def edit(server: FakeServer) -> None:
+        obj = copy.deepcopy(server.state.objects[key])
+        change(obj)
+        code, body = server.state.update(key, obj, status_only=False, check_version=False)
+        assert code == 200, body
+    return edit
+
+
+CONFIG_MAP = ("v1", "configmaps", "ml", f"{POISONED}-mxjob-config")
+JOB = ("kubeflow.org/v1", "mxjobs", "ml", POISONED)
+
+
+def _set_render(value: Any) -> Callable[[dict[str, Any]], None]:
+    def change(obj: dict[str, Any]) -> None:
+        record = json.loads(obj["data"]["job.json"])
+        record["render"] = value
+        obj["data"]["job.json"] = json.dumps(record)
+    return change
+
+
+def _set_workers(count: int) -> Callable[[dict[str, Any]], None]:
+    def change(obj: dict[str, Any]) -> None:
+        obj["spec"]["mxReplicaSpecs"]["Worker"]["replicas"] = count
+    return change
+
+
+STATUS = rf"/mxjobs/{POISONED}/status"
+PODS = rf"/pods/{POISONED}-"
+EVENT = rf'"name": "{POISONED}\.'
+POISONS = [
+    Poison("bad ConfigMap render", _edit(CONFIG_MAP, _set_render("oops")), _edit(CONFIG_MAP, _set_render({}))),
+    Poison("bad ConfigMap gang scheduler", _edit(CONFIG_MAP, _set_render({"gangScheduler": "slurm"})),
+           _edit(CONFIG_MAP, _set_render({}))),
+    *[_fault("PUT", STATUS, code, retry_after=1 if code == 429 else None) for code in (500, 503, 429)],
+    *[_fault("DELETE", PODS, code, retry_after=1 if code == 429 else None) for code in (500, 503, 429)],
+    *[_fault("POST", r"/namespaces/ml/pods\b", code, body=rf'"name": "{POISONED}-worker-0"',
+             retry_after=1 if code == 429 else None) for code in (500, 503, 429)],
+    *[_fault("POST", r"/events", code, body=EVENT, retry_after=1 if code == 429 else None)
+      for code in (500, 503, 429)],
+    _fault("GET", rf"/configmaps/{POISONED}-mxjob-config", 503),
+    _fault("*", PODS, 403),
+    Poison("a huge job", _edit(JOB, _set_workers(2_000_000)), _edit(JOB, _set_workers(2))),
+]
+
+
+@pytest.fixture
+def fleet(tmp_path: Path) -> Iterator[tuple[FakeServer, Path, dict[str, str]]]:
+    with FakeServer() as server:
+        kubeconfig = server.kubeconfig(tmp_path / "kubeconfig", namespace="ml")
+        yield server, kubeconfig, deploy_fleet(server)
+
+
+@pytest.mark.parametrize("poison", POISONS, ids=[p.name for p in POISONS])
+def test_once_the_other_19_converge_and_the_poisoned_one_after_the_fault(
+        fleet: tuple[FakeServer, Path, dict[str, str]], poison: Poison) -> None:
+    server, kubeconfig, failed = fleet
+    poison.apply(server)
+    reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
+    problems = reconciler.run_once(timeout=4)
+    assert list(problems) == [("ml", POISONED)]
+    assert [job for job, uid in failed.items() if not converged(server, job, uid)] == [POISONED]
+    poison.clear(server)
+    assert reconciler.run_once(timeout=5) == {}
+    assert all(converged(server, job, uid) for job, uid in failed.items())
+
+
+@pytest.mark.parametrize("poison", POISONS, ids=[p.name for p in POISONS])
+def test_controller_the_other_19_converge_and_the_poisoned_one_after_the_fault(
+        fleet: tuple[FakeServer, Path, dict[str, str]], poison: Poison) -> None:
+    server, kubeconfig, failed = fleet
+    poison.apply(server)
+    reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
+    controller = Controller(reconciler, retry_cap=0.5)
+    _leading(controller, True)
+    controller.start()
+    try:
+        wait_for(lambda: all(converged(server, job, uid) for job, uid in failed.items() if job != POISONED))
+        assert not converged(server, POISONED, failed[POISONED])
+        assert controller.health() == ""
+        poison.clear(server)
+        wait_for(lambda: converged(server, POISONED, failed[POISONED]))
+        assert all(t.is_alive() for t in controller.threads)
+    finally:
+        controller.stop.set()
+
+
+def test_once_exit_codes(fleet: tuple[FakeServer, Path, dict[str, str]]) -> None:
+    server, kubeconfig, _ = fleet
+    server.state.fail("PUT", STATUS, 500, times=1_000_000)
+    args = ["reconcile", "--once", "--kubeconfig", str(kubeconfig), "--no-leader-election", "--pass-timeout", "3"]
+    result = run_cli(args)
+    assert result.exit_code == 1, result.stderr
+    assert f"ml/{POISONED}" in result.stderr and "1 job(s) could not be reconciled" in result.stderr
+    server.state.faults.clear()
+    assert run_cli(args).exit_code == 0
+    assert run_cli([*args, "--exit-codes", "x=y"]).exit_code == 2
+
+
+def test_a_bug_in_one_job_never_kills_a_worker(fleet: tuple[FakeServer, Path, dict[str, str]],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import reconciler.runner as runner
+
+    server, kubeconfig, failed = fleet
+    real = runner.decide
+
+    def buggy(job: Any, *args: Any, **kwargs: Any) -> Any:
+        if job.name == POISONED:
+            raise KeyError("a bug")
+        return real(job, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "decide", buggy)
+    reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
+    controller = Controller(reconciler, workers=1, retry_cap=0.2)
+    _leading(controller, True)
+    controller.start()
+    try:
+        wait_for(lambda: all(converged(server, job, uid) for job, uid in failed.items() if job != POISONED))
+        wait_for(lambda: reconciler.metrics.reconcile_errors.labels("ml", "internal")._value.get() >= 2)
+        assert all(t.is_alive() for t in controller.threads) and controller.health() == ""
+        monkeypatch.setattr(runner, "decide", real)
+        wait_for(lambda: converged(server, POISONED, failed[POISONED]))
+    finally:
+        controller.stop.set()
+
+
+def test_retry_after_does_not_slow_other_jobs(fleet: tuple[FakeServer, Path, dict[str, str]]) -> None:
+    server, kubeconfig, failed = fleet
+    server.state.fail("PUT", STATUS, 429, times=1, retry_after=30)
+    reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
+    controller = Controller(reconciler)
+    _leading(controller, True)
+    controller.start()
+    try:
+        # Every other job converges long before the poisoned job's 30 s Retry-After is over.
+        wait_for(lambda: all(converged(server, job, uid) for job, uid in failed.items() if job != POISONED),
+                 timeout=20)
+        assert not converged(server, POISONED, failed[POISONED])
+        assert 15 < (controller.queue.due_in(("ml", POISONED)) or 0) <= 30
+    finally:
+        controller.stop.set()
+
+
+def test_healthz_fails_on_a_dead_worker_and_a_stalled_watch(tmp_path: Path) -> None:
+    with FakeServer() as server:
+        kubeconfig = server.kubeconfig(tmp_path / "kubeconfig", namespace="ml")
+        failed = deploy_fleet(server)
+        reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
+        controller = Controller(reconciler, watch_timeout=1, watch_grace=1)
+        controller.silence_window = 4
+        _leading(controller, True)
+        controller.start()
+        try:
+            wait_for(lambda: all(converged(server, job, uid) for job, uid in failed.items()))
+            assert controller.health() == ""
+            # The watch is held open and silent; lists fail too: the informers cannot see anything.
+            server.state.stall_watches()
+            server.state.fail("GET", r"/pods\?", 500, times=1_000_000)
+            wait_for(lambda: "watch silent" in controller.health(), timeout=30)
+            server.state.faults.clear()
+            server.state.unstall_watches()
+            wait_for(lambda: controller.health() == "", timeout=30)
+            dead = threading.Thread(target=lambda: None, name="worker-x")
+            dead.start()
+            dead.join()
+            controller.threads.append(dead)
+            assert "threads not running: worker-x" in controller.health()
+        finally:
+            controller.stop.set()
+
+
+def test_a_stalled_watch_is_listed_again_and_the_restart_happens(tmp_path: Path) -> None:
+    with FakeServer() as server:
+        kubeconfig = server.kubeconfig(tmp_path / "kubeconfig", namespace="ml")
+        failed = deploy_fleet(server)
+        reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
+        controller = Controller(reconciler, watch_timeout=1, watch_grace=1)
+        _leading(controller, True)
+        controller.start()
+        try:
+            wait_for(lambda: all(converged(server, job, uid) for job, uid in failed.items()))
+            server.state.stall_watches()  # every watch from now on is held open and silent
+            old = server.state.objects[("v1", "pods", "ml", "job-03-worker-1")]["metadata"]["uid"]
+            set_pod(server, "job-03-worker-1", "Failed", exit_code=137)
+            # Only the re-list after the client's read timeout (1 s + 1 s) can see the failure.
+            wait_for(lambda: (server.state.objects.get(("v1", "pods", "ml", "job-03-worker-1")) or {})
+                     .get("metadata", {}).get("uid") not in (None, old), timeout=30)
+        finally:
+            controller.stop.set()
