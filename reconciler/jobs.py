@@ -45,10 +45,11 @@ def check_size(obj: Mapping[str, Any], bounds: Bounds) -> None:
     total = 0
     for replica_type, spec in specs.items():
         count = spec.get("replicas", 1) if isinstance(spec, Mapping) else 1
-        count = count if isinstance(count, int) and not isinstance(count, bool) else 1
+        count = int(count) if isinstance(count, int | float) and not isinstance(count, bool) and count == count \
+            and abs(count) < 1e18 else 1
         if count > bounds.max_replicas:
             raise TooLarge(f"{replica_type} has {count:,} replicas; this reconciler acts on at most "
-                           f"{bounds.max_replicas:,} per replica type (--max-replicas)")
+                           f"{bounds.max_replicas:,} per replica type (--max-pods)")
         total += max(count, 0)
     if total > bounds.max_pods:
         raise TooLarge(f"the job has {total:,} pods; this reconciler acts on at most {bounds.max_pods:,} "

@@ -190,9 +190,9 @@ def test_once_exit_codes(fleet: tuple[FakeServer, Path, dict[str, str]]) -> None
 def test_a_bug_in_one_job_never_kills_a_worker(fleet: tuple[FakeServer, Path, dict[str, str]],
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     import reconciler.runner as runner
+    from reconciler.decide import decide as real
 
     server, kubeconfig, failed = fleet
-    real = runner.decide
 
     def buggy(job: Any, *args: Any, **kwargs: Any) -> Any:
         if job.name == POISONED:
