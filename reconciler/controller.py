@@ -269,6 +269,8 @@ class Controller:
 
     def _work_on(self, key: Key) -> None:
         if not self.may_write() or not self.ready():
+            if self.ready():
+                self.reconciler.metrics.reconcile_skipped.labels("not_leader").inc()
             self.queue.add(key, 0.5)
             return
         job = self._job(key)
@@ -278,6 +280,7 @@ class Controller:
         try:
             result = self.reconciler.reconcile(job, self._pods(key))
         except Fenced as exc:
+            self.reconciler.metrics.reconcile_skipped.labels("fenced").inc()
             log.warning(f"{key[0]}/{key[1]}: {exc}")
             self.queue.add(key, 0.5)
             return

@@ -8,6 +8,7 @@ is recorded before the pod is deleted, by uid, so a crash can neither lose nor d
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -71,9 +72,11 @@ def decide(job: JobView, pods: Sequence[PodView], now: datetime, previous: Mappi
 
 def pods_to_create(previous: Mapping[str, Any], pods: Sequence[PodView]) -> list[str]:
     """Pods whose restart is recorded as pending and that are gone: what a recreation needs rendered."""
-    observed = {pod.name for pod in pods}
-    return sorted(name for name, record in (previous.get("podRestarts") or {}).items()
-                  if isinstance(record, Mapping) and record.get("pending") and name not in observed)
+    pending = {name for name, record in (previous.get("podRestarts") or {}).items()
+               if isinstance(record, Mapping) and record.get("pending")}
+    if not pending:
+        return []
+    return sorted(pending - {pod.name for pod in pods if pod.name in pending})
 
 
 def refuse(name: str, previous: Mapping[str, Any], now: datetime, reason: Reason, message: str) -> Plan:
@@ -88,21 +91,20 @@ def refuse(name: str, previous: Mapping[str, Any], now: datetime, reason: Reason
 
 
 def _replica_statuses(job: JobView, pods: Sequence[PodView]) -> dict[str, dict[str, int]]:
-    """Counted afresh from the pods that exist; zeros left out, as Go's omitempty did."""
-    result: dict[str, dict[str, int]] = {}
-    for replica_type in job.replicas:
-        counts = {"active": 0, "succeeded": 0, "failed": 0}
-        for pod in pods:
-            if pod.replica_type != replica_type:
-                continue
-            if pod.phase is PodPhase.RUNNING:
-                counts["failed" if pod.deleting else "active"] += 1
-            elif pod.phase is PodPhase.SUCCEEDED:
-                counts["succeeded"] += 1
-            elif pod.phase is PodPhase.FAILED:
-                counts["failed"] += 1
-        result[replica_type] = {k: v for k, v in counts.items() if v}
-    return result
+    """Counted afresh from the pods that exist; zeros left out, as Go's omitempty did. One pass over the pods."""
+    seen = Counter((p.replica_type, p.phase, p.deleting) for p in pods)
+    counts = {replica_type: {"active": 0, "succeeded": 0, "failed": 0} for replica_type in job.replicas}
+    for (replica_type, phase, deleting), number in seen.items():
+        mine = counts.get(replica_type)
+        if mine is None:
+            continue
+        if phase is PodPhase.RUNNING:
+            mine["failed" if deleting else "active"] += number
+        elif phase is PodPhase.SUCCEEDED:
+            mine["succeeded"] += number
+        elif phase is PodPhase.FAILED:
+            mine["failed"] += number
+    return {t: {k: v for k, v in c.items() if v} for t, c in counts.items()}
 
 
 def _clean_up(work: _Work, pods: Sequence[PodView]) -> None:
@@ -152,15 +154,15 @@ def _run(work: _Work, pods: Sequence[PodView], table: ExitTable) -> None:
     restarts: dict[str, Any] = dict(work.status.get("podRestarts") or {})
     if work.recreate:
         _recreate(work, pods, restarts)
+    uids = {pod.name: pod.uid for pod in pods if pod.name in restarts} if restarts else {}
     for pod_name, record in list(restarts.items()):
-        replacement = _uid(pods, pod_name)
+        replacement = uids.get(pod_name)
         if record.get("pending") and replacement not in (None, record.get("uid")):
             restarts[pod_name] = {k: v for k, v in record.items() if k != "pending"}  # the new pod is there
     failed_types: dict[str, int] = {}
     backoff = False
-    for pod in sorted(pods, key=lambda p: (p.replica_type, p.index)):
-        if pod.phase is not PodPhase.FAILED or pod.deleting:
-            continue
+    for pod in sorted((p for p in pods if p.phase is PodPhase.FAILED and not p.deleting),
+                      key=lambda p: (p.replica_type, p.index)):
         outcome = _failed_pod(work, pod, pods, table, restarts)
         if outcome is Outcome.FAIL:
             failed_types[pod.replica_type] = failed_types.get(pod.replica_type, 0) + 1
@@ -197,10 +199,6 @@ def _with_ownership(rendered: Mapping[str, Any], keep: Mapping[str, Any]) -> dic
     if keep.get("annotations"):
         metadata["annotations"] = {**(metadata.get("annotations") or {}), **keep["annotations"]}
     return {**rendered, "metadata": metadata}
-
-
-def _uid(pods: Sequence[PodView], name: str) -> str | None:
-    return next((p.uid for p in pods if p.name == name), None)
 
 
 def _failed_pod(work: _Work, pod: PodView, pods: Sequence[PodView], table: ExitTable,
@@ -251,8 +249,9 @@ def backoff_count(job: JobView, pods: Sequence[PodView], restarts: Mapping[str, 
     the restartCount of the init and regular containers of *Running* pods whose replica type restarts
     (OnFailure, Always, ExitCode); to that we add every recreation we recorded (a pod deleted and created
     again starts at restartCount 0, so Go would forget it)."""
-    in_place = sum(p.restart_count for p in pods if p.phase is PodPhase.RUNNING
-                   and job.replicas[p.replica_type].restart_policy in BACKOFF_COUNTED)
+    counted = {t for t, spec in job.replicas.items() if spec.restart_policy in BACKOFF_COUNTED}
+    in_place = sum(p.restart_count for p in pods if p.restart_count and p.phase is PodPhase.RUNNING
+                   and p.replica_type in counted)
     return in_place + sum(int(r.get("count", 0)) for r in restarts.values() if isinstance(r, Mapping))
 
 

@@ -35,6 +35,10 @@ class Metrics:
             "mxjob_reconcile_errors_total", "Reconciles of a job that failed, by kind (invalid, too_large, api, "
             "transient, internal); the job is retried with back-off.", ["job_namespace", "kind"],
             registry=self.registry)
+        self.reconcile_skipped = Counter(
+            "mxjob_reconcile_skipped_total", "Reconciles put off because this replica may not write now "
+            "(not_leader: it does not know it holds the lease; fenced: it lost that knowledge mid-way).",
+            ["reason"], registry=self.registry)
         self.is_leader = Gauge("mxjob_is_leader", "1 while this replica holds the lease.", registry=self.registry)
 
     def observe(self, namespace: str, previous: Mapping[str, Any], plan: Plan) -> None:

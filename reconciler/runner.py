@@ -159,6 +159,7 @@ class Reconciler:
         queue: list[tuple[float, Key]] = [(0.0, key) for key in sorted(listed)]
         started: dict[Key, float] = {}
         failures: dict[Key, int] = {}
+        polls: dict[Key, int] = {}
         problems: dict[Key, str] = {}
         while queue:
             due, key = heapq.heappop(queue)
@@ -175,8 +176,9 @@ class Reconciler:
                 if result.retry:
                     heapq.heappush(queue, (time.monotonic() + retry_delay(failures[key], result.retry_after, 5.0),
                                            key))
-            elif result.follow_up:
-                heapq.heappush(queue, (time.monotonic() + 0.1, key))
+            elif result.follow_up:  # poll for the old pod to be gone: 10 ms, doubling, at most 1 s apart
+                polls[key] = polls.get(key, 0) + 1
+                heapq.heappush(queue, (time.monotonic() + min(0.01 * 2 ** polls[key], 1.0), key))
         return problems
 
     def _once(self, key: Key, listed: dict[str, Any] | None) -> Result:
