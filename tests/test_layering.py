@@ -53,8 +53,10 @@ def test_only_one_module_imports_the_kubernetes_client() -> None:
 
 
 # What the reconciler may use of the compiler: the package's exported names, the operator's vocabulary, and
-# the CLI's exit-code contract (its `reconcile` command plugs into `mxjob`).
-PUBLIC_MODULES = {"compiler", "compiler.constants", "compiler.replicas", "compiler.cli.exits"}
+# the CLI's contract with its subcommands: exit codes, the shared flag vocabulary and the optional-extra check
+# (the reconciler's `reconcile` command plugs into `mxjob` and must take the same flags as every other command).
+PUBLIC_MODULES = {"compiler", "compiler.constants", "compiler.replicas", "compiler.cli.exits", "compiler.cli.flags",
+                  "compiler.cli.extras"}
 
 
 def _compiler_imports(path: Path) -> list[tuple[str, str | None]]:

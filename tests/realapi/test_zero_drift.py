@@ -23,10 +23,14 @@ VARIANTS = {"plain": [], "argocd": ["--target", "argocd"], "flux": ["--target", 
             "volcano": ["--gang-scheduler", "volcano"], "scheduler-plugins": ["--gang-scheduler", "scheduler-plugins"]}
 
 
+# Golden cases whose pods use fields newer than the test server (Kubernetes 1.20): its OpenAPI does not know them.
+NEWER_THAN_THE_SERVER = {"scheduling-gates": "Pod spec.schedulingGates arrived in Kubernetes 1.26"}
+
+
 def _golden_cases() -> list[tuple[str, Path, list[str]]]:
-    """(name, input, render options) of every golden case that renders successfully."""
+    """(name, input, render options) of every golden case that renders successfully on a 1.20 server."""
     cases = []
-    for folder in sorted(p for p in GOLDEN.iterdir() if p.is_dir()):
+    for folder in sorted(p for p in GOLDEN.iterdir() if p.is_dir() and p.name not in NEWER_THAN_THE_SERVER):
         args = (folder / "args").read_text().split() if (folder / "args").exists() else ["render", "input.yaml"]
         if args[0] != "render" or (folder / "expected.exit").read_text().strip() != "0":
             continue
