@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,11 +16,27 @@ SCHEDULING_POLICY = ("spec", "runPolicy", "schedulingPolicy")
 Manifest = dict[str, Any]
 
 
-class GangKind(enum.StrEnum):
-    """The gang schedulers built in (compiler.decorations.registry lists every one)."""
+@dataclass(frozen=True, slots=True)
+class GangPlan:
+    """What a gang scheduler's module reads to build its group object and join a pod to it."""
 
-    VOLCANO = "volcano"
-    SCHEDULER_PLUGINS = "scheduler-plugins"
+    job: MXJob
+    policy: Mapping[str, Any]  # spec.runPolicy.schedulingPolicy ({} when absent)
+    argument: str  # what followed `kind=` on the command line or in the annotation (else the default)
+    total: int  # the job's pods
+    min_member: int  # minAvailable, else every pod
+    # Per role (lower-case replica type): how many of the first min_member pods, highest PriorityClass first.
+    members: Mapping[str, int]
+    min_resources: Mapping[str, str] | None  # the sum of their requests (None: not computed or nothing asked)
+    kubernetes_version: str | None  # --kubernetes-version (None: the newest shape)
+
+
+# A group object's apiVersion, kind and spec; metadata (name, namespace, labels) is added in one place.
+GroupObject = tuple[str, str, dict[str, Any]]
+
+
+def _no_findings(_plan: GangPlan) -> Iterator[Diagnostic]:
+    return iter(())
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,13 +44,18 @@ class GangBackend:
     """What differs between gang schedulers; each one's module in compiler.decorations defines one."""
 
     kind: str  # the name --gang-scheduler and the job annotation use
-    default_scheduler: str  # the pods' schedulerName
-    named: bool  # whether `kind=SCHEDULER_NAME` picks another scheduler name
-    pod_group_api: str  # apiVersion of its PodGroup
-    # Scheduler-specific PodGroup spec fields from the job and its schedulingPolicy.
-    group_fields: Callable[[MXJob, Mapping[str, Any]], dict[str, Any]]
-    # Make one freshly built pod (given job name and replica role) a member of the group.
-    join: Callable[[Manifest, str, str], None]
+    argument: str | None  # what `kind=VALUE` sets, as help text names it (NAME, QUEUE); None: no value
+    default_argument: str
+    # The pods' spec.schedulerName for an argument; None leaves the template's (the default scheduler).
+    scheduler_name: Callable[[str], str | None]
+    # The group object rendered before the pods (None: the scheduler has none).
+    group: Callable[[GangPlan], GroupObject | None]
+    # Make one freshly built pod (of the given role) a member of the group.
+    join: Callable[[Manifest, GangPlan, str], None]
+    # Whether the group needs minResources (and so the PriorityClass order of the pods).
+    min_resources: bool = False
+    # Scheduler-specific findings about the job.
+    findings: Callable[[GangPlan], Iterator[Diagnostic]] = _no_findings
 
 
 def backends() -> dict[str, GangBackend]:
@@ -47,34 +67,40 @@ def backends() -> dict[str, GangBackend]:
 @dataclass(frozen=True, slots=True)
 class GangScheduler:
     kind: str
-    scheduler_name: str
+    argument: str
 
     @classmethod
     def parse(cls, text: str) -> GangScheduler:
-        """`volcano`, `scheduler-plugins`, or `scheduler-plugins=NAME` (the scheduler's name)."""
-        name, _, scheduler = text.partition("=")
+        """`volcano`, `scheduler-plugins`, `scheduler-plugins=NAME`, `kueue`, `kueue=QUEUE`, …"""
+        name, equals, argument = text.partition("=")
         known = backends()
         backend = known.get(name)
-        if backend is None or (scheduler and not backend.named):
-            forms = [form for b in known.values() for form in ((b.kind, f"{b.kind}=NAME") if b.named else (b.kind,))]
+        if backend is None or (equals and (backend.argument is None or not argument)):
+            forms = [form for b in known.values()
+                     for form in ((b.kind, f"{b.kind}={b.argument}") if b.argument else (b.kind,))]
             raise ValueError(f"{text!r}: use {', '.join(forms[:-1])} or {forms[-1]}")
-        return cls(backend.kind, scheduler or backend.default_scheduler)
+        return cls(backend.kind, argument or backend.default_argument)
 
     @property
     def backend(self) -> GangBackend:
         return backends()[self.kind]
 
+    @property
+    def scheduler_name(self) -> str | None:
+        return self.backend.scheduler_name(self.argument)
+
     def __str__(self) -> str:
-        """The text `parse` reads back: `volcano`, `scheduler-plugins=NAME`."""
-        return f"{self.kind}={self.scheduler_name}" if self.backend.named else self.kind
+        """The text `parse` reads back: `volcano`, `scheduler-plugins=NAME`, `kueue`."""
+        return f"{self.kind}={self.argument}" if self.argument else self.kind
 
 
 @dataclass(frozen=True, slots=True)
 class Gang:
-    """What one job's gang scheduling renders: the PodGroup (pods join it in compiler.decorations.gang)."""
+    """What one job's gang scheduling renders: the plan and the group object (pods join in decorations.gang)."""
 
     scheduler: GangScheduler
-    pod_group: dict[str, Any]
+    plan: GangPlan
+    pod_group: dict[str, Any] | None
 
 
 def choose_scheduler(job: MXJob, flag: GangScheduler | None) -> tuple[GangScheduler | None, list[Diagnostic]]:
@@ -91,28 +117,36 @@ def choose_scheduler(job: MXJob, flag: GangScheduler | None) -> tuple[GangSchedu
 
 
 def plan_gang(job: MXJob, scheduler: GangScheduler, priorities: Mapping[str, int],
-              priority_sources: Mapping[str, str]) -> tuple[Gang, list[Diagnostic]]:
+              priority_sources: Mapping[str, str], kubernetes_version: str | None = None,
+              ) -> tuple[Gang, list[Diagnostic]]:
     policy: dict[str, Any] = job.run_policy.scheduling_policy or {}
+    backend = scheduler.backend
     found: list[Diagnostic] = []
     total = sum(replica.replicas for replica in job.replicas)
-    min_member = policy.get("minAvailable", total)
-    spec: dict[str, Any] = {"minMember": min_member, **scheduler.backend.group_fields(job, policy)}
-    if "minResources" in policy:
-        spec["minResources"] = policy["minResources"]
-    elif min_member > 0:
-        resources, notes = _min_resources(job, min_member, priorities, priority_sources)
-        found.extend(notes)
-        if resources:
-            spec["minResources"] = resources
+    min_member = int(policy.get("minAvailable", total))
+    computes = backend.min_resources and "minResources" not in policy and min_member > 0
+    # Without minResources to compute the PriorityClass order still ranks the members, quietly.
+    ranked = _first_members(job, min_member, priorities if backend.min_resources else {}, priority_sources,
+                            found if computes else [])
+    min_resources: dict[str, str] | None = None
+    if backend.min_resources and "minResources" in policy:
+        min_resources = dict(policy["minResources"])
+    elif computes:
+        min_resources = _sum(ranked, found) or None
+    members = {replica.role: count for replica, count in ranked if count}
+    plan = GangPlan(job, policy, scheduler.argument, total, min_member, members, min_resources, kubernetes_version)
     found.extend(_scheduler_name_conflicts(job, scheduler))
+    found.extend(backend.findings(plan))
     if min_member > total:
         found.append(warning(Code.REPLICA_COUNT, f"minAvailable {min_member} is more than the job's {total} pods: "
                                                  "the group can never be scheduled",
                              (*SCHEDULING_POLICY, "minAvailable"), f"set minAvailable to at most {total}"))
-    return Gang(scheduler, _pod_group(job, scheduler, spec)), found
+    group = backend.group(plan)
+    return Gang(scheduler, plan, None if group is None else _group_object(job, group)), found
 
 
-def _pod_group(job: MXJob, scheduler: GangScheduler, spec: dict[str, Any]) -> dict[str, Any]:
+def _group_object(job: MXJob, group: GroupObject) -> dict[str, Any]:
+    api_version, kind, spec = group
     metadata: dict[str, Any] = {"name": job.name}
     if job.namespace:
         metadata["namespace"] = job.namespace
@@ -121,7 +155,15 @@ def _pod_group(job: MXJob, scheduler: GangScheduler, spec: dict[str, Any]) -> di
                    if k != GANG_ANNOTATION}
     if annotations:
         metadata["annotations"] = annotations
-    return {"apiVersion": scheduler.backend.pod_group_api, "kind": "PodGroup", "metadata": metadata, "spec": spec}
+    return {"apiVersion": api_version, "kind": kind, "metadata": metadata, "spec": spec}
+
+
+def pod_group_spec(plan: GangPlan) -> dict[str, Any]:
+    """minMember and minResources, as both PodGroup CRDs (Volcano, scheduler-plugins) spell them."""
+    spec: dict[str, Any] = {"minMember": plan.min_member}
+    if plan.min_resources:
+        spec["minResources"] = dict(plan.min_resources)
+    return spec
 
 
 def template_priority_class(job: MXJob) -> str | None:
@@ -134,10 +176,9 @@ def template_priority_class(job: MXJob) -> str | None:
     return None
 
 
-def _min_resources(job: MXJob, min_member: int, priorities: Mapping[str, int],
-                   sources: Mapping[str, str]) -> tuple[dict[str, str], list[Diagnostic]]:
-    """Requests (limits where a request is missing) of the first minMember pods, highest priority first."""
-    notes: list[Diagnostic] = []
+def _first_members(job: MXJob, min_member: int, priorities: Mapping[str, int], sources: Mapping[str, str],
+                   notes: list[Diagnostic]) -> list[tuple[Replica, int]]:
+    """The first minMember pods per replica type, highest PriorityClass value first (ties: rendering order)."""
     ranked: list[tuple[int, int, Replica]] = []
     used: list[str] = []
     for order, replica in enumerate(job.replicas):
@@ -155,25 +196,27 @@ def _min_resources(job: MXJob, min_member: int, priorities: Mapping[str, int],
                     ("spec", "mxReplicaSpecs", replica.type, "template", "spec", "priorityClassName"),
                     f"pass --priority-class {name}=VALUE or include the PriorityClass object in the input"))
         ranked.append((-value, order, replica))
-    per_resource: dict[str, list[object]] = {}
-    remaining = min_member
+    chosen: list[tuple[Replica, int]] = []
+    remaining = max(min_member, 0)
     for _, _, replica in sorted(ranked, key=lambda item: (item[0], item[1])):
         count = min(replica.replicas, remaining)
         remaining -= count
-        for container in replica.template["spec"]["containers"]:
+        chosen.append((replica, count))
+    if used:
+        notes.append(info(Code.PRIORITY_ORDER, "PodGroup minResources ordered pods by "
+                          f"PriorityClass {', '.join(used)}", SCHEDULING_POLICY))
+    return chosen
+
+
+def _sum(chosen: list[tuple[Replica, int]], notes: list[Diagnostic]) -> dict[str, str]:
+    """Requests (limits where a request is missing) of the chosen pods, summed per resource."""
+    per_resource: dict[str, list[object]] = {}
+    for replica, count in chosen:
+        for container in replica.template["spec"]["containers"] if count else ():
             resources = container.get("resources") or {}
             merged = {**(resources.get("limits") or {}), **(resources.get("requests") or {})}
             for resource, quantity in merged.items():
                 per_resource.setdefault(resource, []).extend([quantity] * count)
-        if remaining == 0:
-            break
-    if used:
-        notes.append(info(Code.PRIORITY_ORDER, "PodGroup minResources ordered pods by "
-                          f"PriorityClass {', '.join(used)}", SCHEDULING_POLICY))
-    return _sum(per_resource, notes), notes
-
-
-def _sum(per_resource: dict[str, list[object]], notes: list[Diagnostic]) -> dict[str, str]:
     totals: dict[str, str] = {}
     for resource, quantities in sorted(per_resource.items()):
         try:
@@ -186,7 +229,7 @@ def _sum(per_resource: dict[str, list[object]], notes: list[Diagnostic]) -> dict
 def _scheduler_name_conflicts(job: MXJob, scheduler: GangScheduler) -> Iterator[Diagnostic]:
     for replica in job.replicas:
         own = replica.template["spec"].get("schedulerName")
-        if own and own != scheduler.scheduler_name:
+        if own and scheduler.scheduler_name is not None and own != scheduler.scheduler_name:
             yield warning(Code.SCHEDULER_NAME_KEPT,
                           f"{replica.type} pods keep schedulerName {own!r}, so the gang scheduler "
                           f"{scheduler.scheduler_name!r} does not place them",

@@ -161,7 +161,7 @@ def identity(obj: Manifest) -> Identity:
 def job_identities(job: MXJob, options: RenderOptions, gang: Gang | None) -> Iterator[Identity]:
     ns = job.namespace or ""
     yield ("v1", "ConfigMap", ns, f"{job.name}{c.CONFIGMAP_SUFFIX}")
-    if gang is not None and not job.run_policy.suspend:
+    if gang is not None and gang.pod_group is not None and not job.run_policy.suspend:
         yield identity(gang.pod_group)
     if not job.run_policy.suspend:
         for replica in job.replicas:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from compiler import RenderOptions
-from compiler.gang import GangKind, GangScheduler
+from compiler.gang import GangScheduler
 from compiler.quantity import QuantityError, add_quantities, parse_quantity
 from tests.helpers import by_name, container, job, render, replica
 
@@ -56,6 +56,32 @@ def test_min_member_and_min_resources(min_available: int | None, priorities: tup
     assert group["spec"]["queue"] == "default"
 
 
+@pytest.mark.parametrize(("min_available", "priorities", "expected"), [
+    # every pod: Scheduler 1, Server n, Worker m
+    (None, (), {"scheduler": 1, "server": 2, "worker": 4}),
+    # the same first minAvailable pods that minResources sums: highest PriorityClass first
+    (3, (("high", 100), ("low", 10)), {"server": 2, "worker": 1}),
+    (3, (("high", 1), ("low", 1000)), {"worker": 3}),
+    (2, (), {"scheduler": 1, "server": 1}),
+])
+def test_volcano_min_task_member_per_role(min_available: int | None, priorities: tuple[tuple[str, int], ...],
+                                          expected: dict[str, int]) -> None:
+    options = RenderOptions(gang_scheduler=GangScheduler.parse("volcano"), priority_classes=priorities)
+    manifests = render(_mixed(min_available), options=options)
+    group = by_name(manifests, "PodGroup", "mixed")
+    assert group["spec"]["minTaskMember"] == expected
+    assert sum(expected.values()) == group["spec"]["minMember"]
+    # the keys are the roles pods announce in volcano.sh/task-spec
+    roles = {m["metadata"]["annotations"]["volcano.sh/task-spec"] for m in manifests if m["kind"] == "Pod"}
+    assert set(expected) <= roles
+
+
+def test_volcano_min_task_member_for_mxtune_roles() -> None:
+    spec = job(name="tune", mode="MXTune", TunerTracker=replica(1), TunerServer=replica(2), Tuner=replica(1))
+    group = by_name(render(spec, options=VOLCANO), "PodGroup", "tune")
+    assert group["spec"]["minTaskMember"] == {"tunertracker": 1, "tunerserver": 2, "tuner": 1}
+
+
 def test_pods_join_the_volcano_group_and_it_comes_before_them() -> None:
     manifests = render(job(name="v", Worker=replica(1)), options=VOLCANO)
     assert [m["kind"] for m in manifests] == ["ConfigMap", "PodGroup", "Service", "Pod", "MXJob"]
@@ -80,12 +106,13 @@ def test_no_gang_scheduler_no_pod_group() -> None:
 
 
 @pytest.mark.parametrize(("text", "kind", "name"), [
-    ("volcano", GangKind.VOLCANO, "volcano"),
-    ("scheduler-plugins", GangKind.SCHEDULER_PLUGINS, "scheduler-plugins-scheduler"),
-    ("scheduler-plugins=coscheduler", GangKind.SCHEDULER_PLUGINS, "coscheduler"),
+    ("volcano", "volcano", "volcano"),
+    ("scheduler-plugins", "scheduler-plugins", "scheduler-plugins-scheduler"),
+    ("scheduler-plugins=coscheduler", "scheduler-plugins", "coscheduler"),
 ])
-def test_parse_gang_scheduler(text: str, kind: GangKind, name: str) -> None:
-    assert GangScheduler.parse(text) == GangScheduler(kind, name)
+def test_parse_gang_scheduler(text: str, kind: str, name: str) -> None:
+    parsed = GangScheduler.parse(text)
+    assert (parsed.kind, parsed.scheduler_name) == (kind, name)
 
 
 @pytest.mark.parametrize("text", ["kube-batch", "volcano=x", ""])

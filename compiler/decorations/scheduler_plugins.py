@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from compiler.decorations import Manifest
-from compiler.gang import GangBackend, GangKind
-from compiler.model import MXJob
+from compiler.gang import GangBackend, GangPlan, GroupObject, pod_group_spec
 
 PLUGINS_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 DEFAULT_PLUGINS_SCHEDULER = "scheduler-plugins-scheduler"
 
 
-def _group_fields(_job: MXJob, policy: Mapping[str, Any]) -> dict[str, Any]:
-    return {"scheduleTimeoutSeconds": policy["scheduleTimeoutSeconds"]} if "scheduleTimeoutSeconds" in policy else {}
+def _group(plan: GangPlan) -> GroupObject:
+    spec = pod_group_spec(plan)
+    if "scheduleTimeoutSeconds" in plan.policy:
+        spec["scheduleTimeoutSeconds"] = plan.policy["scheduleTimeoutSeconds"]
+    return "scheduling.x-k8s.io/v1alpha1", "PodGroup", spec
 
 
-def _join(pod: Manifest, job_name: str, _role: str) -> None:
-    pod["metadata"]["labels"][PLUGINS_GROUP_LABEL] = job_name
+def _join(pod: Manifest, plan: GangPlan, _role: str) -> None:
+    pod["metadata"]["labels"][PLUGINS_GROUP_LABEL] = plan.job.name
 
 
-BACKEND = GangBackend(GangKind.SCHEDULER_PLUGINS.value, DEFAULT_PLUGINS_SCHEDULER, True,
-                      "scheduling.x-k8s.io/v1alpha1", _group_fields, _join)
+BACKEND = GangBackend("scheduler-plugins", "NAME", DEFAULT_PLUGINS_SCHEDULER, lambda argument: argument, _group,
+                      _join, min_resources=True)
