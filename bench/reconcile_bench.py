@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,7 +26,7 @@ sys.path.insert(0, str(REPO))
 
 from reconciler.kube import Cluster  # noqa: E402
 from reconciler.vocabulary import PodPhase  # noqa: E402
-from tests.fakeapi import FakeServer  # noqa: E402
+from tests.fakeapi import FakeServer, free_port  # noqa: E402
 from tests.kubelet import PLURALS  # noqa: E402
 
 SPEC = """apiVersion: kubeflow.org/v1
@@ -73,13 +72,6 @@ def peak_rss_mib(pid: int) -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return float("nan")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def reconciles(port: int) -> float:

@@ -4,7 +4,6 @@ graceful stop on SIGTERM."""
 
 from __future__ import annotations
 
-import heapq
 import logging
 import os
 import signal
@@ -12,16 +11,15 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-
 from compiler import constants as c
+from reconciler.health import http_server
 from reconciler.kube import WATCH_READ_GRACE_SECONDS, ClusterError, Fenced, Gone
 from reconciler.leader import LeaderElector
-from reconciler.runner import POD_SELECTOR, RETRY_CAP_SECONDS, Key, Reconciler, Result, retry_delay
+from reconciler.runner import POD_SELECTOR, RETRY_CAP_SECONDS, Reconciler, Result, retry_delay
 from reconciler.state import trim_pod
+from reconciler.workqueue import Key, WorkQueue
 
 log = logging.getLogger("mxjob.reconcile")
 WATCH_TIMEOUT_SECONDS = 60
@@ -118,75 +116,6 @@ class Informer:
                     self.cache[key] = obj
             self.on_change(obj, deleted)
         return version
-
-
-class WorkQueue:
-    """Job keys to reconcile, each at most once and never by two workers at a time (a key added while it
-    is being worked on waits until that is done), some not before a due time (deadlines, back-off)."""
-
-    def __init__(self) -> None:
-        self._heap: list[tuple[float, Key]] = []
-        self._due: dict[Key, float] = {}
-        self._busy: set[Key] = set()
-        self._again: dict[Key, float] = {}  # added while busy: queued again with this delay when done
-        self._not_before: dict[Key, float] = {}  # a server's Retry-After: no event brings the key back sooner
-        self._ready = threading.Condition()
-
-    def add(self, key: Key, delay: float = 0.0) -> None:
-        with self._ready:
-            if key in self._busy:
-                self._again[key] = min(delay, self._again.get(key, delay))
-                return
-            self._push(key, delay)
-
-    def hold_off(self, key: Key, seconds: float) -> None:
-        """Honour Retry-After: the key is not handed out for `seconds`, whatever is added meanwhile."""
-        with self._ready:
-            self._not_before[key] = time.monotonic() + seconds
-            if key in self._busy:
-                self._again[key] = seconds
-            else:
-                self._push(key, seconds)
-
-    def _push(self, key: Key, delay: float) -> None:
-        due = time.monotonic() + delay
-        not_before = self._not_before.get(key)
-        if not_before is not None:
-            if not_before <= time.monotonic():
-                del self._not_before[key]
-            due = max(due, not_before)
-        if key in self._due and self._due[key] <= due:
-            return
-        self._due[key] = due
-        heapq.heappush(self._heap, (due, key))
-        self._ready.notify()
-
-    def get(self, stop: threading.Event, timeout: float = 0.5) -> Key | None:
-        with self._ready:
-            while not stop.is_set():
-                now = time.monotonic()
-                while self._heap and self._due.get(self._heap[0][1]) != self._heap[0][0]:
-                    heapq.heappop(self._heap)  # superseded by an earlier due time
-                if self._heap and self._heap[0][0] <= now:
-                    _, key = heapq.heappop(self._heap)
-                    del self._due[key]
-                    self._busy.add(key)
-                    return key
-                wait = min(timeout, self._heap[0][0] - now) if self._heap else timeout
-                self._ready.wait(wait)
-        return None
-
-    def due_in(self, key: Key) -> float | None:
-        """Seconds until the key is due (None: not queued)."""
-        with self._ready:
-            due = self._due.get(key)
-            return None if due is None else due - time.monotonic()
-
-    def done(self, key: Key) -> None:
-        with self._ready:
-            self._busy.discard(key)
-            if key in self._again:
-                self._push(key, self._again.pop(key))
 
 
 class Controller:
@@ -311,42 +240,12 @@ class Controller:
         return threads
 
 
-def _http_server(address: str, controller: Controller) -> ThreadingHTTPServer:
-    host, _, port = address.rpartition(":")
-    registry = controller.reconciler.metrics.registry
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            return
-
-        def do_GET(self) -> None:
-            if self.path == "/metrics":
-                body, status, kind = generate_latest(registry), 200, CONTENT_TYPE_LATEST
-            elif self.path == "/healthz":
-                problem = controller.health()
-                body, status, kind = (f"{problem or 'ok'}\n".encode(), 503 if problem else 200, "text/plain")
-            elif self.path == "/readyz":
-                ok = controller.ready()
-                body, status, kind = (b"ok\n" if ok else b"caches not synced\n"), (200 if ok else 503), "text/plain"
-            else:
-                body, status, kind = b"not found\n", 404, "text/plain"
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    server = ThreadingHTTPServer((host or "0.0.0.0", int(port)), Handler)
-    threading.Thread(target=server.serve_forever, name=f"http-{address}", daemon=True).start()
-    return server
-
-
 def serve(reconciler: Reconciler, metrics_address: str, health_address: str, elector: LeaderElector | None,
           stop: threading.Event | None = None, workers: int = WORKERS,
           watch_timeout: int = WATCH_TIMEOUT_SECONDS) -> None:
     """Run until SIGTERM/SIGINT (or `stop`); the lease is released on the way out."""
     controller = Controller(reconciler, stop, workers, watch_timeout)
-    servers = [_http_server(address, controller) for address in dict.fromkeys((metrics_address, health_address))]
+    servers = [http_server(address, controller) for address in dict.fromkeys((metrics_address, health_address))]
     electing = None
     if elector is not None:
         elector.on_change = lambda leader: _leading(controller, leader)

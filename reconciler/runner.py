@@ -22,12 +22,12 @@ from reconciler.metrics import Metrics
 from reconciler.plan import CreatePod, DeletePod
 from reconciler.state import PodView
 from reconciler.vocabulary import Reason
+from reconciler.workqueue import Key
 
 log = logging.getLogger("mxjob.reconcile")
 POD_SELECTOR = f"{c.LABEL_OPERATOR_NAME}={c.OPERATOR_NAME}"
 CONFLICT_RETRIES = 5
 RETRY_BASE_SECONDS, RETRY_CAP_SECONDS = 0.5, 300.0
-Key = tuple[str, str]
 
 
 def utc_now() -> datetime:

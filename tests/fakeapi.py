@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import socket
 import threading
 import time
 import uuid
@@ -476,6 +477,14 @@ class _Server(ThreadingHTTPServer):
         if (gv, match.group(5)) not in self.state.resources:
             return None
         return gv, match.group(5), match.group(4), match.group(6), match.group(7)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 class FakeServer:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.controller import Controller, _http_server, _leading
+from reconciler.controller import Controller, _leading
+from reconciler.health import http_server
 from reconciler.kube import Cluster, Fenced, Writer
 from reconciler.leader import LEASE_NAME, LeaderElector
 from reconciler.runner import Reconciler, Settings
@@ -154,7 +155,7 @@ def test_two_replicas_exactly_one_leads(api: tuple[FakeServer, Path]) -> None:
 def test_metrics_health_and_readiness(api: tuple[FakeServer, Path]) -> None:
     _, kubeconfig = api
     controller = Controller(Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",))))
-    server = _http_server("127.0.0.1:0", controller)
+    server = http_server("127.0.0.1:0", controller)
     base = f"http://127.0.0.1:{server.server_address[1]}"
     try:
         with pytest.raises(urllib.error.HTTPError) as not_ready:

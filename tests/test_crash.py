@@ -21,7 +21,7 @@ import yaml
 from reconciler.kube import Cluster
 from reconciler.runner import Reconciler, Settings
 from tests.conftest import REPO, run_cli
-from tests.fakeapi import FakeServer
+from tests.fakeapi import FakeServer, free_port
 from tests.kubelet import PLURALS, set_pod
 from tests.test_controller import wait_for
 
@@ -207,15 +207,6 @@ def test_a_frozen_leader_that_lost_the_lease_never_writes(tmp_path: Path) -> Non
                     process.send_signal(signal.SIGCONT)
                     process.terminate()
                     process.wait(timeout=30)
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _ready(port: int) -> bool:

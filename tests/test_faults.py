@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import json
@@ -134,6 +135,23 @@ POISONS = [
 ]
 
 
+@contextlib.contextmanager
+def running(kubeconfig: Path, **options: Any) -> Iterator[Controller]:
+    """A leading controller over namespace ml, stopped on the way out."""
+    reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
+    controller = Controller(reconciler, **options)
+    _leading(controller, True)
+    controller.start()
+    try:
+        yield controller
+    finally:
+        controller.stop.set()
+
+
+def others_converge(server: FakeServer, failed: dict[str, str]) -> bool:
+    return all(converged(server, job, uid) for job, uid in failed.items() if job != POISONED)
+
+
 @pytest.fixture
 def fleet(tmp_path: Path) -> Iterator[tuple[FakeServer, Path, dict[str, str]]]:
     with FakeServer() as server:
@@ -160,19 +178,13 @@ def test_controller_the_other_19_converge_and_the_poisoned_one_after_the_fault(
         fleet: tuple[FakeServer, Path, dict[str, str]], poison: Poison) -> None:
     server, kubeconfig, failed = fleet
     poison.apply(server)
-    reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
-    controller = Controller(reconciler, retry_cap=0.5)
-    _leading(controller, True)
-    controller.start()
-    try:
-        wait_for(lambda: all(converged(server, job, uid) for job, uid in failed.items() if job != POISONED))
+    with running(kubeconfig, retry_cap=0.5) as controller:
+        wait_for(lambda: others_converge(server, failed))
         assert not converged(server, POISONED, failed[POISONED])
         assert controller.health() == ""
         poison.clear(server)
         wait_for(lambda: converged(server, POISONED, failed[POISONED]))
         assert all(t.is_alive() for t in controller.threads)
-    finally:
-        controller.stop.set()
 
 
 def test_once_exit_codes(fleet: tuple[FakeServer, Path, dict[str, str]]) -> None:
@@ -200,80 +212,53 @@ def test_a_bug_in_one_job_never_kills_a_worker(fleet: tuple[FakeServer, Path, di
         return real(job, *args, **kwargs)
 
     monkeypatch.setattr(runner, "decide", buggy)
-    reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
-    controller = Controller(reconciler, workers=1, retry_cap=0.2)
-    _leading(controller, True)
-    controller.start()
-    try:
-        wait_for(lambda: all(converged(server, job, uid) for job, uid in failed.items() if job != POISONED))
-        wait_for(lambda: reconciler.metrics.reconcile_errors.labels("ml", "internal")._value.get() >= 2)
+    with running(kubeconfig, workers=1, retry_cap=0.2) as controller:
+        errors = controller.reconciler.metrics.reconcile_errors.labels("ml", "internal")
+        wait_for(lambda: others_converge(server, failed))
+        wait_for(lambda: errors._value.get() >= 2)
         assert all(t.is_alive() for t in controller.threads) and controller.health() == ""
         monkeypatch.setattr(runner, "decide", real)
         wait_for(lambda: converged(server, POISONED, failed[POISONED]))
-    finally:
-        controller.stop.set()
 
 
 def test_retry_after_does_not_slow_other_jobs(fleet: tuple[FakeServer, Path, dict[str, str]]) -> None:
     server, kubeconfig, failed = fleet
     server.state.fail("PUT", STATUS, 429, times=1, retry_after=30)
-    reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
-    controller = Controller(reconciler)
-    _leading(controller, True)
-    controller.start()
-    try:
+    with running(kubeconfig) as controller:
         # Every other job converges long before the poisoned job's 30 s Retry-After is over.
-        wait_for(lambda: all(converged(server, job, uid) for job, uid in failed.items() if job != POISONED),
-                 timeout=20)
+        wait_for(lambda: others_converge(server, failed), timeout=20)
         assert not converged(server, POISONED, failed[POISONED])
         assert 15 < (controller.queue.due_in(("ml", POISONED)) or 0) <= 30
-    finally:
-        controller.stop.set()
 
 
-def test_healthz_fails_on_a_dead_worker_and_a_stalled_watch(tmp_path: Path) -> None:
-    with FakeServer() as server:
-        kubeconfig = server.kubeconfig(tmp_path / "kubeconfig", namespace="ml")
-        failed = deploy_fleet(server)
-        reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
-        controller = Controller(reconciler, watch_timeout=1, watch_grace=1)
+def test_healthz_fails_on_a_dead_worker_and_a_stalled_watch(fleet: tuple[FakeServer, Path, dict[str, str]]) -> None:
+    server, kubeconfig, failed = fleet
+    with running(kubeconfig, watch_timeout=1, watch_grace=1) as controller:
         controller.silence_window = 4
-        _leading(controller, True)
-        controller.start()
-        try:
-            wait_for(lambda: all(converged(server, job, uid) for job, uid in failed.items()))
-            assert controller.health() == ""
-            # The watch is held open and silent; lists fail too: the informers cannot see anything.
-            server.state.stall_watches()
-            server.state.fail("GET", r"/pods\?", 500, times=1_000_000)
-            wait_for(lambda: "watch silent" in controller.health(), timeout=30)
-            server.state.faults.clear()
-            server.state.unstall_watches()
-            wait_for(lambda: controller.health() == "", timeout=30)
-            dead = threading.Thread(target=lambda: None, name="worker-x")
-            dead.start()
-            dead.join()
-            controller.threads.append(dead)
-            assert "threads not running: worker-x" in controller.health()
-        finally:
-            controller.stop.set()
+        wait_for(lambda: all(converged(server, job, uid) for job, uid in failed.items()))
+        assert controller.health() == ""
+        # The watch is held open and silent; lists fail too: the informers cannot see anything.
+        server.state.stall_watches()
+        server.state.fail("GET", r"/pods\?", 500, times=1_000_000)
+        wait_for(lambda: "watch silent" in controller.health(), timeout=30)
+        server.state.faults.clear()
+        server.state.unstall_watches()
+        wait_for(lambda: controller.health() == "", timeout=30)
+        dead = threading.Thread(target=lambda: None, name="worker-x")
+        dead.start()
+        dead.join()
+        controller.threads.append(dead)
+        assert "threads not running: worker-x" in controller.health()
 
 
-def test_a_stalled_watch_is_listed_again_and_the_restart_happens(tmp_path: Path) -> None:
-    with FakeServer() as server:
-        kubeconfig = server.kubeconfig(tmp_path / "kubeconfig", namespace="ml")
-        failed = deploy_fleet(server)
-        reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
-        controller = Controller(reconciler, watch_timeout=1, watch_grace=1)
-        _leading(controller, True)
-        controller.start()
-        try:
-            wait_for(lambda: all(converged(server, job, uid) for job, uid in failed.items()))
-            server.state.stall_watches()  # every watch from now on is held open and silent
-            old = server.state.objects[("v1", "pods", "ml", "job-03-worker-1")]["metadata"]["uid"]
-            set_pod(server, "job-03-worker-1", "Failed", exit_code=137)
-            # Only the re-list after the client's read timeout (1 s + 1 s) can see the failure.
-            wait_for(lambda: (server.state.objects.get(("v1", "pods", "ml", "job-03-worker-1")) or {})
-                     .get("metadata", {}).get("uid") not in (None, old), timeout=30)
-        finally:
-            controller.stop.set()
+def test_a_stalled_watch_is_listed_again_and_the_restart_happens(
+        fleet: tuple[FakeServer, Path, dict[str, str]]) -> None:
+    server, kubeconfig, failed = fleet
+    with running(kubeconfig, watch_timeout=1, watch_grace=1):
+        wait_for(lambda: all(converged(server, job, uid) for job, uid in failed.items()))
+        server.state.stall_watches()  # every watch from now on is held open and silent
+        old = server.state.objects[("v1", "pods", "ml", "job-03-worker-1")]["metadata"]["uid"]
+        set_pod(server, "job-03-worker-1", "Failed", exit_code=137)
+        # Only the re-list after the client's read timeout (1 s + 1 s) can see the failure.
+        wait_for(lambda: (server.state.objects.get(("v1", "pods", "ml", "job-03-worker-1")) or {})
+                 .get("metadata", {}).get("uid") not in (None, old), timeout=30)

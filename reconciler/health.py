@@ -1,0 +1,42 @@
+"""/metrics, /healthz and /readyz of the long-running reconciler, on a small threaded HTTP server."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any
+
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+if TYPE_CHECKING:
+    from reconciler.controller import Controller
+
+
+def http_server(address: str, controller: Controller) -> ThreadingHTTPServer:
+    host, _, port = address.rpartition(":")
+    registry = controller.reconciler.metrics.registry
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            return
+
+        def do_GET(self) -> None:
+            if self.path == "/metrics":
+                body, status, kind = generate_latest(registry), 200, CONTENT_TYPE_LATEST
+            elif self.path == "/healthz":
+                problem = controller.health()
+                body, status, kind = (f"{problem or 'ok'}\n".encode(), 503 if problem else 200, "text/plain")
+            elif self.path == "/readyz":
+                ok = controller.ready()
+                body, status, kind = (b"ok\n" if ok else b"caches not synced\n"), (200 if ok else 503), "text/plain"
+            else:
+                body, status, kind = b"not found\n", 404, "text/plain"
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer((host or "0.0.0.0", int(port)), Handler)
+    threading.Thread(target=server.serve_forever, name=f"http-{address}", daemon=True).start()
+    return server
