@@ -20,7 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from compiler.names import api_version_problem, kind_problem
-from compiler.schema import schema_dir, strict_integer_validator, suggest
+from compiler.schema import has_float, schema_dir, strict_integer_validator, suggest
+
+try:  # compiled validator for the objects that are valid; jsonschema explains the others
+    import jsonschema_rs
+except ImportError:  # pragma: no cover - the explaining validator alone is complete
+    jsonschema_rs = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -139,16 +144,16 @@ def top_level_schema(definition: dict[str, Any]) -> dict[str, Any]:
     return {**definition, "type": "object", **({"properties": properties} if properties else {})}
 
 
+def _kubernetes_schema(version: str, strict: bool, name: str) -> dict[str, Any]:
+    """One definition as a top-level schema whose `$ref`s point into the definitions document."""
+    definition = top_level_schema(_definitions(version, strict)[name])
+    schema: dict[str, Any] = _absolute_refs({"$id": f"{DEFINITIONS_URI}/{name}", **definition})
+    return schema
+
+
 @functools.cache
-def _kubernetes_validator(version: str, strict: bool, kind: str, api_version: str) -> Draft202012Validator | None:
-    """A kind's validator, found in the fixed (group, version, kind) table of the definitions: the kind and
-    apiVersion from the input only ever select an entry of that table; no path is built from them."""
-    group, _, group_version = api_version.rpartition("/")
-    name = _by_kind(version).get((group, group_version, kind))
-    if name is None:
-        return None
-    schema = {"$id": f"{DEFINITIONS_URI}/{name}", **top_level_schema(_definitions(version, strict)[name])}
-    return strict_integer_validator()(_absolute_refs(schema), registry=_registry(version, strict))
+def _kubernetes_validator(version: str, strict: bool, name: str) -> Draft202012Validator:
+    return strict_integer_validator()(_kubernetes_schema(version, strict, name), registry=_registry(version, strict))
 
 
 def _absolute_refs(node: Any) -> Any:
@@ -162,11 +167,14 @@ def _absolute_refs(node: Any) -> Any:
 
 
 @functools.cache
+def _own_schema(relative: str, strict: bool) -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads((schema_dir() / "kubeconform" / relative).read_text(encoding="utf-8"))
+    return schema if strict else _relax(schema)
+
+
+@functools.cache
 def _own_validator(relative: str, strict: bool) -> Draft202012Validator:
-    schema = json.loads((schema_dir() / "kubeconform" / relative).read_text(encoding="utf-8"))
-    if not strict:
-        schema = _relax(schema)
-    return strict_integer_validator()(schema)
+    return strict_integer_validator()(_own_schema(relative, strict))
 
 
 def _relax(node: Any) -> Any:
@@ -177,17 +185,58 @@ def _relax(node: Any) -> Any:
     return node
 
 
-def validator_for(manifest: dict[str, Any], version: str, strict: bool) -> Draft202012Validator | None:
-    """The validator for this object's kind, or None when no schema is known (a custom resource)."""
+def _lookup(manifest: dict[str, Any], version: str) -> tuple[str, str] | None:
+    """("own", schema file) or ("kubernetes", definition name) for this object's kind; None for a custom resource.
+
+    The kind and apiVersion from the input only ever select an entry of a fixed table; no path is built from them.
+    """
     api_version = str(manifest.get("apiVersion", ""))
     kind = str(manifest.get("kind", ""))
-    group, _, gv = api_version.rpartition("/")
-    own = OWN_SCHEMAS.get((group, gv, kind))
+    group, _, group_version = api_version.rpartition("/")
+    own = OWN_SCHEMAS.get((group, group_version, kind))
     if own is not None:
-        return _own_validator(own, strict)
+        return "own", own
     if not api_version or not kind or kind_problem(kind) or api_version_problem(api_version):
         return None
-    return _kubernetes_validator(version, strict, kind, api_version)
+    name = _by_kind(version).get((group, group_version, kind))
+    return None if name is None else ("kubernetes", name)
+
+
+def validator_for(manifest: dict[str, Any], version: str, strict: bool) -> Draft202012Validator | None:
+    """The explaining validator for this object's kind, or None when no schema is known (a custom resource)."""
+    found = _lookup(manifest, version)
+    if found is None:
+        return None
+    source, name = found
+    return _own_validator(name, strict) if source == "own" else _kubernetes_validator(version, strict, name)
+
+
+def has_schema(manifest: dict[str, Any], version: str) -> bool:
+    return _lookup(manifest, version) is not None
+
+
+@functools.cache
+def _fast_registry(version: str, strict: bool) -> Any:
+    document = {"$id": DEFINITIONS_URI, "$defs": _definitions(version, strict)}
+    return jsonschema_rs.Registry([(DEFINITIONS_URI, document)])
+
+
+@functools.cache
+def _fast_validator(version: str, strict: bool, source: str, name: str) -> Any:
+    if source == "own":
+        return jsonschema_rs.validator_for(_own_schema(name, strict))
+    return jsonschema_rs.validator_for(_kubernetes_schema(version, strict, name),
+                                       registry=_fast_registry(version, strict))
+
+
+def accepted_fast(manifest: dict[str, Any], version: str, strict: bool) -> bool:
+    """True when the compiled (Rust) validator accepts the object under the very same schema, so the explaining
+    validator has nothing to say; False means "ask it" (an invalid object, or a float that the Rust validator
+    would take for an integer, or no jsonschema_rs). Valid objects are checked ~100x faster this way."""
+    found = _lookup(manifest, version)
+    if found is None or jsonschema_rs is None:
+        return False
+    return bool(_fast_validator(version, strict, *found).is_valid(manifest)) and not has_float(manifest)
 
 
 def schema_errors(manifest: dict[str, Any], validator: Draft202012Validator) -> Iterator[SchemaError]:

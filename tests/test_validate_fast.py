@@ -1,0 +1,110 @@
+"""validate's fast path: the compiled validator accepts exactly what the explaining validator finds nothing in."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from compiler import RenderOptions, compile_documents, kubeschema, parse_text
+from compiler.kubeschema import DEFAULT_KUBERNETES_VERSION, accepted_fast, schema_errors, validator_for
+from compiler.schema import has_float
+from compiler.validation import validate_plan
+from tests.conftest import JOB_EXAMPLE_FILES, run_cli
+
+VERSION = DEFAULT_KUBERNETES_VERSION
+
+
+def _rendered() -> list[dict[str, Any]]:
+    text = "\n---\n".join(path.read_text(encoding="utf-8") for path in JOB_EXAMPLE_FILES)
+    plan = compile_documents(parse_text(text, "examples").documents, RenderOptions())
+    assert plan.ok
+    return list(plan.manifests())
+
+
+RENDERED = _rendered()
+# One object of each kind the examples render: the mutation property below walks each of them.
+SAMPLES = list({(m["apiVersion"], m["kind"]): m for m in RENDERED}.values())
+
+
+def _explained(manifest: dict[str, Any], strict: bool = True) -> list[str]:
+    validator = validator_for(manifest, VERSION, strict)
+    assert validator is not None
+    return [f"{e.pointer}: {e.message}" for e in schema_errors(manifest, validator)]
+
+
+def _paths(node: Any, prefix: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    found = [prefix]
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        found.extend(_paths(value, (*prefix, key)))
+    return found
+
+
+def _replace(manifest: dict[str, Any], path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
+    changed = copy.deepcopy(manifest)
+    if not path:
+        return changed
+    parent: Any = changed
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = value
+    return changed
+
+
+def test_every_rendered_example_is_accepted_by_both() -> None:
+    assert len({m["kind"] for m in RENDERED}) >= 4
+    for manifest in RENDERED:
+        assert accepted_fast(manifest, VERSION, strict=True), manifest["metadata"]["name"]
+        assert _explained(manifest) == []
+
+
+@pytest.mark.parametrize(("path", "value"), [
+    (("spec", "containers", 0, "imagePullPolicyy"), "Always"),  # unknown field
+    (("spec", "containers", 0, "ports"), [{"containerPort": "eighty"}]),  # wrong type
+    (("spec", "containers", 0, "ports"), [{"containerPort": 80.0}]),  # a float where Kubernetes wants an integer
+    (("spec", "containers"), None),
+    (("metadata", "labels"), {"a": 1}),
+])
+def test_invalid_objects_get_the_explaining_validators_findings(path: tuple[str | int, ...], value: Any) -> None:
+    bad = _replace(next(m for m in RENDERED if m["kind"] == "Pod"), path, value)
+    assert not accepted_fast(bad, VERSION, strict=True)
+    assert _explained(bad) != []
+
+
+MUTANTS = st.sampled_from([1.0, 2.5, "x", "", 7, -1, None, True, {"zz": 1}, [], ["x"], [{"zz": 1}]])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_fast_and_explaining_validators_agree_on_mutations(data: st.DataObject) -> None:
+    manifest = data.draw(st.sampled_from(SAMPLES))
+    # apiVersion and kind pick the schema; every other value is fair game
+    path = data.draw(st.sampled_from([p for p in _paths(manifest)[1:] if p[0] not in ("apiVersion", "kind")]))
+    mutant = _replace(manifest, path, data.draw(MUTANTS))
+    strict = data.draw(st.booleans())
+    fast = accepted_fast(mutant, VERSION, strict)
+    # accepted means the explaining validator finds nothing; a float always goes to the explaining validator
+    assert fast == (_explained(mutant, strict) == [] and not has_float(mutant)), (path, mutant)
+
+
+def test_findings_are_the_same_with_and_without_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    plan = compile_documents(parse_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: c, image: i, bogus: 1}\n"
+        "---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 80.0}]}\n", "in.yaml"
+    ).documents, RenderOptions())
+    fast = list(validate_plan(plan, VERSION, True))
+    monkeypatch.setattr(kubeschema, "jsonschema_rs", None)
+    slow = list(validate_plan(plan, VERSION, True))
+    assert fast == slow and all(result.findings for result in fast)
+
+
+def test_rendered_examples_validate_without_building_the_explaining_validators() -> None:
+    kubeschema._kubernetes_validator.cache_clear()
+    kubeschema._own_validator.cache_clear()
+    assert run_cli(["validate", *map(str, JOB_EXAMPLE_FILES)]).exit_code == 0
+    assert kubeschema._kubernetes_validator.cache_info().misses == 0
+    assert kubeschema._own_validator.cache_info().misses == 0
