@@ -103,3 +103,24 @@ def test_json_files(tmp_path: Path) -> None:
     assert _render(out, str(EXAMPLES / "single"), extra=("--format", "json"))[0] == 0
     pod = json.loads((out / "training.pod-mnist-single-worker-0.json").read_text(encoding="utf-8"))
     assert pod["metadata"]["namespace"] == "training"
+
+
+def test_unchanged_files_are_not_touched_and_edited_ones_are_restored(tmp_path: Path) -> None:
+    spec = tmp_path / "job.json"
+    spec.write_text(json.dumps(job(name="j", Scheduler=replica(1), Server=replica(1), Worker=replica(2))),
+                    encoding="utf-8")
+    out = tmp_path / "out"
+    assert _render(out, str(spec))[0] == 0
+    before = _snapshot(out)
+    pod, service = out / "pod-j-worker-0.yaml", out / "service-j-worker-1.yaml"
+    kept = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in out.iterdir() if p.name != ".mxjob-render.index"}
+    edited = pod.read_bytes().replace(b"image: ", b"image:_", 1)  # same size, other bytes
+    pod.write_bytes(edited)
+    service.unlink()
+    service.symlink_to(tmp_path / "elsewhere.yaml")
+    code, message = _render(out, str(spec))
+    assert code == 0 and "2 written" in message, message
+    assert _snapshot(out) == before and not service.is_symlink()
+    after = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in out.iterdir()}
+    untouched = [name for name in kept if name not in (pod.name, service.name)]
+    assert untouched and all(after[name] == kept[name] for name in untouched)

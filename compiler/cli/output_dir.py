@@ -8,6 +8,8 @@ exit 2). Every new file is first written to DIR/.mxjob-render.staging; then the 
 is written there and moved to DIR/.mxjob-render.journal in one rename(2): that is the commit point. A run
 killed before it leaves DIR as it was; one killed after it leaves a journal that the next run carries out
 before anything else (each step can be repeated). Either way the next run removes the staging directory.
+A file this render owns that already holds the bytes it would write is neither staged nor touched, so an
+unchanged re-render costs little more than printing the stream (and keeps every file's mtime).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import contextlib
 import fcntl
 import os
 import shutil
+import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -99,9 +102,14 @@ def _kustomization(names: Iterable[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _same_content(path: Path, staged: Path) -> bool:
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether `path` is a regular file with exactly these bytes (the size is compared before any read)."""
     try:
-        return path.is_file() and not path.is_symlink() and path.read_bytes() == staged.read_bytes()
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
+            return False
+        with path.open("rb") as handle:
+            return handle.read() == data
     except OSError:
         return False
 
@@ -116,8 +124,9 @@ def write_output_dir(directory: Path, manifests: Iterable[dict[str, Any]],
             staging = directory / STAGING
             staging.mkdir()
             try:
-                names = _stage(directory, staging, manifests, serialise, suffix)
-                return _commit(directory, staging, names)
+                owned = _read_index(directory)
+                names, staged = _stage(directory, staging, owned, manifests, serialise, suffix)
+                return _commit(directory, staging, owned, names, staged)
             finally:
                 _remove_tree(staging)
     except OSError as exc:
@@ -160,35 +169,43 @@ def _locked(directory: Path) -> Iterator[None]:
         os.close(handle)
 
 
-def _stage(directory: Path, staging: Path, manifests: Iterable[dict[str, Any]],
-           serialise: Callable[[dict[str, Any]], str], suffix: str) -> list[str]:
+def _stage(directory: Path, staging: Path, owned: set[str], manifests: Iterable[dict[str, Any]],
+           serialise: Callable[[dict[str, Any]], str], suffix: str) -> tuple[list[str], list[str]]:
+    """Every file name in order, and the files staged: a file this render owns that already holds the same
+    bytes is left as it is (an unchanged re-render writes nothing but the index and the journal)."""
     names: list[str] = []
+    staged: list[str] = []
     seen: set[str] = set()
+
+    def put(name: str, text: str) -> None:
+        data = text.encode("utf-8")
+        if name not in owned or not _holds(_inside(directory, name), data):
+            _inside(staging, name).write_bytes(data)
+            staged.append(name)
+        names.append(name)
+
     for manifest in manifests:
         name = file_name(manifest, suffix)
         if name in seen or name in (KUSTOMIZATION, INDEX):
             raise OutputError(f"two objects would both be written to {directory / name}")
         seen.add(name)
-        names.append(name)
-        _inside(staging, name).write_text(serialise(manifest), encoding="utf-8")
-    (staging / KUSTOMIZATION).write_text(_kustomization(names), encoding="utf-8")
-    return [*names, KUSTOMIZATION]
+        put(name, serialise(manifest))
+    put(KUSTOMIZATION, _kustomization(names))
+    return names, staged
 
 
-def _commit(directory: Path, staging: Path, names: list[str]) -> WriteSummary:
-    owned = _read_index(directory)
-    foreign = [n for n in names if os.path.lexists(_inside(directory, n)) and n not in owned]
+def _commit(directory: Path, staging: Path, owned: set[str], names: list[str], staged: list[str]) -> WriteSummary:
+    foreign = [n for n in staged if n not in owned and os.path.lexists(_inside(directory, n))]
     if foreign:
         raise OutputError(f"{directory / foreign[0]} exists and was not written by mxjob render; "
                           "move it away or render into another directory")
-    changed = [n for n in names if not _same_content(directory / n, staging / n)]
     stale = sorted(n for n in owned - set(names) if (directory / n).is_file())
     (staging / INDEX).write_text(_index_text(names), encoding="utf-8")
-    lines = [*(f"write {n}" for n in changed), f"write {INDEX}", *(f"remove {n}" for n in stale)]
+    lines = [*(f"write {n}" for n in staged), f"write {INDEX}", *(f"remove {n}" for n in stale)]
     (staging / JOURNAL).write_text(_JOURNAL_HEADER + "".join(f"{line}\n" for line in lines), encoding="utf-8")
     os.replace(staging / JOURNAL, directory / JOURNAL)  # the commit point
     recover(directory)
-    return WriteSummary(written=len(changed), unchanged=len(names) - len(changed), removed=len(stale))
+    return WriteSummary(written=len(staged), unchanged=len(names) - len(staged), removed=len(stale))
 
 
 def recover(directory: Path) -> None:
