@@ -8,11 +8,11 @@ How the reconciler calls it, once per spec version of a live job (status writes 
                             origin=f"cluster:{namespace}/{name}")
     if not rendering.ok:
         ...  # report rendering.errors() (an Event); leave the job alone
-    pods = {m["metadata"]["name"]: m for m in rendering.manifests() if m["kind"] == "Pod"}
     job = rendering.job                          # the typed, defaulted job: replicas, run policy
+    pod = rendering.pod("train-worker-3")        # one pod as Git holds it, without building the others
 
-`rendering.manifests()` builds fresh manifests on each call; they share unchanged sub-trees of the job's
-templates, so copy a manifest before changing it in place.
+`rendering.manifests()` and `pod()` build fresh manifests on each call; they share unchanged sub-trees of
+the job's templates, so replace a nested dict rather than changing it in place.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from compiler.decorations import JobContext
 from compiler.decorations.registry import DECORATIONS
 from compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors, warning
 from compiler.expand import PodFactory, expand
-from compiler.gang import Gang, choose_scheduler, plan_gang
+from compiler.gang import GANG_ANNOTATION, Gang, backends, choose_scheduler, plan_gang
 from compiler.model import MXJob, Replica, apply_defaults
 from compiler.normalise import normalise
 from compiler.options import RenderOptions
@@ -144,8 +144,8 @@ def compile_object(obj: Manifest, options: RenderOptions, defaults: bool, priori
         found.append(warning(Code.GANG_POLICY_IGNORED,
                              "schedulingPolicy has no effect without a gang scheduler",
                              ("spec", "runPolicy", "schedulingPolicy"),
-                             "pass --gang-scheduler volcano|scheduler-plugins or annotate the job with "
-                             "mxjob.kubeflow.org/gang-scheduler"))
+                             f"pass --gang-scheduler {'|'.join(backends())} or annotate the job with "
+                             f"{GANG_ANNOTATION}"))
     if has_errors(found):
         return None, found
     return CompiledJob(conversion, job, gang), found

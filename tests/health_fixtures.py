@@ -73,11 +73,16 @@ def no_conditions() -> dict[str, Any]:
     return result
 
 
-def restarting() -> dict[str, Any]:
+def _one_pod_exits(replica_type: str, index: int, phase: str, exit_code: int) -> dict[str, Any]:
+    """All pods ran; then one of them ended with `exit_code`."""
     obj = mxjob()
     view, started = _started(obj)
-    failed = _pod(view, "Worker", 1, "Failed", exit_code=137, finished_at=NOW)
-    return _with_status(obj, decide(view, _swap(_running(view), failed), NOW, started.status))
+    ended = _pod(view, replica_type, index, phase, exit_code=exit_code, finished_at=NOW)
+    return _with_status(obj, decide(view, _swap(_running(view), ended), NOW, started.status))
+
+
+def restarting() -> dict[str, Any]:
+    return _one_pod_exits("Worker", 1, "Failed", 137)
 
 
 def suspended() -> dict[str, Any]:
@@ -88,17 +93,11 @@ def suspended() -> dict[str, Any]:
 
 
 def succeeded() -> dict[str, Any]:
-    obj = mxjob()
-    view, started = _started(obj)
-    done = _pod(view, "Scheduler", 0, "Succeeded", exit_code=0, finished_at=NOW)
-    return _with_status(obj, decide(view, _swap(_running(view), done), NOW, started.status))
+    return _one_pod_exits("Scheduler", 0, "Succeeded", 0)
 
 
 def failed_permanent_exit_code() -> dict[str, Any]:
-    obj = mxjob()
-    view, started = _started(obj)
-    failed = _pod(view, "Worker", 1, "Failed", exit_code=1, finished_at=NOW)
-    return _with_status(obj, decide(view, _swap(_running(view), failed), NOW, started.status))
+    return _one_pod_exits("Worker", 1, "Failed", 1)
 
 
 def failed_backoff_limit() -> dict[str, Any]:

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.conftest import JOB_EXAMPLE_FILES, REPO, run_cli
+from tests.conftest import EXAMPLES, JOB_EXAMPLE_FILES, REPO, run_cli
 
 WAVE = "argocd.argoproj.io/sync-wave"
 
 
-def _render(path: Path, *extra: str) -> list[dict[str, object]]:
-    result = run_cli(["render", "--target", "argocd", *extra, str(path)])
+def _render(path: Path | str, *extra: str, stdin: str | None = None) -> list[dict[str, object]]:
+    result = run_cli(["render", "--target", "argocd", *extra, str(path)], stdin=stdin)
     assert result.exit_code == 0, result.stderr
     return [d for d in yaml.safe_load_all(result.stdout) if d]
 
@@ -38,6 +40,18 @@ def test_no_object_of_any_example_carries_a_sync_wave(example: Path, gang: str |
     """
     manifests = _render(example, *(["--gang-scheduler", gang] if gang else []))
     assert manifests
+    assert [m["kind"] for m in manifests if WAVE in _annotations(m)] == []
+
+
+@pytest.mark.parametrize("overlay", sorted(p.name for p in (EXAMPLES / "kustomize" / "overlays").iterdir()))
+def test_no_object_of_a_kustomize_example_carries_a_sync_wave(overlay: str) -> None:
+    """The same rule for the kustomize example, built by the real kubectl and piped in as users do."""
+    kubectl = shutil.which("kubectl")
+    assert kubectl is not None, "kubectl is part of the test tools (GUIDE.md)"
+    built = subprocess.run([kubectl, "kustomize", str(EXAMPLES / "kustomize" / "overlays" / overlay)],
+                           capture_output=True, text=True, check=True).stdout
+    manifests = _render("-", stdin=built)
+    assert any(m["kind"] == "Pod" for m in manifests)
     assert [m["kind"] for m in manifests if WAVE in _annotations(m)] == []
 
 

@@ -40,11 +40,12 @@ CASES: list[tuple[str, Callable[[], dict[str, Any]], str, str]] = [
 
 def run_argocd_health(script: str, obj: dict[str, Any]) -> dict[str, Any]:
     """Run a health script the way Argo CD does (util/lua/lua.go, runLuaWithResourceActionParameters and
-    ExecuteHealthLua): Lua 5.1 with only the base, table and package libraries, the object as global `obj`,
-    the returned table as the result, an unknown status turned into Unknown."""
+    ExecuteHealthLua): Lua 5.1 with only the package, base and table libraries and a safe `os` that has just
+    `time` and `date` (util/lua/oslib_safe.go, OpenSafeOs), the object as global `obj`, the returned table as
+    the result, an unknown status turned into Unknown."""
     runtime = lua51.LuaRuntime()
-    runtime.execute("debug.setmetatable('', nil) "
-                    "string, math, io, os, debug, coroutine, python = nil, nil, nil, nil, nil, nil, nil")
+    runtime.execute("debug.setmetatable('', nil) os = {time = os.time, date = os.date} "
+                    "string, math, io, debug, coroutine, python = nil, nil, nil, nil, nil, nil")
     runtime.globals()["obj"] = runtime.table_from(obj, recursive=True)
     result = runtime.execute(script)
     assert lua51.lua_type(result) == "table"
@@ -88,6 +89,10 @@ def test_the_lua_sandbox_is_as_narrow_as_argo_cds() -> None:
         run_argocd_health("return {status = string.upper('healthy')}", fx.running())
     with pytest.raises(lua51.LuaError):
         run_argocd_health("return {status = ('x'):rep(2)}", fx.running())
+    with pytest.raises(lua51.LuaError):
+        run_argocd_health("return {status = os.getenv('HOME')}", fx.running())
+    assert run_argocd_health("return {status = 'Healthy', message = os.date('!%Y', 0)}", fx.running()) == {
+        "status": "Healthy", "message": "1970"}
 
 
 def test_the_flux_entry_names_the_mxjob_kind() -> None:

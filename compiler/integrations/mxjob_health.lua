@@ -1,8 +1,9 @@
 -- Argo CD health check for kubeflow.org MXJob (argocd-cm key resource.customizations.health.kubeflow.org_MXJob).
 -- It reads the status `mxjob reconcile` writes: conditions Created, Running, Restarting, Suspended, Succeeded
 -- and Failed (newest last), and replicaStatuses with active/succeeded/failed counts per replica type.
--- Argo CD runs health scripts in gopher-lua (Lua 5.1) with only the base and table libraries open
--- (util/lua/lua.go, runLuaWithResourceActionParameters), so this script uses no string or math functions.
+-- Argo CD runs health scripts in gopher-lua (Lua 5.1) with only the package, base and table libraries and a
+-- safe os (time, date) open (util/lua/lua.go, runLuaWithResourceActionParameters), so this script uses no
+-- string or math functions.
 local hs = {status = "Progressing", message = "Waiting for the MXJob reconciler to report a status"}
 local status = obj.status
 if status == nil then
@@ -27,20 +28,19 @@ local function say(condition, fallback)
   return fallback
 end
 
-if current.Failed ~= nil then
-  hs.status = "Degraded"
-  hs.message = say(current.Failed, "MXJob failed")
-  return hs
-end
-if current.Succeeded ~= nil then
-  hs.status = "Healthy"
-  hs.message = say(current.Succeeded, "MXJob succeeded")
-  return hs
-end
-if current.Suspended ~= nil then
-  hs.status = "Suspended"
-  hs.message = say(current.Suspended, "MXJob is suspended")
-  return hs
+-- The finished and the held states, most severe first: Failed wins over anything else.
+local settled = {
+  {condition = "Failed", health = "Degraded", fallback = "MXJob failed"},
+  {condition = "Succeeded", health = "Healthy", fallback = "MXJob succeeded"},
+  {condition = "Suspended", health = "Suspended", fallback = "MXJob is suspended"},
+}
+for _, state in ipairs(settled) do
+  local condition = current[state.condition]
+  if condition ~= nil then
+    hs.status = state.health
+    hs.message = say(condition, state.fallback)
+    return hs
+  end
 end
 
 -- Progressing: the newest condition's message, then the pods per replica type (active of expected).
