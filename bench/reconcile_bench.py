@@ -114,7 +114,7 @@ def recreate_timing(workers: int = 10_000) -> tuple[float, float]:
     from statistics import median
 
     from reconciler.decide import decide
-    from reconciler.jobs import JobCache
+    from reconciler.jobs import Bounds, JobCache
     from reconciler.plan import CreatePod
     from reconciler.state import PodView
 
@@ -126,7 +126,7 @@ def recreate_timing(workers: int = 10_000) -> tuple[float, float]:
                "Server": {"replicas": 1, "template": {"spec": {"containers": [container]}}},
                "Worker": {"replicas": workers, "restartPolicy": "ExitCode",
                           "template": {"spec": {"containers": [container]}}}}}}
-    cache = JobCache()
+    cache = JobCache(Bounds(workers + 2, workers))  # above the default --max-pods on purpose
     view = cache.view(job)
     everyone = [PodView(f"big-{t.lower()}-{i}", f"uid-{t}-{i}", t, i, PodPhase.RUNNING)
                 for t, spec in view.replicas.items() for i in range(spec.replicas)]

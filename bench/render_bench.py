@@ -31,6 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from compiler import RenderOptions, compile_documents, parse_text  # noqa: E402
+from compiler.constants import MAX_PODS  # noqa: E402
 
 MXJOB = [sys.executable, "-m", "compiler.cli"]
 
@@ -62,20 +63,20 @@ def write_input(path: Path, jobs: list[dict[str, Any]]) -> None:
         yaml.dump_all(jobs, handle, Dumper=yaml.CSafeDumper, sort_keys=False)
 
 
-def manifests(path: Path) -> Iterator[dict[str, Any]]:
+def manifests(path: Path, max_pods: int) -> Iterator[dict[str, Any]]:
     parsed = parse_text(path.read_text(encoding="utf-8"), str(path))
-    plan = compile_documents(parsed.documents, RenderOptions())
+    plan = compile_documents(parsed.documents, RenderOptions(max_pods=max_pods))
     assert plan.ok
     return plan.manifests()
 
 
-def time_baselines(path: Path) -> tuple[float, float, int]:
+def time_baselines(path: Path, max_pods: int) -> tuple[float, float, int]:
     """Seconds spent inside yaml.dump (C) and json.dumps for the same manifests, and the document count."""
     dumper = yaml.CSafeDumper
     yaml_seconds = json_seconds = 0.0
     count = 0
     with open(os.devnull, "w", encoding="utf-8") as sink:
-        for document in manifests(path):
+        for document in manifests(path, max_pods):
             start = time.perf_counter()
             sink.write(yaml.dump(document, Dumper=dumper, default_flow_style=False, sort_keys=False))
             middle = time.perf_counter()
@@ -98,11 +99,11 @@ def run_timed(args: list[str], stdout: Any = subprocess.DEVNULL) -> tuple[float,
     return elapsed, usage.ru_maxrss / 1024
 
 
-def bench_case(label: str, path: Path, repeats: int) -> None:
-    runs = [run_timed([*MXJOB, "render", str(path)]) for _ in range(repeats)]
+def bench_case(label: str, path: Path, repeats: int, max_pods: int = MAX_PODS) -> None:
+    runs = [run_timed([*MXJOB, "render", "--max-pods", str(max_pods), str(path)]) for _ in range(repeats)]
     render_seconds = statistics.median(r[0] for r in runs)
     peak = max(r[1] for r in runs)
-    yaml_seconds, json_seconds, count = time_baselines(path)
+    yaml_seconds, json_seconds, count = time_baselines(path, max_pods)
     print(f"\n{label}: {count:,} objects from {path.stat().st_size / 1e6:.1f} MB of input")
     print(f"  mxjob render, end to end      {render_seconds:8.2f} s   peak RSS {peak:7.0f} MiB")
     print(f"  PyYAML C dumper, dump only    {yaml_seconds:8.2f} s   ratio render/PyYAML-C = "
@@ -132,7 +133,8 @@ def main() -> int:
         write_input(wide, [make_job("wide", servers=1, workers=workers)])
         write_input(small, [make_job("small", servers=1, workers=2)])
         bench_case(f"{jobs:,} jobs x 10 replicas", many, repeats)
-        bench_case(f"1 job x {workers:,} workers", wide, 1 if workers >= 10_000 else repeats)
+        bench_case(f"1 job x {workers:,} workers", wide, 1 if workers >= 10_000 else repeats,
+                   max(MAX_PODS, workers + 2))
         bench_latency(small, 5)
     return 0
 

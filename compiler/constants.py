@@ -16,6 +16,8 @@ DEFAULT_PORT: Final = 9091
 DEFAULT_RESTART_POLICY: Final = "Never"
 DEFAULT_CLEAN_POD_POLICY: Final = "None"
 TUNER_SERVER_KEY: Final = "tuner-server-key"
+# Pods one MXJob may have unless raised (`mxjob render --max-pods`, `mxjob reconcile --max-pods`): compiler.limits.
+MAX_PODS: Final = 1000
 
 OPERATOR_NAME: Final = "mxjob-controller"
 LABEL_OPERATOR_NAME: Final = "training.kubeflow.org/operator-name"

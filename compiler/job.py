@@ -29,6 +29,7 @@ from compiler.decorations.registry import DECORATIONS
 from compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors, warning
 from compiler.expand import PodFactory, expand
 from compiler.gang import GANG_ANNOTATION, Gang, backends, choose_scheduler, plan_gang
+from compiler.limits import pod_count_problems
 from compiler.model import MXJob, Replica, apply_defaults
 from compiler.normalise import normalise
 from compiler.options import RenderOptions
@@ -129,7 +130,8 @@ def compile_object(obj: Manifest, options: RenderOptions, defaults: bool, priori
     if has_errors(conversion.diagnostics):
         return None, conversion.diagnostics
     normalise(conversion)
-    found = [*conversion.diagnostics, *check_schema(conversion.data), *check_rules(conversion.data)]
+    found = [*conversion.diagnostics, *check_schema(conversion.data), *check_rules(conversion.data),
+             *(pod_count_problems(conversion.data, options.max_pods) if defaults else ())]
     if has_errors(found) or not defaults:
         return (None if has_errors(found) else CompiledJob(conversion, None)), found
     conversion.data = canonicalise(conversion.data, mxjob_schema())
@@ -156,8 +158,8 @@ def render_job(compiled: CompiledJob, options: RenderOptions,
     """The manifests of one compiled job, through the decorations its options select (expect_prefix: see expand)."""
     job = _defaulted(compiled)
     # What shaped the pods, for the reconciler to render a deleted pod again exactly as Git holds it.
-    record = RenderOptions(target=options.target,
-                           gang_scheduler=compiled.gang.scheduler if compiled.gang else None).to_record()
+    record = RenderOptions(target=options.target, gang_scheduler=compiled.gang.scheduler if compiled.gang else None,
+                           max_pods=options.max_pods).to_record()
     manifests = expand(job, include_job=options.include_job, render=record, expect_prefix=expect_prefix)
     return decorate(manifests, JobContext(job, options, compiled.gang))
 

@@ -15,6 +15,8 @@ from typing import Any
 
 from compiler import constants as c
 from compiler.gang import GangScheduler
+from compiler.limits import DEFAULT_MAX_PODS
+from compiler.names import dns1123_label
 from compiler.targets import Target
 
 Record = dict[str, str]
@@ -33,6 +35,8 @@ class RenderOptions:
     priority_classes: tuple[tuple[str, int], ...] = ()
     # Pass an MXJob through unexpanded when its ConfigMap is in the input too (already-rendered output).
     keep_rendered: bool = False
+    # Pods one job may have (compiler.limits); recorded when raised, so the reconciler renders the job too.
+    max_pods: int = DEFAULT_MAX_PODS
 
     def to_record(self) -> Record:
         """The options as a record: `target` always, every other field only when it is not the default."""
@@ -100,6 +104,24 @@ def priority_pairs(values: Iterable[str]) -> tuple[tuple[str, int], ...]:
     return tuple(parsed)
 
 
+def _namespace(text: str) -> str | None:
+    """A namespace is a DNS-1123 label, wherever it comes from (flag, functionConfig, record)."""
+    problem = dns1123_label(text) if text else ""
+    if problem:
+        raise ValueError(f"{text[:80]!r} is not a namespace name: it {problem}")
+    return text or None
+
+
+def _max_pods(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{text[:80]!r}: use a whole number of pods") from None
+    if value < 1:
+        raise ValueError(f"{value}: use at least 1")
+    return value
+
+
 def _target(text: str) -> Target:
     try:
         return Target(text)
@@ -109,7 +131,7 @@ def _target(text: str) -> Target:
 
 _FIELDS = (
     _Field("target", "target", Target.PLAIN, _target, str),
-    _Field("namespace", "namespace", None, lambda text: text or None, str),
+    _Field("namespace", "namespace", None, _namespace, str),
     _Field("gangScheduler", "gang_scheduler", None, lambda text: GangScheduler.parse(text) if text else None, str),
     _Field("priorityClasses", "priority_classes", (),
            lambda text: priority_pairs(p for p in text.split(",") if p.strip()),
@@ -117,6 +139,7 @@ _FIELDS = (
     _Field("job", "include_job", True, lambda text: text.lower() not in _FALSE, lambda flag: str(flag).lower()),
     _Field("keepRendered", "keep_rendered", False, lambda text: text.lower() not in _FALSE,
            lambda flag: str(flag).lower()),
+    _Field("maxPods", "max_pods", DEFAULT_MAX_PODS, _max_pods, str),
 )
 _BY_KEY = {spec.key: spec for spec in _FIELDS}
 

@@ -14,6 +14,7 @@ from compiler.convert import is_mxjob
 from compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors
 from compiler.gang import Gang
 from compiler.job import CompiledJob, compile_object, locate, render_job
+from compiler.limits import estimated_output_bytes, output_problem
 from compiler.model import MXJob
 from compiler.names import identity_problems
 from compiler.options import RenderOptions
@@ -103,6 +104,11 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
                         Code.DUPLICATE_OBJECT,
                         f"{ident[1]} {ident[2] + '/' if ident[2] else ''}{ident[3]} is also produced by {where}",
                         (), "rename one of the jobs or objects"), document, prefix, None))
+    too_big = output_problem(estimated_output_bytes(
+        (item.job.name, sum(r.replicas for r in item.job.replicas), [r.template for r in item.job.replicas])
+        for item in plan.items if isinstance(item, CompiledJob) and item.job is not None), options.max_pods)
+    if too_big is not None:
+        plan.diagnostics.append(too_big)
     return plan
 
 

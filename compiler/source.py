@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import math
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -10,7 +12,9 @@ from typing import Any, ClassVar
 import yaml
 
 from compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
+from compiler.limits import MAX_DEPTH, alias_problem, depth_problem
 
+_LINE_BREAK = re.compile("\r\n|\r|\n")
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # Kubernetes reads YAML the way go-yaml does: timestamps and "=" stay strings.
@@ -22,8 +26,7 @@ _STRING_TAGS = ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary", "tag:
 class Problem:
     code: Code
     message: str
-    line: int
-    column: int
+    index: int
     hint: str = ""
 
 
@@ -41,8 +44,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
         self.problems: list[Problem] = []
 
     def _problem(self, code: Code, message: str, node: yaml.Node, hint: str = "") -> None:
-        mark = node.start_mark
-        self.problems.append(Problem(code, message, mark.line + 1, mark.column + 1, hint))
+        self.problems.append(Problem(code, message, node.start_mark.index, hint))
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
         seen: set[str] = set()
@@ -108,6 +110,15 @@ class SourceText:
     file: str
     text: str
     _nodes: list[yaml.Node] | None = None
+    _line_starts: list[int] | None = None
+
+    def position(self, file: str, index: int) -> Location:
+        """The 1-based line and column of a character index, counting only YAML 1.2's line breaks (LF, CR,
+        CRLF; the YAML 1.2 spec, section 5.4): the parser also breaks lines at NEL, LS and PS."""
+        if self._line_starts is None:
+            self._line_starts = [0, *(m.end() for m in _LINE_BREAK.finditer(self.text))]
+        line = bisect.bisect_right(self._line_starts, index) - 1
+        return Location(file, line + 1, index - self._line_starts[line] + 1)
 
     def node(self, index: int) -> yaml.Node | None:
         if self._nodes is None:
@@ -139,10 +150,9 @@ class SourceDocument:
 
     def locate(self, path: Sequence[str | int], *, key: bool = False) -> Location:
         node = self.source.node(self.index) if self.source is not None else None
-        if node is None:
+        if node is None or self.source is None:
             return Location(self.file)
-        mark = _find_mark(node, path, key)
-        return Location(self.file, mark.line + 1, mark.column + 1)
+        return self.source.position(self.file, _find_mark(node, path, key).index)
 
 
 def _find_mark(node: yaml.Node, path: Sequence[str | int], key: bool) -> Any:
@@ -173,33 +183,43 @@ class ParseResult:
 
 
 def parse_text(text: str, file: str) -> ParseResult:
-    """Split a YAML or JSON stream into documents; empty documents are skipped as kubectl does."""
+    """Split a YAML or JSON stream into documents; empty documents are skipped as kubectl does.
+
+    Limits (compiler.limits) come first: nesting depth on the event stream, aliases on each composed
+    document before it is constructed; a document over a limit ends the file with one located error.
+    """
     documents: list[SourceDocument] = []
     diagnostics: list[Diagnostic] = []
-    loader = _Loader(text)
     source = SourceText(file, text)
+    too_deep = depth_problem(text)
+    if too_deep is not None:
+        return ParseResult([], [Diagnostic(Code.LIMIT_EXCEEDED, Severity.ERROR,
+                                           f"the input nests deeper than {MAX_DEPTH} levels here",
+                                           location=source.position(file, too_deep),
+                                           hint="nothing from this file was used")])
+    loader = _Loader(text)
+    anchors = "&" in text
     index = 0
     try:
-        while loader.check_data():
-            data = loader.get_data()
+        while loader.check_node():
+            node = loader.get_node()
+            problem = alias_problem(node) if anchors else None
+            if problem is not None:
+                diagnostics.append(Diagnostic(Code.LIMIT_EXCEEDED, Severity.ERROR, problem[0],
+                                              location=source.position(file, problem[1].start_mark.index),
+                                              document=index, hint="nothing from this file was used"))
+                documents.clear()
+                break
+            data = loader.construct_document(node)
             if data is not None:
                 document = SourceDocument(data, file, index, source)
                 documents.append(document)
                 if not isinstance(data, dict):
-                    diagnostics.append(
-                        Diagnostic(
-                            Code.NOT_AN_OBJECT,
-                            Severity.ERROR,
-                            f"document {index + 1} is a {type(data).__name__}, not a Kubernetes object",
-                            location=document.locate(()),
-                            document=index,
-                            hint="each document must be a mapping with apiVersion and kind",
-                        )
-                    )
+                    diagnostics.append(_not_a_mapping(document, data))
             index += 1
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        location = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file)
+        location = source.position(file, mark.index) if mark else Location(file)
         what = " ".join(str(part) for part in (exc.context, exc.problem) if part)
         diagnostics.append(
             Diagnostic(Code.YAML_SYNTAX, Severity.ERROR, f"YAML syntax error: {what}", location=location,
@@ -212,12 +232,24 @@ def parse_text(text: str, file: str) -> ParseResult:
         )
     finally:
         loader.dispose()
-    for problem in loader.problems:
+    for problem_ in loader.problems:
         diagnostics.append(
-            Diagnostic(problem.code, Severity.ERROR, problem.message,
-                       location=Location(file, problem.line, problem.column), hint=problem.hint)
+            Diagnostic(problem_.code, Severity.ERROR, problem_.message,
+                       location=source.position(file, problem_.index), hint=problem_.hint)
         )
     return ParseResult(documents, diagnostics)
+
+
+def _not_a_mapping(document: SourceDocument, data: Any) -> Diagnostic:
+    return Diagnostic(Code.NOT_AN_OBJECT, Severity.ERROR,
+                      f"document {document.index + 1} is a {type(data).__name__}, not a Kubernetes object",
+                      location=document.locate(()), document=document.index,
+                      hint="each document must be a mapping with apiVersion and kind")
+
+
+def event_loader(text: str) -> yaml.SafeLoader:
+    """A loader to read parser events from (compiler.limits scans them for depth)."""
+    return _Loader(text)
 
 
 def iter_objects(document: SourceDocument) -> Iterator[tuple[JsonPath, Any]]:

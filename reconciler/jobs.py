@@ -7,6 +7,7 @@ the Reconciler owns (no process-wide state), bounded in entries.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections import OrderedDict
@@ -20,7 +21,7 @@ from reconciler.state import JobView, ReplicaPolicy
 from reconciler.vocabulary import RestartPolicy
 
 # The largest job the reconciler acts on by default: the compiler's --max-pods default (one constant).
-DEFAULT_MAX_PODS = getattr(c, "MAX_PODS", 20_000)
+DEFAULT_MAX_PODS = c.MAX_PODS
 
 
 class JobError(ValueError):
@@ -111,7 +112,7 @@ class JobCache:
         found = _lookup(self._views, key)
         if found is None:
             check_size(obj, self.bounds)
-            compiled = compile_live(obj, RenderOptions(include_job=False))
+            compiled = compile_live(obj, RenderOptions(include_job=False, max_pods=self.bounds.max_pods))
             assert compiled.job is not None
             found = _store(self._views, key, (job_view(obj, compiled.job), compiled), self.entries)
         return found
@@ -123,7 +124,8 @@ class JobCache:
         key = (namespace, str(metadata.get("name")), spec_version(obj), version)
         found = _lookup(self._renderings, key)
         if found is None:
-            options = render_options(config_map, namespace)
+            # check_size applied this reconciler's bound; the compiler's own pod limit must not differ from it
+            options = dataclasses.replace(render_options(config_map, namespace), max_pods=self.bounds.max_pods)
             check_size(obj, self.bounds)
             found = _store(self._renderings, key, compile_live(obj, options), self.entries)
         return found

@@ -75,7 +75,7 @@ def test_errors_in_several_files_are_all_reported(tmp_path: Path) -> None:
     result = run_cli(["render", str(tmp_path)])
     assert result.exit_code == 1
     assert "a.yaml:1:" in result.stderr and "MXJ201" in result.stderr
-    assert "b.yaml:2:1: error MXJ001" in result.stderr
+    assert "b.yaml:1:5: error MXJ001" in result.stderr  # the end of its one line, not a line after it
 
 
 def test_warnings_go_to_stderr_and_quiet_hides_them() -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import enum
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from compiler.diagnostics import Code, Diagnostic, Location, Severity
+from compiler.limits import MAX_INPUT_BYTES
 from compiler.source import SourceDocument, parse_text
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -79,9 +82,8 @@ def read_inputs(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bo
             text, label = _read_stdin(), STDIN_NAME
         else:
             text, label = _read_file(name), name
-        if text is None:
-            inputs.diagnostics.append(Diagnostic(Code.YAML_SYNTAX, Severity.ERROR, "the file is not UTF-8 text",
-                                                 location=Location(label), hint="save it as UTF-8"))
+        if not isinstance(text, str):
+            inputs.diagnostics.append(_unreadable(text, label))
             continue
         parsed = parse_text(text, label)
         inputs.files.append(label)
@@ -90,20 +92,37 @@ def read_inputs(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bo
     return inputs
 
 
-def _decode(raw: bytes) -> str | None:
+class Unreadable(enum.Enum):
+    NOT_UTF8 = "not UTF-8"
+    TOO_LARGE = "too large"
+
+
+def _unreadable(why: Unreadable, label: str) -> Diagnostic:
+    if why is Unreadable.TOO_LARGE:
+        return Diagnostic(Code.LIMIT_EXCEEDED, Severity.ERROR, f"the input is larger than {MAX_INPUT_BYTES:,} bytes",
+                          location=Location(label), hint="split it into several files")
+    return Diagnostic(Code.YAML_SYNTAX, Severity.ERROR, "the file is not UTF-8 text", location=Location(label),
+                      hint="save it as UTF-8")
+
+
+def decode_limited(stream: BinaryIO) -> str | Unreadable:
+    """Read at most MAX_INPUT_BYTES (one more tells that there is more) and decode them as UTF-8."""
+    raw = stream.read(MAX_INPUT_BYTES + 1)
+    if len(raw) > MAX_INPUT_BYTES:
+        return Unreadable.TOO_LARGE
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return None
+        return Unreadable.NOT_UTF8
 
 
-def _read_file(name: str) -> str | None:
+def _read_file(name: str) -> str | Unreadable:
     try:
-        raw = Path(name).read_bytes()
+        with open(name, "rb") as handle:
+            return decode_limited(handle)
     except OSError as exc:
         raise InputError(f"{name}: {exc.strerror or exc}") from exc
-    return _decode(raw)
 
 
-def _read_stdin() -> str | None:
-    return _decode(sys.stdin.buffer.read())
+def _read_stdin() -> str | Unreadable:
+    return decode_limited(sys.stdin.buffer)

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 from typing import Any
 
 import click
 
 from compiler.gang import GangScheduler
+from compiler.limits import DEFAULT_MAX_PODS
 from compiler.options import RenderOptions, parse_field, priority_pairs
 from compiler.targets import Target
-
-_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
 
 def parse_gang(_ctx: click.Context, _param: click.Parameter, value: str | None) -> GangScheduler | None:
@@ -34,14 +32,22 @@ def parse_priorities(_ctx: click.Context, _param: click.Parameter,
         raise click.BadParameter(str(exc)) from None
 
 
-def check_namespace(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    if value is not None and (len(value) > 63 or not _DNS1123_LABEL.fullmatch(value)):
-        raise click.BadParameter(f"{value!r} is not a valid namespace name")
-    return value
+def check_field(key: str) -> Callable[[click.Context, click.Parameter, str | None], Any]:
+    """A click callback that reads a flag with the record codec's parser, as a functionConfig is read."""
+
+    def callback(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
+        if value is None:
+            return None
+        try:
+            return parse_field(key, value)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc)) from None
+
+    return callback
 
 
 _OPTIONS = (
-    click.option("-n", "--namespace", callback=check_namespace,
+    click.option("-n", "--namespace", callback=check_field("namespace"),
                  help="Namespace for jobs that do not set metadata.namespace."),
     click.option("--target", type=click.Choice([t.value for t in Target]), default=Target.PLAIN.value,
                  show_default=True, envvar="MXJOB_TARGET", show_envvar=True,
@@ -54,6 +60,9 @@ _OPTIONS = (
                  help="A PriorityClass value, for ordering pods when minResources is computed (repeatable)."),
     click.option("--job/--no-job", "include_job", default=True, show_default=True,
                  help="Also emit the MXJob itself, where the reconciler keeps .status."),
+    click.option("--max-pods", "max_pods", default=str(DEFAULT_MAX_PODS), show_default=True,
+                 callback=check_field("maxPods"), metavar="N",
+                 help="Most pods one job may have (MX_CONFIG makes the rendering grow with its square)."),
 )
 
 
@@ -62,9 +71,10 @@ def render_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(command)
     def wrapper(*args: Any, namespace: str | None, target: str, gang: GangScheduler | None,
-                priorities: tuple[tuple[str, int], ...], include_job: bool, **kwargs: Any) -> Any:
+                priorities: tuple[tuple[str, int], ...], include_job: bool, max_pods: int,
+                **kwargs: Any) -> Any:
         options = RenderOptions(namespace=namespace, include_job=include_job, target=parse_field("target", target),
-                                gang_scheduler=gang, priority_classes=priorities)
+                                gang_scheduler=gang, priority_classes=priorities, max_pods=max_pods)
         return command(*args, options=options, **kwargs)
 
     decorated: Callable[..., Any] = wrapper

@@ -1,0 +1,167 @@
+"""Resource limits for untrusted input, each checked before the work it protects; the one place their values live.
+
+Reused outside the compiler: the reconciler bounds the jobs it renders with DEFAULT_MAX_PODS, so that a job
+Git accepted is never refused in the cluster (and the reverse). docs/limits.md explains every value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from typing import Any, Final
+
+import yaml
+
+from compiler import constants as c
+from compiler.diagnostics import Code, Diagnostic, error
+from compiler.jsonutil import as_dict
+
+# Pods (all replica types together) one MXJob may render; `--max-pods` raises it. MX_CONFIG names every pod
+# in every pod, so the rendering grows with the square of this: 1,000 pods render to about 40 MB.
+DEFAULT_MAX_PODS: Final = c.MAX_PODS
+# One input file (or standard input), in bytes, read before any parsing.
+MAX_INPUT_BYTES: Final = 64 * 1024 * 1024
+# Nesting of mappings and sequences; real manifests (CRDs included) stay far below it.
+MAX_DEPTH: Final = 200
+# Nodes a document may expand to once its aliases are followed (documents without anchors are not counted).
+MAX_EXPANDED_NODES: Final = 1_000_000
+# What one render may write, estimated from the jobs before any manifest is built (see output_limit).
+MAX_OUTPUT_BYTES: Final = 512 * 1024 * 1024
+
+# gopkg.in/yaml.v3 decode.go (allowedAliasRatio): up to 400,000 decoded nodes 99% of them may come from
+# aliases, from 4,000,000 on only 10%, linearly in between; fewer than 100 aliases or 1,000 nodes always pass.
+_ALIAS_RATIO_LOW: Final = 400_000
+_ALIAS_RATIO_HIGH: Final = 4_000_000
+
+
+def allowed_alias_ratio(decoded: int) -> float:
+    if decoded <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if decoded >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (decoded - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+
+
+def alias_problem(root: yaml.Node) -> tuple[str, yaml.Node] | None:
+    """Why a composed document must not be constructed (a recursive alias, too much expansion), or None.
+
+    Walks each distinct node once (iteratively), so the check costs what the document's text costs, however
+    far its aliases would expand. An edge to a node already seen is an alias use, as in the source.
+    """
+    decoded: dict[int, int] = {}
+    aliased: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, list[yaml.Node]]] = [(root, _children(root))]
+    on_path.add(id(root))
+    while stack:
+        node, pending = stack[-1]
+        if pending:
+            child = pending.pop()
+            if id(child) in on_path:
+                return "a recursive alias (a node that contains itself)", child
+            if id(child) not in decoded:
+                on_path.add(id(child))
+                stack.append((child, _children(child)))
+            continue
+        stack.pop()
+        on_path.discard(id(node))
+        total, aliases = 1, 0
+        seen: set[int] = set()
+        for child in _children(node):
+            again = id(child) in seen or _defined_elsewhere(child, node)
+            seen.add(id(child))
+            total += decoded[id(child)] + again
+            aliases += aliased[id(child)] + again
+        decoded[id(node)], aliased[id(node)] = total, aliases
+        if total > MAX_EXPANDED_NODES:
+            return f"aliases expand this document past {MAX_EXPANDED_NODES:,} nodes", node
+        if aliases > 100 and total > 1000 and aliases / total > allowed_alias_ratio(total):
+            return f"excessive aliasing: {aliases:,} of {total:,} nodes come from aliases", node
+    return None
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _defined_elsewhere(child: yaml.Node, parent: yaml.Node) -> bool:
+    """Whether the child's own text lies outside its parent's: then the parent reaches it through an alias."""
+    return bool(child.start_mark.index < parent.start_mark.index or child.end_mark.index > parent.end_mark.index)
+
+
+def depth_problem(text: str) -> int | None:
+    """Where (a character index) the text first nests deeper than MAX_DEPTH levels, or None; checked on parser
+    events, before anything is composed.
+
+    A cheap bound skips the scan for almost every file: block nesting needs indentation (at most one level
+    per column for a line's length), flow nesting a bracket each.
+    """
+    longest = max((len(line) for line in text.splitlines()), default=0)
+    if text.count("[") + text.count("{") + 2 * longest + 2 <= MAX_DEPTH:
+        return None
+    from compiler.source import event_loader
+
+    loader = event_loader(text)
+    depth = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()  # type: ignore[no-untyped-call]
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return event.start_mark.index if event.start_mark is not None else 0
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return None  # the parse proper reports it, located
+    finally:
+        loader.dispose()
+    return None
+
+
+def pod_count_problems(data: dict[str, Any], max_pods: int) -> list[Diagnostic]:
+    """Replicas per type and pods per job above max_pods (a v1 job that passed its schema)."""
+    replicas = as_dict(as_dict(data.get("spec")).get("mxReplicaSpecs"))
+    found: list[Diagnostic] = []
+    total = 0
+    for replica_type, spec in replicas.items():
+        count = as_dict(spec).get("replicas", 1)
+        if not isinstance(count, int) or isinstance(count, bool):
+            continue
+        total += max(count, 0)
+        if count > max_pods:
+            found.append(error(Code.LIMIT_EXCEEDED, f"{replica_type} has {count:,} replicas; a job may have at most "
+                               f"{max_pods:,} pods", ("spec", "mxReplicaSpecs", replica_type, "replicas"),
+                               "pass --max-pods N to allow more; the rendering grows with the square of N"))
+    if total > max_pods and not found:
+        found.append(error(Code.LIMIT_EXCEEDED, f"the job has {total:,} pods; at most {max_pods:,} are allowed",
+                           ("spec", "mxReplicaSpecs"), "pass --max-pods to allow more"))
+    return found
+
+
+def estimated_output_bytes(jobs: Iterable[tuple[str, int, Any]]) -> int:
+    """An upper estimate of what rendering jobs (name, pods, templates) writes, from their sizes alone."""
+    total = 0
+    for name, pods, templates in jobs:
+        template = len(json.dumps(templates, ensure_ascii=False, default=str))
+        total += pods * (template + 2048) + pods * pods * (len(name) + 48)
+    return total
+
+
+def output_limit(max_pods: int) -> int:
+    """MAX_OUTPUT_BYTES, raised with the square of --max-pods above its default (one job that large fits)."""
+    return MAX_OUTPUT_BYTES * max(1, math.ceil((max_pods / DEFAULT_MAX_PODS) ** 2))
+
+
+def output_problem(estimate: int, max_pods: int) -> Diagnostic | None:
+    limit = output_limit(max_pods)
+    if estimate <= limit:
+        return None
+    return error(Code.LIMIT_EXCEEDED, f"the rendering would be about {estimate // 2**20:,} MiB; at most "
+                 f"{limit // 2**20:,} MiB are written", (),
+                 "render fewer or smaller jobs per run (a higher --max-pods also raises this limit)")
