@@ -1,23 +1,58 @@
-"""Live objects for `mxjob diff --live`, found through the `mxjob.live` entry point (the compiler never imports it).
+"""Live objects for `mxjob diff --live`, found through the `mxjob.live` entry points (the compiler never imports
+them): the namespace kubectl would default to, and the cluster's copies of what a rendering owns.
 
-For every rendered object the cluster's copy is fetched; objects the tool manages that Git no longer has
-(pods, services, ConfigMaps and PodGroups with the operator's label, MXJobs) are listed in the namespaces the
-rendering touches, so they show up as removed.
+For every rendered object the cluster's copy is fetched. Objects in the cluster that the rendering no longer
+has show up as removed; which ones count depends on the scope: `jobs` (the default) lists only objects that
+carry the job-name label of a job the rendering holds, so diffing one job's file never reports every other job
+in the namespace as removed; `namespace` lists every object mxjob manages in the namespaces rendered into.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from compiler import constants as c
 from compiler import identity
-from reconciler.kube import Cluster
+from reconciler.kube import Cluster, context_namespace
 
 MANAGED_KINDS = (("v1", "Pod"), ("v1", "Service"), ("v1", "ConfigMap"),
                  ("scheduling.volcano.sh/v1beta1", "PodGroup"), ("scheduling.x-k8s.io/v1alpha1", "PodGroup"))
+SCOPES = ("jobs", "namespace")
+SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
 
-def fetch(desired: list[dict[str, Any]], kubeconfig: str | None, context: str | None) -> list[dict[str, Any]]:
+def default_namespace(kubeconfig: str | None, context: str | None) -> str:
+    """The namespace kubectl uses without -n, as client-go's clientcmd (tools/clientcmd/client_config.go)
+    resolves it: DirectClientConfig.Namespace takes the context's namespace, else "default"; with no kubeconfig
+    at all, inClusterClientConfig.Namespace reads the pod's service-account namespace file."""
+    found = context_namespace(kubeconfig, context)
+    if found:
+        return found
+    has_kubeconfig = kubeconfig or os.environ.get("KUBECONFIG") or os.path.exists(os.path.expanduser("~/.kube/config"))
+    if not has_kubeconfig:
+        try:
+            with open(SERVICE_ACCOUNT_NAMESPACE, encoding="utf-8") as handle:
+                return handle.read().strip() or "default"
+        except OSError:
+            pass
+    return "default"
+
+
+def _owned_jobs(desired: list[dict[str, Any]]) -> dict[str, set[str]]:
+    """Namespace → the jobs the rendering holds (MXJobs, and the job-name label of everything rendered)."""
+    jobs: dict[str, set[str]] = {}
+    for obj in desired:
+        _, kind, namespace, name = identity(obj)
+        labels = (obj.get("metadata") or {}).get("labels") or {}
+        job = name if kind == c.KIND else labels.get(c.LABEL_JOB_NAME)
+        if job:
+            jobs.setdefault(namespace, set()).add(str(job))
+    return jobs
+
+
+def fetch(desired: list[dict[str, Any]], kubeconfig: str | None, context: str | None,
+          scope: str = "jobs") -> list[dict[str, Any]]:
     cluster = Cluster.connect(kubeconfig, context)
     live: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str, str]] = set()
@@ -27,13 +62,19 @@ def fetch(desired: list[dict[str, Any]], kubeconfig: str | None, context: str | 
         if found is not None:
             live.append(found)
             seen.add(identity(found))
+    owned = _owned_jobs(desired)
     # Cluster-scoped objects (a Namespace among the inputs) have no namespace; listing "" would be every namespace.
     namespaces = sorted({identity(obj)[2] for obj in desired} - {""})
-    selector = f"{c.LABEL_OPERATOR_NAME}={c.OPERATOR_NAME}"
     for namespace in namespaces:
+        selector = f"{c.LABEL_OPERATOR_NAME}={c.OPERATOR_NAME}"
+        if scope == "jobs":
+            if not owned.get(namespace):
+                continue
+            selector += f",{c.LABEL_JOB_NAME} in ({','.join(sorted(owned[namespace]))})"
         candidates = [item for api_version, kind in MANAGED_KINDS
                       for item in cluster.list(api_version, kind, namespace, selector)]
-        candidates.extend(cluster.list(c.API_VERSION, c.KIND, namespace, ""))
+        if scope == "namespace":
+            candidates.extend(cluster.list(c.API_VERSION, c.KIND, namespace, ""))
         for item in candidates:
             if identity(item) not in seen:
                 seen.add(identity(item))

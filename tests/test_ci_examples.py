@@ -151,3 +151,19 @@ def test_gitlab_job_updates_its_notes_on_every_page_and_deletes_stale_ones(gitla
     ours = {n["id"]: n["body"] for n in store.notes if n["body"].startswith("<!-- mxjob-diff")}
     assert ours == {1001: "<!-- mxjob-diff part 1 -->\nnew one\n", 1002: "<!-- mxjob-diff part 2 -->\nnew two\n"}
     assert len(store.notes) == 232  # nobody else's note touched, nothing created twice
+
+
+def test_example_jobs_keep_their_pods_under_self_heal() -> None:
+    """cleanPodPolicy Running/All deletes finished pods, which GitOps self-heal recreates: the job runs again."""
+    from tests.conftest import JOB_EXAMPLE_FILES
+
+    for path in [*JOB_EXAMPLE_FILES, *(EXAMPLES / "kustomize").rglob("*.yaml")]:
+        for document in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+            policy = ((document or {}).get("spec") or {}).get("runPolicy") or {}
+            assert policy.get("cleanPodPolicy", "None") == "None", path
+
+
+def test_kubeflow_overlay_warns_about_the_training_operator() -> None:
+    text = (REPO / "overlays" / "kubeflow" / "kustomization.yaml").read_text(encoding="utf-8")
+    assert "training-operator up to v1.8 still runs its own MXJob controller" in text
+    assert "--enable-scheme" in text

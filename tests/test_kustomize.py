@@ -35,12 +35,13 @@ def test_prod_overlay_renders_its_sizes() -> None:
     assert job["runPolicy"]["activeDeadlineSeconds"] == 172800
 
 
-def test_dev_overlay_changes_only_the_worker_image() -> None:
+def test_dev_overlay_changes_the_image_of_every_replica_type() -> None:
     docs = list(yaml.safe_load_all(run_cli(["render", "-"], stdin=_kustomize("dev")).stdout))
     images = {d["metadata"]["name"]: d["spec"]["containers"][0]["image"] for d in docs if d["kind"] == "Pod"}
-    assert images == {"imagenet-scheduler-0": "registry.example.com/ml/imagenet-train:1.4.0",
-                      "imagenet-server-0": "registry.example.com/ml/imagenet-train:1.4.0",
-                      "imagenet-worker-0": "registry.example.com/ml/imagenet-train:1.5.0-rc1"}
+    assert images == dict.fromkeys(["imagenet-scheduler-0", "imagenet-server-0", "imagenet-worker-0"],
+                                   "registry.example.com/ml/imagenet-train:1.5.0-rc1")
+    worker = next(d for d in docs if d["kind"] == "Pod" and d["metadata"]["name"] == "imagenet-worker-0")
+    assert worker["spec"]["containers"][0]["args"][-2:] == ["--batch-size", "16"]
 
 
 def test_shell_pipeline_fails_when_either_side_fails() -> None:

@@ -133,6 +133,26 @@ def test_gitops_examples_parse_and_validate() -> None:
         assert result.exit_code == 0, result.stdout
 
 
-def test_pre_commit_hook_runs_validate() -> None:
-    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
-    assert hooks[0]["id"] == "mxjob-validate" and hooks[0]["entry"] == "mxjob validate"
+def test_pre_commit_hook_checks_only_kubernetes_files(tmp_path: Path) -> None:
+    """What pre-commit does: every staged YAML/JSON file matching `files` and not `exclude`, as arguments."""
+    import re
+
+    hook = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))[0]
+    assert hook["id"] == "mxjob-validate" and hook["entry"].startswith("mxjob validate")
+    staged = {"package.json": '{"name": "site", "version": "1.0.0"}',
+              "mkdocs.yml": "site_name: Jobs\nnav: [index.md]\n",
+              ".github/workflows/ci.yaml": "on: push\njobs: {}\n",
+              "jobs/kustomization.yaml": "resources: [mnist.yaml]\n",
+              "jobs/mnist.yaml": (EXAMPLES / "train" / "mx_job_dist_gpu.yaml").read_text(encoding="utf-8")}
+    for name, text in staged.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    passed = [n for n in staged if re.search(hook["files"], n) and not re.search(hook["exclude"], n)]
+    result = run_cli([*hook["entry"].split()[1:], *passed], cwd=tmp_path)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    for skipped in ("package.json", "mkdocs.yml", ".github/workflows/ci.yaml"):
+        assert f"mxjob: note: {skipped}: skipped, no Kubernetes object in it" in result.stderr
+    (tmp_path / "jobs" / "bad.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [\n",
+                                               encoding="utf-8")
+    failing = run_cli([*hook["entry"].split()[1:], "jobs/bad.yaml", "package.json"], cwd=tmp_path)
+    assert failing.exit_code == 1 and "MXJ001" in failing.stdout + failing.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -24,6 +25,9 @@ from compiler.pipeline import Manifest
 @click.option("--head", metavar="REF", help="Git revision of the new side (default: the working tree).")
 @click.option("--live", is_flag=True, help="Compare the cluster's objects (old side) with the rendered PATH....")
 @cluster_options
+@click.option("--prune-scope", type=click.Choice(["jobs", "namespace"]), default="jobs", show_default=True,
+              help="With --live, which cluster objects missing from PATH... show as removed: those of the jobs "
+                   "PATH... renders (by their job-name label), or everything mxjob manages in the namespaces.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="How to print the differences.")
 @click.option("--ignore-path", "ignore_paths", multiple=True, metavar="POINTER",
@@ -45,7 +49,7 @@ from compiler.pipeline import Manifest
 @render_options
 @verbosity_options
 def diff(paths: tuple[str, ...], base: str | None, head: str | None, live: bool, kubeconfig: str | None,
-         kube_context: str | None, fmt: str, ignore_paths: tuple[str, ...],
+         kube_context: str | None, prune_scope: str, fmt: str, ignore_paths: tuple[str, ...],
          ignore_kinds: tuple[str, ...], no_default_ignores: bool, context_lines: int, colour: str,
          split_dir: Path | None, max_length: int, summary_only: bool, exit_zero: bool,
          options: RenderOptions) -> None:
@@ -68,7 +72,8 @@ def diff(paths: tuple[str, ...], base: str | None, head: str | None, live: bool,
             raise fail(f"--ignore-path {exc}", USAGE) from None
         options = dataclasses.replace(options, keep_rendered=True)
         if live:
-            old, new, base_label, head_label = _live_sides(paths, base, head, kubeconfig, kube_context, options)
+            cluster = LiveCluster(kubeconfig, kube_context, prune_scope)
+            old, new, base_label, head_label = _live_sides(paths, base, head, cluster, options)
         else:
             old, new, base_label, head_label = _sides(paths, base, head, options)
         changes = diff_manifests(old, new, DiffOptions(view, frozenset(ignore_kinds)))
@@ -98,12 +103,32 @@ def _sides(paths: tuple[str, ...], base: str | None, head: str | None,
     return old, _render(read_revision(head, paths), options), base, head
 
 
-def _live_sides(paths: tuple[str, ...], base: str | None, head: str | None, kubeconfig: str | None,
-                context: str | None, options: RenderOptions) -> tuple[list[Manifest], list[Manifest], str, str]:
-    """The cluster (through the reconciler's `mxjob.live` plugin) against the rendered PATH... (or --head REF)."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class LiveCluster:
+    """Where --live looks: the kubeconfig, its context, and which missing objects count as removed."""
+
+    kubeconfig: str | None
+    context: str | None
+    prune_scope: str
+
+
+def _live_plugin(name: str) -> Any:
+    """One of the reconciler's `mxjob.live` entry points (`fetch`, `namespace`); the compiler never imports it."""
     from importlib.metadata import entry_points
 
     from compiler.cli.extras import require
+
+    require("cluster", "mxjob diff --live")
+    found = [entry for entry in entry_points(group="mxjob.live") if entry.name == name]
+    if not found:
+        raise fail("--live needs the reconciler package (reconciler.live), which is not installed", USAGE)
+    return found[0].load()
+
+
+def _live_sides(paths: tuple[str, ...], base: str | None, head: str | None, cluster: LiveCluster,
+                options: RenderOptions) -> tuple[list[Manifest], list[Manifest], str, str]:
+    """The cluster against the rendered PATH... (or --head REF); jobs without a namespace go to the one kubectl
+    would use (the kubeconfig context's), so an identical deployment shows no difference."""
     from compiler.cli.gitsource import read_revision
     from compiler.cli.inputs import read_inputs
     from compiler.diffview import live_view
@@ -112,13 +137,13 @@ def _live_sides(paths: tuple[str, ...], base: str | None, head: str | None, kube
     if base is not None or not paths:
         raise fail("--live compares the cluster with PATH... (optionally at --head REF); --base does not apply",
                    USAGE)
-    require("cluster", "mxjob diff --live")
+    fetch = _live_plugin("fetch")
+    if options.namespace is None:
+        options = dataclasses.replace(options, namespace=_live_plugin("namespace")(cluster.kubeconfig,
+                                                                                   cluster.context))
     new = _render(read_revision(head, paths) if head else read_inputs(paths), options)
-    plugins = list(entry_points(group="mxjob.live"))
-    if not plugins:
-        raise fail("--live needs the reconciler package (reconciler.live), which is not installed", USAGE)
     try:
-        live = plugins[0].load()(new, kubeconfig, context)
+        live = fetch(new, cluster.kubeconfig, cluster.context, cluster.prune_scope)
     except Exception as exc:
         raise fail(f"--live: {exc}", USAGE) from None
     desired = {identity(obj): obj for obj in new}

@@ -1,4 +1,8 @@
-"""Read input files as they are in a Git revision, straight from the object store (no checkout, tree untouched)."""
+"""Read input files as they are in a Git revision, straight from the object store (no checkout, tree untouched).
+
+Git runs in the repository that holds the given PATHs (not in the current directory), and every failure
+names the revision and the repository.
+"""
 
 from __future__ import annotations
 
@@ -11,31 +15,60 @@ from compiler.cli.inputs import InputError, Inputs, is_manifest_path
 from compiler.source import parse_text
 
 
-def _git(args: Sequence[str], stdin: bytes | None = None) -> bytes:
+def _git(args: Sequence[str], repository: Path, stdin: bytes | None = None) -> bytes:
     try:
-        done = subprocess.run(["git", *args], input=stdin, capture_output=True, check=False)
+        done = subprocess.run(["git", "-C", str(repository), *args], input=stdin, capture_output=True, check=False)
     except FileNotFoundError as exc:
-        raise InputError("git is not installed") from exc
+        raise InputError("git is not installed (--base and --head read files from Git)") from exc
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise InputError(f"git {args[0]}: {message[-1] if message else 'failed'}")
+        raise InputError(f"git {args[0]} in {repository}: {message[-1] if message else 'failed'}")
     return done.stdout
 
 
+def repository_of(paths: Sequence[str]) -> Path:
+    """The top of the work tree that holds PATHS (all of them), whatever the current directory is."""
+    real = [Path(os.path.realpath(p)) for p in paths if p != "-"]
+    if len(real) != len(paths):
+        raise InputError("--base and --head read PATH... from Git; '-' (standard input) has no revision")
+    start = real[0]
+    while not start.is_dir():
+        start = start.parent
+    try:
+        top = Path(_git(["rev-parse", "--show-toplevel"], start).decode().strip())
+    except InputError:
+        raise InputError(f"{paths[0]}: not inside a Git repository (--base and --head read PATH... from the "
+                         "repository that holds it)") from None
+    for path, resolved in zip(paths, real, strict=True):
+        if not resolved.is_relative_to(top):
+            raise InputError(f"{path}: outside the repository {top} that holds {paths[0]}")
+    return top
+
+
+def check_revision(revision: str, top: Path) -> None:
+    """A revision that names no commit is an error that says which, and where it was looked for."""
+    try:
+        _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"], top)
+    except InputError:
+        raise InputError(f"git: no commit {revision!r} in the repository {top} (a branch, tag or commit there; "
+                         f"a shallow CI checkout may need `git fetch origin {revision}` or the full history)") from None
+
+
 def read_revision(revision: str, paths: Sequence[str]) -> Inputs:
-    """Every manifest file under PATHS at REVISION, parsed; files are named `REVISION:path`."""
-    _git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"])
-    top = Path(_git(["rev-parse", "--show-toplevel"]).decode().strip())
-    listing = _git(["ls-tree", "-r", "-z", "--full-name", "--name-only", revision, "--", *paths])
+    """Every manifest file under PATHS at REVISION, parsed; files are named `REVISION:path` (path as given)."""
+    top = repository_of(paths)
+    check_revision(revision, top)
+    relative = [Path(os.path.realpath(p)).relative_to(top).as_posix() or "." for p in paths]
+    listing = _git(["ls-tree", "-r", "-z", "--full-tree", "--name-only", revision, "--", *relative], top)
     names = [n for n in listing.decode("utf-8", "surrogateescape").split("\0") if n]
     wanted = [n for n in names if is_manifest_path(PurePosixPath(n).parts)]
     inputs = Inputs()
     if not wanted:
         return inputs
     request = "".join(f"{revision}:{name}\n" for name in wanted).encode("utf-8", "surrogateescape")
-    blobs = _split_batch(_git(["cat-file", "--batch"], stdin=request))
+    blobs = _split_batch(_git(["cat-file", "--batch"], top, stdin=request))
     for name, blob in zip(wanted, blobs, strict=True):
-        label = f"{revision}:{os.path.relpath(top / name)}"
+        label = f"{revision}:{_shown(top / name)}"
         try:
             text = blob.decode("utf-8-sig")
         except UnicodeDecodeError:
@@ -45,6 +78,12 @@ def read_revision(revision: str, paths: Sequence[str]) -> Inputs:
         inputs.documents.extend(parsed.documents)
         inputs.diagnostics.extend(parsed.diagnostics)
     return inputs
+
+
+def _shown(path: Path) -> str:
+    """Relative to the current directory when below it (as the working-tree side names files), else absolute."""
+    relative = os.path.relpath(path)
+    return path.as_posix() if relative.startswith("..") else Path(relative).as_posix()
 
 
 def _split_batch(output: bytes) -> list[bytes]:

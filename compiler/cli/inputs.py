@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+import click
+
 from compiler.diagnostics import Code, Diagnostic, Location, Severity
 from compiler.limits import MAX_INPUT_BYTES
 from compiler.source import SourceDocument, parse_text
@@ -62,13 +64,28 @@ def discover(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool 
 
 def _walk(root: Path, skipped: list[Path]) -> list[str]:
     files: list[str] = []
+    earlier = _earlier_renders(root)
     for path in sorted(root.rglob("*"), key=lambda p: p.as_posix()):
         if not is_manifest_path(path.relative_to(root).parts) or not path.is_file():
             continue
-        if any(path.resolve().is_relative_to(s) for s in skipped):
+        if any(path.resolve().is_relative_to(s) for s in skipped) or any(path.is_relative_to(e) for e in earlier):
             continue
         files.append(path.as_posix())
     return files
+
+
+def _earlier_renders(root: Path) -> list[Path]:
+    """Directories below ROOT that an earlier `mxjob render -o` wrote (they hold its index file): their
+    manifests are output, not input, and reading them again would duplicate every job. Skipped with a note."""
+    from compiler.cli.flags import quiet
+    from compiler.cli.output_dir import INDEX
+
+    found = sorted(index.parent for index in root.rglob(INDEX) if index.parent != root and index.is_file())
+    for directory in found:
+        if not quiet():
+            click.echo(f"mxjob: note: {directory.as_posix()}: skipped, it is the output of an earlier "
+                       f"`mxjob render -o` (it holds {INDEX})", err=True)
+    return found
 
 
 def read_inputs(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False) -> Inputs:

@@ -9,6 +9,7 @@ import click
 
 from compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
 from compiler.cli.flags import paths_or_stdin, verbosity_options
+from compiler.cli.inputs import Inputs
 from compiler.cli.options import render_options
 from compiler.cli.reporters import FORMATS
 from compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
@@ -28,10 +29,13 @@ from compiler.options import RenderOptions
               help="Also run the kubeconform binary on the rendered output and merge its findings.")
 @click.option("--kubeconform-schema-location", "kubeconform_locations", multiple=True, default=("default",),
               show_default=True, help="Kubernetes schema location(s) for kubeconform; ours are always added.")
+@click.option("--skip-non-kubernetes", is_flag=True,
+              help="Skip, with a note, files holding no Kubernetes object (no document with apiVersion and kind), "
+                   "such as package.json or mkdocs.yml; for pre-commit, which passes every YAML and JSON file.")
 @render_options
 @verbosity_options
 def validate(paths: tuple[str, ...], fmt: str, kubernetes_version: str, strict: bool, use_kubeconform: bool,
-             kubeconform_locations: tuple[str, ...], options: RenderOptions) -> None:
+             kubeconform_locations: tuple[str, ...], skip_non_kubernetes: bool, options: RenderOptions) -> None:
     """Validate PATH... (files, directories, or - for stdin): exit 0 all valid, 1 something invalid.
 
     Reports every problem: MXJob input errors at file:line:column, and schema violations of every
@@ -50,6 +54,8 @@ def validate(paths: tuple[str, ...], fmt: str, kubernetes_version: str, strict: 
         except VersionUnavailable as exc:
             raise fail(str(exc), USAGE) from None
         inputs = read_inputs(paths)
+        if skip_non_kubernetes:
+            inputs = kubernetes_files_only(inputs)
         # Rendered output (a `render` stream or `-o` directory) carries each job's ConfigMap: its MXJob is checked
         # as the object it is, not expanded a second time (the same rule as `mxjob diff`).
         plan = compile_documents(inputs.documents, dataclasses.replace(options, keep_rendered=True))
@@ -61,3 +67,20 @@ def validate(paths: tuple[str, ...], fmt: str, kubernetes_version: str, strict: 
             report.objects[:] = run_kubeconform(report.objects, plan, version, strict, kubeconform_locations)
         reporter(fmt).write(report, sys.stdout)
         raise Exit(OK if report.ok else FINDINGS)
+
+
+def kubernetes_files_only(inputs: Inputs) -> Inputs:
+    """Keep files with a document that has apiVersion and kind (or that did not parse: a broken manifest is
+    still reported); note every file left out on stderr."""
+    from compiler.cli.flags import quiet
+
+    kept = {d.file for d in inputs.documents
+            if isinstance(d.data, dict) and isinstance(d.data.get("apiVersion"), str)
+            and isinstance(d.data.get("kind"), str)}
+    kept.update(d.location.file for d in inputs.diagnostics if d.location is not None)
+    for name in inputs.files:
+        if name not in kept and not quiet():
+            click.echo(f"mxjob: note: {name}: skipped, no Kubernetes object in it (no apiVersion and kind)", err=True)
+    return Inputs([d for d in inputs.documents if d.file in kept],
+                  [d for d in inputs.diagnostics if d.location is None or d.location.file in kept],
+                  [name for name in inputs.files if name in kept])

@@ -1,0 +1,65 @@
+"""`mxjob diff --base/--head`: git runs in the repository holding PATH, and its errors name the ref and the
+repository."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import run_cli
+from tests.helpers import job, replica
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "jobs-repo"
+    (root / "jobs").mkdir(parents=True)
+    for args in (["init", "-q", "-b", "main"], ["config", "user.email", "ci@example.com"],
+                 ["config", "user.name", "ci"]):
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+    spec = job(name="mnist", Scheduler=replica(1), Server=replica(1), Worker=replica(2))
+    (root / "jobs" / "mnist.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, capture_output=True)
+    subprocess.run(["git", "commit", "-qm", "two workers"], cwd=root, check=True, capture_output=True)
+    spec["spec"]["mxReplicaSpecs"]["Worker"]["replicas"] = 3
+    (root / "jobs" / "mnist.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    return root
+
+
+def test_runs_in_the_repository_of_the_path_from_anywhere(repo: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = run_cli(["diff", "--base", "HEAD", "--format", "brief", str(repo / "jobs")], cwd=elsewhere)
+    assert result.exit_code == 1, result.stderr
+    assert "+ Pod mnist-worker-2 added" in result.stdout
+
+
+def test_a_file_path_and_a_deleted_path_are_found_too(repo: Path, tmp_path: Path) -> None:
+    (repo / "jobs" / "mnist.yaml").unlink()
+    result = run_cli(["diff", "--base", "HEAD", "--format", "brief", str(repo / "jobs" / "mnist.yaml")],
+                     cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    assert "- MXJob mnist removed" in result.stdout
+
+
+def test_a_bad_ref_is_named_with_the_repository(repo: Path, tmp_path: Path) -> None:
+    result = run_cli(["diff", "--base", "nosuchref", str(repo / "jobs")], cwd=tmp_path)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert f"mxjob: git: no commit 'nosuchref' in the repository {repo.resolve()}" in result.stderr
+
+
+def test_a_path_outside_any_repository_says_so(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "job.yaml").write_text(yaml.safe_dump(job(name="x", Worker=replica(1))), encoding="utf-8")
+    result = run_cli(["diff", "--base", "HEAD", str(plain)], cwd=tmp_path)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert f"mxjob: {plain}: not inside a Git repository" in result.stderr
+
+
+def test_paths_in_two_repositories_are_refused(repo: Path, tmp_path: Path) -> None:
+    result = run_cli(["diff", "--base", "HEAD", str(repo / "jobs"), str(tmp_path)], cwd=tmp_path)
+    assert result.exit_code == 2 and "outside the repository" in result.stderr
