@@ -155,7 +155,7 @@ def write_atomically(path: Path, text: str) -> None:
 
 def changed_jobs(plan: Any) -> Iterator[tuple[int, JsonPath, Conversion]]:
     """The MXJobs of one file's plan whose v1 form differs from what the file holds."""
-    from compiler.pipeline import CompiledJob
+    from compiler.job import CompiledJob
 
     for item, (document, prefix) in zip(plan.items, plan.origins, strict=True):
         if isinstance(item, CompiledJob) and item.conversion.data != _at(document.data, prefix):
