@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.check import RunCluster
-from tests.e2e.netns import unavailable_reason
+from tests.e2e.netns import sweep, unavailable_reason
 from tests.e2e.runner import cluster
 
 PREPARE = "bash .ci/mxnet.sh (or make e2e-prepare)"
@@ -33,10 +33,11 @@ def unavailable(reason: str) -> None:
 
 @pytest.fixture(scope="session")
 def namespaces() -> None:
-    """Network namespaces can be made here (or the test skips/fails saying why)."""
+    """Network namespaces can be made here (or the test skips/fails saying why); those of killed runs are removed."""
     reason = unavailable_reason()
     if reason is not None:
         unavailable(reason)
+    sweep()
 
 
 def image(name: str, home: Path) -> dict[str, str]:

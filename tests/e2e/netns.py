@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -16,6 +18,9 @@ ETC_NETNS = Path("/etc/netns")
 RUN_NETNS = Path("/run/netns")  # where `ip netns add` keeps the named namespaces
 PREFIX = "mxe2e"
 IP_TIMEOUT = 20.0
+# Every name is `mxe2e-<pid of the test process>-<random token>-…`: the random token keeps concurrent runs apart, the
+# pid tells a later run whose namespaces were left behind by a test process that was killed (see sweep()).
+OWNED = re.compile(rf"^{PREFIX}-(\d+)-")
 
 
 class NetnsError(RuntimeError):
@@ -45,7 +50,7 @@ def unavailable_reason() -> str | None:
     """Why this machine cannot create network namespaces, or None when it can (probed by making one)."""
     if shutil.which("ip") is None or shutil.which("unshare") is None:
         return "the `ip` (iproute2) and `unshare` (util-linux) commands are needed to create network namespaces"
-    probe = f"{PREFIX}-probe-{secrets.token_hex(4)}"
+    probe = f"{PREFIX}-{os.getpid()}-probe-{secrets.token_hex(4)}"
     try:
         ip("netns", "add", probe)
     except NetnsError as exc:
@@ -69,11 +74,11 @@ class Network:
     def __init__(self, pods: Mapping[str, str]) -> None:
         """`pods` maps each pod's name to its hostname."""
         token = secrets.token_hex(4)
-        self.hub = f"{PREFIX}-{token}-hub"
+        self.hub = f"{PREFIX}-{os.getpid()}-{token}-hub"
         # A private /24 that exists only inside the namespaces made here (nothing is added to the host's namespace).
         subnet = f"10.{200 + int(token[:2], 16) % 50}.{int(token[2:4], 16)}"
         self.pods = {
-            name: PodNet(f"{PREFIX}-{token}-{index}", f"{subnet}.{index + 2}", host)
+            name: PodNet(f"{PREFIX}-{os.getpid()}-{token}-{index}", f"{subnet}.{index + 2}", host)
             for index, (name, host) in enumerate(pods.items())
         }
         self.created: list[str] = []
@@ -111,6 +116,22 @@ class Network:
             shutil.rmtree(ETC_NETNS / name, ignore_errors=True)
         self.created.clear()
         return problems
+
+
+def sweep() -> list[str]:
+    """Remove the namespaces (and /etc/netns folders) of test processes that no longer exist: what a run killed by
+    SIGKILL, which no `finally` survives, left behind. Namespaces of live processes, other runs included, stay."""
+    names = {entry.name for root in (RUN_NETNS, ETC_NETNS) if root.is_dir() for entry in root.iterdir()}
+    removed = []
+    for name in sorted(names):
+        owner = OWNED.match(name)
+        if owner is None or Path(f"/proc/{owner.group(1)}").exists():
+            continue
+        if (RUN_NETNS / name).exists():
+            ip("netns", "del", name)
+        shutil.rmtree(ETC_NETNS / name, ignore_errors=True)
+        removed.append(name)
+    return removed
 
 
 @contextmanager

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tests.e2e.netns import Network, network
 from tests.e2e.pods import Manifest, PodPlan, kinds, plan, service_targets
+from tests.processes import die_with_parent
 
 POLL = 0.1
 # What a container runtime reports for a process ended by a signal: 128 + the signal number (137 for SIGKILL).
@@ -57,7 +58,7 @@ class Cluster:
         with log.open("wb") as sink:
             process = subprocess.Popen(argv, env={**self.image_env, **pod_plan.env}, cwd=pod_plan.working_dir,
                                        stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                                       start_new_session=True)
+                                       start_new_session=True, preexec_fn=die_with_parent)
         self.pods[name] = Pod(pod_plan, process, log)
         return self.pods[name]
 

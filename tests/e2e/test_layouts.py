@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from compiler.decorations.registry import GANG_SCHEDULERS
 from tests.conftest import EXAMPLES, REPO
 from tests.e2e.check import RunCluster, run_to_completion
 from tests.e2e.jobs import load, pod_envs, render, with_command
@@ -55,8 +56,7 @@ TARGETS = {
     "plain": [],
     "argocd": ["--target", "argocd"],
     "flux": ["--target", "flux"],
-    "volcano": ["--gang-scheduler", "volcano"],
-    "scheduler-plugins": ["--gang-scheduler", "scheduler-plugins"],
+    **{backend.kind: ["--gang-scheduler", backend.kind] for backend in GANG_SCHEDULERS},
     "argocd-volcano": ["--target", "argocd", "--gang-scheduler", "volcano"],
 }
 

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import secrets
 import shutil
-import signal
 import socket
 import ssl
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.error
@@ -22,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from tests.processes import die_with_parent
 
 # Where `make envtest` (.ci/envtest.sh) installs the binaries it builds.
 CACHE_BIN = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mxjob-gitops" / "envtest" / "bin"
@@ -59,13 +58,6 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: on Linux, get SIGKILL when the test process dies, even by SIGKILL, so a
-    killed test run leaves no etcd or kube-apiserver behind (prctl PR_SET_PDEATHSIG)."""
-    if sys.platform == "linux":
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, what: str, interval: float = 0.1) -> None:
@@ -137,7 +129,7 @@ class RealCluster:
     def _spawn(self, name: str, argv: Sequence[str]) -> subprocess.Popen[bytes]:
         log = (self.workdir / f"{name}.log").open("wb")
         process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   preexec_fn=_die_with_parent)
+                                   preexec_fn=die_with_parent)
         log.close()
         self.processes.append(process)
         return process
@@ -243,6 +235,15 @@ class RealCluster:
         except urllib.error.HTTPError as error:
             with error:
                 return error.code, json.loads(error.read() or b"{}")
+
+    def replay(self, path: str) -> list[dict[str, Any]]:
+        """The watch events of a collection after the `resourceVersion` given in `path`, as the server's watch cache
+        replays them; the watch is asked to end after a second, which is when this returns."""
+        request = urllib.request.Request(f"{self.url}{path}&watch=1&timeoutSeconds=1", headers={
+            "Authorization": f"Bearer {self.token}", "Accept": "application/json"})
+        context = ssl.create_default_context(cafile=str(self.ca_file))
+        with urllib.request.urlopen(request, timeout=30, context=context) as response:
+            return [json.loads(line) for line in response.read().splitlines() if line.strip()]
 
     def get(self, path: str) -> dict[str, Any] | None:
         code, body = self.request("GET", path)

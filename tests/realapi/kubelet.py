@@ -84,6 +84,18 @@ class Kubelet:
     def condition_types(self, name: str = "mxnet-job") -> list[tuple[str, str]]:
         return [(c["type"], c["status"]) for c in self.job_status(name).get("conditions", [])]
 
+    def state_history(self, since: str, name: str = "mxnet-job") -> list[str]:
+        """The newest condition of every version of the job stored after resourceVersion `since`."""
+        events = self.cluster.replay(f"/apis/kubeflow.org/v1/namespaces/{self.namespace}/mxjobs"
+                                     f"?fieldSelector=metadata.name%3D{name}&resourceVersion={since}")
+        states: list[str] = []
+        for event in events:
+            assert event["type"] != "ERROR", event
+            conditions = (event["object"].get("status") or {}).get("conditions") or []
+            if conditions and (not states or states[-1] != conditions[-1]["type"]):
+                states.append(conditions[-1]["type"])
+        return states
+
     def patch_job(self, patch: dict[str, Any], name: str = "mxnet-job", subresource: str = "") -> None:
         path = f"/apis/kubeflow.org/v1/namespaces/{self.namespace}/mxjobs/{name}{subresource}"
         code, body = self.cluster.request("PATCH", path, patch, "application/merge-patch+json")

@@ -46,8 +46,10 @@ def running(kubelet: Kubelet, spec: str = EXITCODE_JOB) -> None:
 def test_running_then_137_restarts_the_worker(kubelet: Kubelet) -> None:
     running(kubelet)
     old = kubelet.pods()[WORKER]
+    before = kubelet.job()["metadata"]["resourceVersion"]
     kubelet.set_pod(WORKER, "Failed", exit_code=137)
     reconcile(kubelet)  # one pass: deleted, gone, created again from the rendering of the live MXJob
+    assert kubelet.state_history(before)[-2:] == ["Restarting", "Running"]
     status = kubelet.job_status()
     assert status["restartCounts"] == {"Worker": 1}
     assert "pending" not in status["podRestarts"][WORKER]

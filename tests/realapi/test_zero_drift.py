@@ -13,14 +13,17 @@ from typing import Any
 import pytest
 import yaml
 
+from compiler.decorations.registry import GANG_SCHEDULERS
 from tests.conftest import EXAMPLES, REPO, run_cli
 from tests.realapi.cluster import RealCluster
 
 GOLDEN = REPO / "tests" / "golden"
 PODGROUP_CRDS = REPO / "tests" / "fixtures" / "podgroup-crds.yaml"
 EXAMPLE_FILES = sorted(p for name in ("train", "tune", "byteps", "single") for p in (EXAMPLES / name).glob("*.yaml"))
+# Every target, and every gang scheduler the registry knows (a new one needs the CRD of its group object, if it
+# renders one, in PODGROUP_CRDS' file).
 VARIANTS = {"plain": [], "argocd": ["--target", "argocd"], "flux": ["--target", "flux"],
-            "volcano": ["--gang-scheduler", "volcano"], "scheduler-plugins": ["--gang-scheduler", "scheduler-plugins"]}
+            **{backend.kind: ["--gang-scheduler", backend.kind] for backend in GANG_SCHEDULERS}}
 
 
 # Golden cases whose pods use fields newer than the test server (Kubernetes 1.20): its OpenAPI does not know them.
@@ -93,3 +96,14 @@ def test_apply_then_diff_live_is_empty(cluster: RealCluster, namespace: str, tmp
                         str(job)])
         assert diff.exit_code == 0, f"after kubectl apply {' '.join(flags)}:\n{diff.stdout}{diff.stderr}"
         assert diff.stdout.strip().splitlines()[-1:] == diff.stdout.strip().splitlines(), diff.stdout
+
+
+@pytest.mark.parametrize("api_version", ["scheduling.volcano.sh/v1beta1", "scheduling.x-k8s.io/v1alpha1"])
+def test_the_podgroup_crds_prune_what_the_schedulers_do_not_know(cluster: RealCluster, namespace: str,
+                                                                  api_version: str) -> None:
+    """So a rendered PodGroup field either scheduler lacks would show up in `diff --live` (and kubectl's checks)."""
+    group = {"apiVersion": api_version, "kind": "PodGroup", "metadata": {"name": "pg"},
+             "spec": {"minMember": 3, "minMembers": 3}}
+    code, body = cluster.request("POST", f"/apis/{api_version}/namespaces/{namespace}/podgroups", group)
+    assert code == 201, body
+    assert body["spec"] == {"minMember": 3}

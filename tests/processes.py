@@ -1,0 +1,16 @@
+"""Child processes of the real-component tiers (API server, MXNet pods) that die with the test process."""
+
+from __future__ import annotations
+
+import ctypes
+import signal
+import sys
+
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """In the child before exec (Popen's preexec_fn): on Linux, get SIGKILL when the thread that started it ends,
+    even by SIGKILL, so a killed test run leaves no process behind (prctl(2) PR_SET_PDEATHSIG, kept across execve)."""
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
