@@ -56,8 +56,13 @@ def run_argocd_health(script: str, obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_flux_health(obj: dict[str, Any], expressions: dict[str, str] = FLUX_EXPRESSIONS) -> str:
-    """Flux's order (fluxcd/pkg runtime/cel/status_evaluator.go, StatusEvaluator.Evaluate): inProgress, failed,
-    current, first true wins, InProgress when none is; the object's top-level fields are the variables."""
+    """Flux's order (fluxcd/pkg runtime/cel/status_evaluator.go, StatusEvaluator.Evaluate): a status whose
+    observedGeneration differs from metadata.generation is InProgress before any expression runs; then
+    inProgress, failed, current, first true wins, InProgress when none is; the object's top-level fields are
+    the variables."""
+    observed = (obj.get("status") or {}).get("observedGeneration")
+    if observed is not None and observed != obj.get("metadata", {}).get("generation", observed):
+        return "InProgress"
     for key, verdict in (("inProgress", "InProgress"), ("failed", "Failed"), ("current", "Current")):
         if key in expressions and cel.evaluate(expressions[key], obj) is True:
             return verdict
@@ -97,3 +102,15 @@ def test_the_lua_sandbox_is_as_narrow_as_argo_cds() -> None:
 
 def test_the_flux_entry_names_the_mxjob_kind() -> None:
     assert flux_health_check() == {"apiVersion": "kubeflow.org/v1", "kind": "MXJob", **FLUX_EXPRESSIONS}
+
+
+@pytest.mark.parametrize(("build", "status"), [c[1:3] for c in CASES], ids=[c[0] for c in CASES])
+def test_flux_generation_gate_never_holds_our_status(build: Callable[[], dict[str, Any]], status: str) -> None:
+    """Flux reads status.observedGeneration before the expressions; the reconciler writes none, so a spec change
+    in Git (a new metadata.generation) never turns a finished job InProgress for Flux."""
+    obj = build()
+    assert "observedGeneration" not in obj["status"]
+    obj["metadata"]["generation"] = 7
+    assert run_flux_health(obj) == FLUX_FOR[status]
+    stale = {**obj, "status": {**obj["status"], "observedGeneration": 6}}
+    assert run_flux_health(stale) == "InProgress"

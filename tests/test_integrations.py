@@ -17,8 +17,6 @@ from tests import health_fixtures as fx
 from tests.conftest import EXAMPLES, REPO, run_cli
 from tests.test_health_checks import run_argocd_health, run_flux_health
 
-KUBECTL = shutil.which("kubectl")
-needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 COMPONENT = REPO / "overlays" / "argocd-health"
 
 
@@ -48,7 +46,6 @@ def test_the_component_patch_is_what_the_cli_prints() -> None:
     assert (COMPONENT / "argocd-cm-mxjob-health.yaml").read_text(encoding="utf-8") == expected
 
 
-@needs_kubectl
 @pytest.mark.parametrize("component", ["argocd-health", "argocd-cmp"])
 def test_the_component_installs_a_working_health_check(tmp_path: Path, component: str) -> None:
     for fixture in ("argocd-cm.yaml", "argocd-repo-server.yaml"):
@@ -57,7 +54,9 @@ def test_the_component_installs_a_working_health_check(tmp_path: Path, component
     (tmp_path / "kustomization.yaml").write_text(
         f"namespace: argocd\nresources: [argocd-cm.yaml, argocd-repo-server.yaml]\ncomponents: [{path}]\n",
         encoding="utf-8")
-    done = subprocess.run([str(KUBECTL), "kustomize", str(tmp_path)], capture_output=True, text=True, check=False)
+    kubectl = shutil.which("kubectl")
+    assert kubectl is not None, "kubectl is part of the test tools (GUIDE.md)"
+    done = subprocess.run([kubectl, "kustomize", str(tmp_path)], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     config = next(d for d in yaml.safe_load_all(done.stdout) if d["metadata"]["name"] == "argocd-cm")
     assert config["data"]["timeout.reconciliation"] == "180s"  # merged into, not replaced

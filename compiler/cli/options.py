@@ -51,7 +51,7 @@ _OPTIONS = (
                  help="Namespace for jobs that do not set metadata.namespace."),
     click.option("--target", type=click.Choice([t.value for t in Target]), default=Target.PLAIN.value,
                  show_default=True, envvar="MXJOB_TARGET", show_envvar=True,
-                 help="Add the annotations Argo CD or Flux need (sync waves, force replace, substitution)."),
+                 help="Add the annotations Argo CD or Flux need (pods replaced, never patched; no sync waves)."),
     click.option("--gang-scheduler", "gang", callback=parse_gang, envvar="MXJOB_GANG_SCHEDULER", show_envvar=True,
                  metavar="volcano|scheduler-plugins[=NAME]",
                  help="Render a PodGroup per job and join its pods (a job's mxjob.kubeflow.org/gang-scheduler "
