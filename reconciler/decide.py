@@ -19,6 +19,7 @@ from reconciler.plan import Action, CreatePod, DeletePod, Event, Nudge, Plan, Po
 from reconciler.state import Condition, JobView, PodView, has, is_finished, parse_time, set_condition, timestamp
 from reconciler.vocabulary import (
     BACKOFF_COUNTED,
+    CleanPodPolicy,
     ConditionType,
     DeleteReason,
     EventType,
@@ -112,7 +113,8 @@ def _clean_up(work: _Work, pods: Sequence[PodView]) -> None:
     for pod in pods:
         if pod.deleting:
             continue
-        if policy == "All" or (policy == "Running" and pod.phase in (PodPhase.RUNNING, PodPhase.PENDING)):
+        running = pod.phase in (PodPhase.RUNNING, PodPhase.PENDING)
+        if policy is CleanPodPolicy.ALL or (policy is CleanPodPolicy.RUNNING and running):
             work.actions.append(DeletePod(pod.name, pod.uid, DeleteReason.CLEAN_POD_POLICY))
     if has(work.conditions, ConditionType.SUCCEEDED):
         for counts in work.status["replicaStatuses"].values():

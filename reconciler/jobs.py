@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from compiler import JobRendering, MXJob, RenderOptions, compile_job
 from compiler import constants as c
 from reconciler.state import JobView, ReplicaPolicy
-from reconciler.vocabulary import RestartPolicy
+from reconciler.vocabulary import CleanPodPolicy, RestartPolicy
 
 # The largest job the reconciler acts on by default: the compiler's --max-pods default (one constant).
 DEFAULT_MAX_PODS = c.MAX_PODS
@@ -72,8 +72,8 @@ def job_view(obj: Mapping[str, Any], job: MXJob) -> JobView:
     annotations = {str(k): str(v) for k, v in ((obj.get("metadata") or {}).get("annotations") or {}).items()}
     return JobView(job.namespace or "", job.name, job.job_mode,
                    {r.type: ReplicaPolicy(r.replicas, RestartPolicy(r.restart_policy)) for r in job.replicas},
-                   policy.clean_pod_policy, policy.backoff_limit, policy.active_deadline_seconds, policy.suspend,
-                   annotations)
+                   CleanPodPolicy(policy.clean_pod_policy), policy.backoff_limit, policy.active_deadline_seconds,
+                   policy.suspend, annotations)
 
 
 def render_options(config_map: Mapping[str, Any] | None, namespace: str) -> RenderOptions:

@@ -9,6 +9,9 @@ FIELD_MANAGER = "mxjob-reconciler"
 USER_AGENT = "mxjob-reconciler"
 TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
 WATCH_READ_GRACE_SECONDS = 10.0  # a watch silent this long past its server-side timeout has stalled
+# Every other request: connect and per-read timeouts (s). Without them a server that accepts a request and never
+# answers holds a worker (or a whole `--once` pass) forever; with them the job is requeued like on a 503.
+REQUEST_TIMEOUT_SECONDS = (10.0, 30.0)
 
 
 class ClusterError(Exception):
@@ -29,8 +32,8 @@ class Cluster:
             raise ClusterError(f"cannot reach the Kubernetes API: {_reason(exc)}") from exc
 
     @classmethod
-    def connect(cls, kubeconfig: str | None = None, context: str | None = None,
-                user_agent: str = USER_AGENT) -> Cluster:
+    def connect(cls, kubeconfig: str | None = None, context: str | None = None, user_agent: str = USER_AGENT,
+                request_timeout: tuple[float, float] = REQUEST_TIMEOUT_SECONDS) -> Cluster:
         """kubeconfig (flag, KUBECONFIG, ~/.kube/config), else the in-cluster service account."""
         from kubernetes import client, config
         from kubernetes.config.config_exception import ConfigException
@@ -47,6 +50,7 @@ class Cluster:
             api_client = client.ApiClient()
         api_client.user_agent = user_agent
         _no_hidden_retries(api_client)
+        _default_timeout(api_client, request_timeout)
         return cls(api_client)
 
     def _resource(self, api_version: str, kind: str) -> Any | None:
@@ -130,6 +134,19 @@ def _no_hidden_retries(api_client: Any) -> None:
     pool_manager = api_client.rest_client.pool_manager
     pool_manager.connection_pool_kw["retries"] = urllib3.Retry(total=0, respect_retry_after_header=False,
                                                                raise_on_status=False, raise_on_redirect=False)
+
+
+def _default_timeout(api_client: Any, timeout: tuple[float, float]) -> None:
+    """Give every request that names no timeout of its own (all but watches) `timeout`. The client passes
+    `_request_timeout=None` down as "no timeout" (kubernetes/client/rest.py RESTClientObject.request builds no
+    urllib3.Timeout then), which overrides any pool default, so the default is filled in at that one call."""
+    rest = api_client.rest_client
+    request = rest.request
+
+    def with_timeout(*args: Any, _request_timeout: Any = None, **kwargs: Any) -> Any:
+        return request(*args, _request_timeout=_request_timeout or timeout, **kwargs)
+
+    rest.request = with_timeout
 
 
 def context_namespace(kubeconfig: str | None, context: str | None) -> str | None:

@@ -8,9 +8,10 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from reconciler.plan import Plan
+from reconciler.vocabulary import ConditionType
 
 
-def _true(conditions: Any, kind: str) -> bool:
+def _true(conditions: Any, kind: ConditionType) -> bool:
     return any(x.get("type") == kind and x.get("status") == "True" for x in conditions or [])
 
 
@@ -43,11 +44,11 @@ class Metrics:
 
     def observe(self, namespace: str, previous: Mapping[str, Any], plan: Plan) -> None:
         before, after = previous.get("conditions"), plan.status.get("conditions")
-        if not any(x.get("type") == "Created" for x in before or []) and after:
+        if not any(x.get("type") == ConditionType.CREATED for x in before or []) and after:
             self.jobs_created.labels(namespace).inc()
-        if _true(after, "Succeeded") and not _true(before, "Succeeded"):
+        if _true(after, ConditionType.SUCCEEDED) and not _true(before, ConditionType.SUCCEEDED):
             self.jobs_succeeded.labels(namespace).inc()
-        if _true(after, "Failed") and not _true(before, "Failed"):
+        if _true(after, ConditionType.FAILED) and not _true(before, ConditionType.FAILED):
             self.jobs_failed.labels(namespace).inc()
         for replica_type, code, exit_class in plan.exits:
             self.pod_exits.labels(replica_type, str(code), exit_class).inc()

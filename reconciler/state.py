@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from compiler import constants as c
-from reconciler.vocabulary import ConditionType, PodPhase, RestartPolicy
+from reconciler.vocabulary import CleanPodPolicy, ConditionType, PodPhase, RestartPolicy
 
 ARGO_TRACKING = "argocd.argoproj.io/tracking-id"
 FLUX_LABELS = ("kustomize.toolkit.fluxcd.io/name", "kustomize.toolkit.fluxcd.io/namespace")
@@ -44,7 +44,7 @@ class JobView:
     name: str
     job_mode: str
     replicas: Mapping[str, ReplicaPolicy]
-    clean_pod_policy: str = "None"
+    clean_pod_policy: CleanPodPolicy = CleanPodPolicy.NONE
     backoff_limit: int | None = None
     active_deadline_seconds: int | None = None
     suspend: bool = False

@@ -56,6 +56,12 @@ class RestartPolicy(enum.StrEnum):
     EXIT_CODE = "ExitCode"
 
 
+class CleanPodPolicy(enum.StrEnum):
+    ALL = "All"
+    RUNNING = "Running"  # running and pending pods
+    NONE = "None"
+
+
 # Replica types whose in-place restarts count towards backoffLimit (training operator pkg/core/job.go
 # PastBackoffLimit: OnFailure, Always and, since kubeflow/common v0.4, ExitCode).
 BACKOFF_COUNTED = frozenset({RestartPolicy.ON_FAILURE, RestartPolicy.ALWAYS, RestartPolicy.EXIT_CODE})

@@ -4,7 +4,8 @@ It serves discovery, and for every registered resource: create, get, list (label
 resourceVersion), watch (resume from a resourceVersion, timeoutSeconds, 410 Gone for compacted history),
 replace with optimistic concurrency (409), merge/JSON patches, delete, and the status subresource. Faults
 are injected per request: `server.state.fail(method, path_regex, status, times, body=regex, retry_after=s)`
-(the path includes the query string); `server.state.stall_watches()` holds every watch stream open and
+(the path includes the query string; status RESET drops the connection with a TCP reset instead of answering,
+HANG never answers while the fault stands); `server.state.stall_watches()` holds every watch stream open and
 silent (no event, no bookmark, no end) until `unstall_watches()`; `hold(method, path_regex)` parks the
 next matching request after it was applied and before its answer is sent, until released.
 """
@@ -15,6 +16,8 @@ import copy
 import json
 import re
 import socket
+import struct
+import sys
 import threading
 import time
 import uuid
@@ -60,6 +63,9 @@ class Hold:
     apply_first: bool
     parked: threading.Event = field(default_factory=threading.Event)
     release: threading.Event = field(default_factory=threading.Event)
+
+
+RESET, HANG = 0, -1  # fault "statuses" that are no HTTP answer at all
 
 
 @dataclass
@@ -315,6 +321,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _fail(self, fault: Fault) -> None:
+        if fault.status == HANG:  # until the fault is cleared (bounded: a test never leaves a thread behind)
+            deadline = time.monotonic() + 60
+            while fault in self.server.state.faults and time.monotonic() < deadline:
+                time.sleep(0.05)
+        if fault.status in (RESET, HANG):
+            # SO_LINGER on, zero timeout: closing sends RST; the client's request ends with no answer.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            return
+        self._send(fault.status, fault.body, fault.retry_after)
+
     def _body(self) -> Any:
         return json.loads(self.raw_body or b"null")
 
@@ -336,7 +354,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.hold = hold
         fault = state.take_fault(method, self.path, self.raw_body)
         if fault is not None:
-            self._send(fault.status, fault.body, fault.retry_after)
+            self._fail(fault)
             return
         discovery = self.server.discovery(url.path)
         if discovery is not None:
@@ -433,6 +451,11 @@ class _Server(ThreadingHTTPServer):
         self.state = state
         self.drop_watch_after = 0
         self.closing = False
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that gave up (its read timeout) and closed the connection is normal; anything else is not."""
+        if not isinstance(sys.exception(), ConnectionError):
+            super().handle_error(request, client_address)
 
     def take_drop(self) -> bool:
         """Count down the events until the next watch stream is cut; True when this one is it."""

@@ -11,7 +11,7 @@ import pytest
 from reconciler.decide import CreatePod, DeletePod, Event, Nudge, Plan, decide
 from reconciler.exitcodes import ExitClass, ExitTable
 from reconciler.state import JobView, PodView, ReplicaPolicy
-from reconciler.vocabulary import DeleteReason, EventType, PodPhase, Reason, RestartPolicy
+from reconciler.vocabulary import CleanPodPolicy, DeleteReason, EventType, PodPhase, Reason, RestartPolicy
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 
@@ -254,7 +254,7 @@ def test_suspend_and_resume() -> None:
 
 @pytest.mark.parametrize(("policy", "deleted"), [("All", 4), ("Running", 3), ("None", 0)])
 def test_clean_pod_policy_on_completion(policy: str, deleted: int) -> None:
-    job = train(clean_pod_policy=policy)
+    job = train(clean_pod_policy=CleanPodPolicy(policy))
     status = decide(job, running(job), NOW, {}).status
     done = with_pod(running(job), pod("Scheduler", 0, "Succeeded"))
     finished = decide(job, done, NOW, status).status

@@ -19,7 +19,7 @@ from reconciler.controller import Controller, _leading
 from reconciler.kube import Cluster
 from reconciler.runner import Reconciler, Settings
 from tests.conftest import run_cli
-from tests.fakeapi import FakeServer
+from tests.fakeapi import HANG, RESET, FakeServer
 from tests.kubelet import PLURALS, set_pod
 from tests.test_controller import wait_for
 
@@ -36,6 +36,7 @@ spec:
       {{replicas: 2, restartPolicy: ExitCode, template: {{spec: {{containers: [{{name: mxnet, image: mxnet:1.9}}]}}}}}}
 """
 POISONED = "job-07"
+REQUEST_TIMEOUT = (2.0, 2.0)  # a request without an answer is given up after 2 s (the default is 10 s, 30 s)
 
 
 @functools.cache
@@ -86,7 +87,8 @@ def _fault(method: str, path: str, status: int, body: str = "", retry_after: flo
     def apply(server: FakeServer) -> None:
         server.state.fail(method, path, status, times=1_000_000, body=body, retry_after=retry_after)
 
-    return Poison(f"{status} on {method} {path or body}", apply, lambda server: server.state.faults.clear())
+    answer = {RESET: "connection reset", HANG: "no answer"}.get(status, str(status))
+    return Poison(f"{answer} on {method} {path or body}", apply, lambda server: server.state.faults.clear())
 
 
 def _edit(key: tuple[str, str, str, str], change: Callable[[dict[str, Any]], None]) -> Callable[[FakeServer], None]:
@@ -129,7 +131,14 @@ POISONS = [
              retry_after=1 if code == 429 else None) for code in (500, 503, 429)],
     *[_fault("POST", r"/events", code, body=EVENT, retry_after=1 if code == 429 else None)
       for code in (500, 503, 429)],
-    _fault("GET", rf"/configmaps/{POISONED}-mxjob-config", 503),
+    *[_fault("GET", rf"/configmaps/{POISONED}-mxjob-config", code, retry_after=1 if code == 429 else None)
+      for code in (500, 503, 429)],
+    # The rest of the transient answers, and requests that get no answer at all.
+    _fault("PUT", STATUS, 502), _fault("DELETE", PODS, 504),
+    *[_fault(method, path, RESET, body=body) for method, path, body in (
+        ("PUT", STATUS, ""), ("DELETE", PODS, ""), ("GET", rf"/configmaps/{POISONED}-mxjob-config", ""),
+        ("POST", r"/namespaces/ml/pods\b", rf'"name": "{POISONED}-worker-0"'))],
+    _fault("DELETE", PODS, HANG),
     _fault("*", PODS, 403),
     Poison("a huge job", _edit(JOB, _set_workers(2_000_000)), _edit(JOB, _set_workers(2))),
 ]
@@ -138,7 +147,8 @@ POISONS = [
 @contextlib.contextmanager
 def running(kubeconfig: Path, **options: Any) -> Iterator[Controller]:
     """A leading controller over namespace ml, stopped on the way out."""
-    reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
+    reconciler = Reconciler(Cluster.connect(str(kubeconfig), request_timeout=REQUEST_TIMEOUT),
+                            Settings(namespaces=("ml",)))
     controller = Controller(reconciler, **options)
     _leading(controller, True)
     controller.start()
@@ -164,7 +174,8 @@ def test_once_the_other_19_converge_and_the_poisoned_one_after_the_fault(
         fleet: tuple[FakeServer, Path, dict[str, str]], poison: Poison) -> None:
     server, kubeconfig, failed = fleet
     poison.apply(server)
-    reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
+    reconciler = Reconciler(Cluster.connect(str(kubeconfig), request_timeout=REQUEST_TIMEOUT),
+                            Settings(namespaces=("ml",)))
     problems = reconciler.run_once(timeout=4)
     assert list(problems) == [("ml", POISONED)]
     assert [job for job, uid in failed.items() if not converged(server, job, uid)] == [POISONED]

@@ -91,6 +91,34 @@ def test_backoff_limit_fails_the_job_and_removes_its_pods(kubelet: Kubelet) -> N
     assert kubelet.pods() == {}
 
 
+def test_in_place_restarts_reach_the_backoff_limit(kubelet: Kubelet) -> None:
+    # The issue's case: 4 OnFailure workers that the kubelet restarted 1, 1, 1 and 2 times, backoffLimit 4. The
+    # sum (5) is past the limit: the job fails as the Go operator's PastBackoffLimit has it, its pods go.
+    workers = SEED.replace("""    Worker:
+      replicas: 1
+      restartPolicy: Never""", """    Worker:
+      replicas: 4
+      restartPolicy: OnFailure""")
+    kubelet.deploy(workers.replace("    cleanPodPolicy: None", "    cleanPodPolicy: None\n    backoffLimit: 4"))
+    for name in PODS[:2]:
+        kubelet.set_pod(name, "Running")
+    for index, restarts in enumerate((1, 1, 1, 2)):
+        kubelet.set_pod(f"mxnet-job-worker-{index}", "Running", restarts=restarts)
+    reconcile(kubelet)
+    last = kubelet.job_status()["conditions"][-1]
+    assert (last["type"], last["status"], last["reason"]) == ("Failed", "True", "MXJobFailed")
+    assert last["message"] == "Job mxnet-job has failed because it has reached the specified backoff limit"
+    assert kubelet.pods() == {}
+
+
+def test_a_job_created_suspended_shows_created_then_suspended(kubelet: Kubelet) -> None:
+    kubelet.deploy(SEED.replace("    cleanPodPolicy: None", "    cleanPodPolicy: None\n    suspend: true"))
+    reconcile(kubelet)
+    assert kubelet.condition_types() == [("Created", "True"), ("Suspended", "True")]
+    assert "startTime" not in kubelet.job_status()
+    assert kubelet.pods() == {}
+
+
 def test_active_deadline_fails_the_job(kubelet: Kubelet) -> None:
     deadline = "    cleanPodPolicy: None\n    activeDeadlineSeconds: 600"
     running(kubelet, SEED.replace("    cleanPodPolicy: None", deadline))
