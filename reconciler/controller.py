@@ -131,6 +131,8 @@ class Controller:
         self.workers = workers
         # A watch silent for longer than this (no event, bookmark or end of stream) has stalled; /healthz fails.
         self.silence_window = 2 * (watch_timeout + watch_grace) + 10
+        # Past this, a cache may be out of date (the client should have listed again by now): /readyz fails.
+        self.stale_window = watch_timeout + watch_grace + 5
         self.threads: list[threading.Thread] = []
         self._failures: dict[Key, int] = {}
         # Pods by job, kept with the pod cache: a reconcile must not scan every pod of the cluster.
@@ -161,6 +163,14 @@ class Controller:
 
     def ready(self) -> bool:
         return all(i.synced.is_set() for i in (*self.jobs, *self.pods))
+
+    def readiness(self) -> str:
+        """Empty when ready; else why not: a cache never listed, or one that heard nothing for too long."""
+        if not self.ready():
+            return "caches not synced"
+        stale = [f"{i.kind} ({i.silent_for():.0f} s)" for i in (*self.jobs, *self.pods)
+                 if i.silent_for() > self.stale_window]
+        return f"cache not refreshed for longer than {self.stale_window} s: {', '.join(stale)}" if stale else ""
 
     def health(self) -> str:
         """Empty when healthy; else what is wrong: a dead thread, or a watch silent beyond the window."""

@@ -27,8 +27,8 @@ def http_server(address: str, controller: Controller) -> ThreadingHTTPServer:
                 problem = controller.health()
                 body, status, kind = (f"{problem or 'ok'}\n".encode(), 503 if problem else 200, "text/plain")
             elif self.path == "/readyz":
-                ok = controller.ready()
-                body, status, kind = (b"ok\n" if ok else b"caches not synced\n"), (200 if ok else 503), "text/plain"
+                problem = controller.readiness()
+                body, status, kind = (f"{problem or 'ok'}\n".encode(), 503 if problem else 200, "text/plain")
             else:
                 body, status, kind = b"not found\n", 404, "text/plain"
             self.send_response(status)

@@ -169,6 +169,11 @@ def test_metrics_health_and_readiness(api: tuple[FakeServer, Path]) -> None:
         assert _get(f"{base}/readyz")[0] == 200
         metrics = _get(f"{base}/metrics")[1]
         assert "mxjob_is_leader 1.0" in metrics and "mxjob_reconcile_duration_seconds" in metrics
+        controller.stale_window = -1  # every cache counts as out of date
+        with pytest.raises(urllib.error.HTTPError) as stale:
+            urllib.request.urlopen(f"{base}/readyz", timeout=5)
+        assert stale.value.code == 503 and b"cache not refreshed" in stale.value.read()
+        stale.value.close()
     finally:
         controller.stop.set()
         server.shutdown()

@@ -245,16 +245,17 @@ def test_retry_after_does_not_slow_other_jobs(fleet: tuple[FakeServer, Path, dic
 def test_healthz_fails_on_a_dead_worker_and_a_stalled_watch(fleet: tuple[FakeServer, Path, dict[str, str]]) -> None:
     server, kubeconfig, failed = fleet
     with running(kubeconfig, watch_timeout=1, watch_grace=1) as controller:
-        controller.silence_window = 4
+        controller.stale_window, controller.silence_window = 3, 6
         wait_for(lambda: all(converged(server, job, uid) for job, uid in failed.items()))
-        assert controller.health() == ""
+        assert controller.health() == "" and controller.readiness() == ""
         # The watch is held open and silent; lists fail too: the informers cannot see anything.
         server.state.stall_watches()
         server.state.fail("GET", r"/pods\?", 500, times=1_000_000)
-        wait_for(lambda: "watch silent" in controller.health(), timeout=30)
+        wait_for(lambda: "cache not refreshed" in controller.readiness(), timeout=30)  # not ready first,
+        wait_for(lambda: "watch silent" in controller.health(), timeout=30)  # then not healthy
         server.state.faults.clear()
         server.state.unstall_watches()
-        wait_for(lambda: controller.health() == "", timeout=30)
+        wait_for(lambda: controller.health() == "" and controller.readiness() == "", timeout=30)
         dead = threading.Thread(target=lambda: None, name="worker-x")
         dead.start()
         dead.join()

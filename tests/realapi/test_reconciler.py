@@ -10,8 +10,11 @@ import threading
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
+
 from reconciler.kube import Cluster
 from reconciler.leader import LEASE_NAME, LeaderElector
+from reconciler.runner import Reconciler, Settings
 from tests.conftest import REPO
 from tests.realapi.cluster import wait_until
 from tests.realapi.kubelet import Kubelet
@@ -62,6 +65,31 @@ def test_running_then_137_restarts_the_worker(kubelet: Kubelet) -> None:
     reconcile(kubelet)
     assert kubelet.condition_types()[-1] == ("Running", "True")
     assert ("Restarting", "True") not in kubelet.condition_types()
+
+
+class Crash(BaseException):
+    """The process dies here (not an Exception: nothing in the reconciler may catch it)."""
+
+
+def test_a_crash_between_the_events_and_the_status_neither_loses_nor_doubles_an_event(
+        kubelet: Kubelet, monkeypatch: pytest.MonkeyPatch) -> None:
+    running(kubelet)
+    kubelet.set_pod(WORKER, "Failed", exit_code=137)
+    crashing = Reconciler(Cluster.connect(str(kubelet.cluster.kubeconfig)), Settings(namespaces=(kubelet.namespace,)))
+    assert crashing.applier.writer is not None
+
+    def crash(obj: dict[str, Any]) -> dict[str, Any]:
+        raise Crash
+
+    monkeypatch.setattr(crashing.applier.writer, "replace_status", crash)
+    with pytest.raises(Crash):
+        crashing.run_once(timeout=10)
+    restarts = {"ExitedWithCode", "MXJobRestarting"}
+    written = sorted(e["metadata"]["name"] for e in kubelet.events() if e["reason"] in restarts)
+    assert len(written) == 2 and not kubelet.job_status().get("restartCounts")
+    reconcile(kubelet)  # a fresh process decides the same events: the server answers 409, nothing doubles
+    assert sorted(e["metadata"]["name"] for e in kubelet.events() if e["reason"] in restarts) == written
+    assert kubelet.job_status()["restartCounts"] == {"Worker": 1}
 
 
 def test_exit_1_fails_the_job(kubelet: Kubelet) -> None:
