@@ -70,7 +70,7 @@ def configure_logging(fmt: str, verbosity: int = 0) -> None:
 @click.option("--max-pods", type=click.IntRange(1), default=DEFAULT_MAX_PODS, show_default=True,
               help="Refuse (Event + Refused condition) a job with more pods, or more replicas of one type.")
 @click.option("--pass-timeout", type=click.FloatRange(1), default=60.0, show_default=True,
-              help="--once: how long the pass may take, retries and restarts included.")
+              help="--once: seconds each job may spend (its own requests and waits, retries and restarts included).")
 @verbosity_options
 def reconcile(kubeconfig: str | None, kube_context: str | None, namespaces: tuple[str, ...], once: bool,
               dry_run: bool, log_format: str, restart_mode: str, exit_codes: str, argocd_namespace: str,

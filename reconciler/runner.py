@@ -150,35 +150,39 @@ class Reconciler:
 
     def run_once(self, timeout: float = 60.0, sleep: Callable[[float], None] = time.sleep) -> dict[Key, str]:
         """One complete pass: every job isolated, failures retried with back-off, a restart finished (the old
-        pod gone, the new one created). Each job gets `timeout` seconds from its first attempt, however many
-        jobs come before it. Returns the jobs left unreconciled, with why."""
+        pod gone, the new one created). Each job gets `timeout` seconds of its own: the time of its own
+        requests plus its own waits (retries, polling for a deleted pod), never the time other jobs take,
+        so a job whose requests hang cannot use up another's budget. Returns the jobs left, with why."""
         listed: dict[Key, dict[str, Any]] = {}
         for namespace in self.settings.namespaces or (None,):
             for job in self.cluster.list(c.API_VERSION, c.KIND, namespace, ""):
                 listed[job_key(job)] = job
         queue: list[tuple[float, Key]] = [(0.0, key) for key in sorted(listed)]
-        started: dict[Key, float] = {}
+        spent: dict[Key, float] = {}
         failures: dict[Key, int] = {}
         polls: dict[Key, int] = {}
         problems: dict[Key, str] = {}
         while queue:
             due, key = heapq.heappop(queue)
-            if due > started.setdefault(key, time.monotonic()) + timeout:
+            if spent.get(key, 0.0) > timeout:
                 problems.setdefault(key, "not finished within the pass (--pass-timeout)")
                 continue
             if due > time.monotonic():
                 sleep(due - time.monotonic())
+            began = time.monotonic()
             result = self._once(key, listed.pop(key, None))
             problems.pop(key, None)
+            delay = None
             if result.error:
                 problems[key] = result.error
                 failures[key] = failures.get(key, 0) + 1
-                if result.retry:
-                    heapq.heappush(queue, (time.monotonic() + retry_delay(failures[key], result.retry_after, 5.0),
-                                           key))
+                delay = retry_delay(failures[key], result.retry_after, 5.0) if result.retry else None
             elif result.follow_up:  # poll for the old pod to be gone: 10 ms, doubling, at most 1 s apart
                 polls[key] = polls.get(key, 0) + 1
-                heapq.heappush(queue, (time.monotonic() + min(0.01 * 2 ** polls[key], 1.0), key))
+                delay = min(0.01 * 2 ** polls[key], 1.0)
+            if delay is not None:
+                spent[key] = spent.get(key, 0.0) + time.monotonic() - began + delay
+                heapq.heappush(queue, (time.monotonic() + delay, key))
         return problems
 
     def _once(self, key: Key, listed: dict[str, Any] | None) -> Result:

@@ -198,6 +198,18 @@ def test_controller_the_other_19_converge_and_the_poisoned_one_after_the_fault(
         assert all(t.is_alive() for t in controller.threads)
 
 
+def test_once_a_hanging_job_uses_up_no_other_jobs_time(fleet: tuple[FakeServer, Path, dict[str, str]]) -> None:
+    # Every delete of job-07 hangs for the whole 4 s read timeout; the other jobs' restarts (delete, poll until
+    # gone, create) are interleaved with it and still finish within a 3 s budget each.
+    server, kubeconfig, failed = fleet
+    server.state.fail("DELETE", PODS, HANG, times=1_000_000)
+    reconciler = Reconciler(Cluster.connect(str(kubeconfig), request_timeout=(4.0, 4.0)),
+                            Settings(namespaces=("ml",)))
+    assert list(reconciler.run_once(timeout=3)) == [("ml", POISONED)]
+    assert [job for job, uid in failed.items() if not converged(server, job, uid)] == [POISONED]
+    server.state.faults.clear()
+
+
 def test_once_exit_codes(fleet: tuple[FakeServer, Path, dict[str, str]]) -> None:
     server, kubeconfig, _ = fleet
     server.state.fail("PUT", STATUS, 500, times=1_000_000)
