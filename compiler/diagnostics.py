@@ -62,6 +62,7 @@ class Code(enum.StrEnum):
     PRIORITY_UNKNOWN = "MXJ313"
     GANG_POLICY_IGNORED = "MXJ314"
     SCHEDULING_GATES = "MXJ315"
+    GANG_QUEUE = "MXJ316"
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,8 +54,12 @@ class GangBackend:
     join: Callable[[Manifest, GangPlan, str], None]
     # Whether the group needs minResources (and so the PriorityClass order of the pods).
     min_resources: bool = False
-    # Scheduler-specific findings about the job.
+    # Scheduler-specific findings about a job that uses it.
     findings: Callable[[GangPlan], Iterator[Diagnostic]] = _no_findings
+    # Findings about a job that uses another gang scheduler or none (it asked for this one in another way).
+    absent: Callable[[MXJob], Iterator[Diagnostic]] = lambda _job: iter(())
+    # Whether the group's shape depends on --kubernetes-version (then the rendering records it).
+    versioned: bool = False
 
 
 def backends() -> dict[str, GangBackend]:
@@ -104,16 +108,26 @@ class Gang:
 
 
 def choose_scheduler(job: MXJob, flag: GangScheduler | None) -> tuple[GangScheduler | None, list[Diagnostic]]:
-    """The job's annotation wins over the command-line default."""
+    """The job's annotation wins over the command-line default; other schedulers say what the job misses."""
     annotations = job.document["metadata"].get("annotations") or {}
     value = annotations.get(GANG_ANNOTATION)
-    if value is None:
-        return flag, []
-    try:
-        return GangScheduler.parse(str(value)), []
-    except ValueError as exc:
-        return None, [error(Code.INVALID_VALUE, f"annotation {GANG_ANNOTATION}: {exc}",
-                            ("metadata", "annotations", GANG_ANNOTATION))]
+    chosen = flag
+    found: list[Diagnostic] = []
+    if value is not None:
+        try:
+            chosen = GangScheduler.parse(str(value))
+        except ValueError as exc:
+            return None, [error(Code.INVALID_VALUE, f"annotation {GANG_ANNOTATION}: {exc}",
+                                ("metadata", "annotations", GANG_ANNOTATION))]
+    for backend in backends().values():
+        if chosen is None or backend.kind != chosen.kind:
+            found.extend(backend.absent(job))
+    return chosen, found
+
+
+def gang_forms() -> str:
+    """The --gang-scheduler values, as help text and hints list them: `volcano|kueue[=QUEUE]|…`."""
+    return "|".join(f"{b.kind}[={b.argument}]" if b.argument else b.kind for b in backends().values())
 
 
 def plan_gang(job: MXJob, scheduler: GangScheduler, priorities: Mapping[str, int],

@@ -28,7 +28,7 @@ from compiler.decorations import JobContext
 from compiler.decorations.registry import DECORATIONS
 from compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors, warning
 from compiler.expand import PodFactory, expand
-from compiler.gang import GANG_ANNOTATION, Gang, backends, choose_scheduler, plan_gang
+from compiler.gang import GANG_ANNOTATION, Gang, choose_scheduler, gang_forms, plan_gang
 from compiler.limits import pod_count_problems
 from compiler.model import MXJob, Replica, apply_defaults
 from compiler.normalise import normalise
@@ -140,13 +140,13 @@ def compile_object(obj: Manifest, options: RenderOptions, defaults: bool, priori
     found.extend(problems)
     gang = None
     if scheduler is not None:
-        gang, notes = plan_gang(job, scheduler, priorities, sources)
+        gang, notes = plan_gang(job, scheduler, priorities, sources, options.kubernetes_version)
         found.extend(notes)
     elif job.run_policy.scheduling_policy is not None:
         found.append(warning(Code.GANG_POLICY_IGNORED,
                              "schedulingPolicy has no effect without a gang scheduler",
                              ("spec", "runPolicy", "schedulingPolicy"),
-                             f"pass --gang-scheduler {'|'.join(backends())} or annotate the job with "
+                             f"pass --gang-scheduler {gang_forms()} or annotate the job with "
                              f"{GANG_ANNOTATION}"))
     if has_errors(found):
         return None, found
@@ -158,8 +158,10 @@ def render_job(compiled: CompiledJob, options: RenderOptions,
     """The manifests of one compiled job, through the decorations its options select (expect_prefix: see expand)."""
     job = _defaulted(compiled)
     # What shaped the pods, for the reconciler to render a deleted pod again exactly as Git holds it.
-    record = RenderOptions(target=options.target, gang_scheduler=compiled.gang.scheduler if compiled.gang else None,
-                           max_pods=options.max_pods).to_record()
+    gang = compiled.gang
+    record = RenderOptions(target=options.target, gang_scheduler=gang.scheduler if gang else None,
+                           kubernetes_version=options.kubernetes_version if gang and gang.scheduler.backend.versioned
+                           else None, max_pods=options.max_pods).to_record()
     manifests = expand(job, include_job=options.include_job, render=record, expect_prefix=expect_prefix)
     return decorate(manifests, JobContext(job, options, compiled.gang))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,8 @@ class RenderOptions:
     gang_scheduler: GangScheduler | None = None
     # PriorityClass values given on the command line; they win over PriorityClass objects in the input.
     priority_classes: tuple[tuple[str, int], ...] = ()
+    # The Kubernetes minor version ("1.36") whose API shapes to render where they differ (None: the newest).
+    kubernetes_version: str | None = None
     # Pass an MXJob through unexpanded when its ConfigMap is in the input too (already-rendered output).
     keep_rendered: bool = False
     # Pods one job may have (compiler.limits); recorded when raised, so the reconciler renders the job too.
@@ -129,6 +132,14 @@ def _target(text: str) -> Target:
         raise ValueError(f"{text!r}: use {', '.join(t.value for t in Target)}") from None
 
 
+def kubernetes_minor(text: str) -> str:
+    """'1.36', '1.36.2' or 'v1.36' → '1.36'; ValueError for anything else."""
+    match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?", text.strip())
+    if match is None:
+        raise ValueError(f"{text!r}: use a Kubernetes version like 1.37")
+    return f"{int(match.group(1))}.{int(match.group(2))}"
+
+
 _FIELDS = (
     _Field("target", "target", Target.PLAIN, _target, str),
     _Field("namespace", "namespace", None, _namespace, str),
@@ -136,6 +147,8 @@ _FIELDS = (
     _Field("priorityClasses", "priority_classes", (),
            lambda text: priority_pairs(p for p in text.split(",") if p.strip()),
            lambda pairs: ",".join(f"{name}={value}" for name, value in pairs)),
+    _Field("kubernetesVersion", "kubernetes_version", None, lambda text: kubernetes_minor(text) if text else None,
+           str),
     _Field("job", "include_job", True, lambda text: text.lower() not in _FALSE, lambda flag: str(flag).lower()),
     _Field("keepRendered", "keep_rendered", False, lambda text: text.lower() not in _FALSE,
            lambda flag: str(flag).lower()),

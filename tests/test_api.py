@@ -47,7 +47,7 @@ def test_default_record_names_only_the_target() -> None:
 
 @pytest.mark.parametrize(("record", "message"), [
     ({"target": "argo"}, "target: 'argo': use plain, argocd, flux"),
-    ({"gangScheduler": "kueue"}, "gangScheduler: 'kueue': use volcano"),
+    ({"gangScheduler": "slurm"}, "gangScheduler: 'slurm': use volcano"),
     ({"priorityClasses": "high"}, "priorityClasses: 'high': use NAME=VALUE"),
 ])
 def test_bad_record_fields_are_named(record: dict[str, str], message: str) -> None:

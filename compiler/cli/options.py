@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from compiler.gang import GangScheduler
+from compiler.gang import GangScheduler, gang_forms
 from compiler.limits import DEFAULT_MAX_PODS
 from compiler.options import RenderOptions, parse_field, priority_pairs
 from compiler.targets import Target
@@ -22,6 +22,13 @@ def parse_gang(_ctx: click.Context, _param: click.Parameter, value: str | None) 
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from exc
     return gang
+
+
+def parse_kubernetes_version(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    try:
+        return None if value is None else str(parse_field("kubernetesVersion", value))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 def parse_priorities(_ctx: click.Context, _param: click.Parameter,
@@ -53,9 +60,9 @@ _OPTIONS = (
                  show_default=True, envvar="MXJOB_TARGET", show_envvar=True,
                  help="Add the annotations Argo CD or Flux need (pods replaced, never patched; no sync waves)."),
     click.option("--gang-scheduler", "gang", callback=parse_gang, envvar="MXJOB_GANG_SCHEDULER", show_envvar=True,
-                 metavar="volcano|scheduler-plugins[=NAME]",
-                 help="Render a PodGroup per job and join its pods (a job's mxjob.kubeflow.org/gang-scheduler "
-                      "annotation wins)."),
+                 metavar=gang_forms(),
+                 help="Gang-schedule each job's pods: a PodGroup (Volcano, scheduler-plugins, Kubernetes) or a Kueue "
+                      "pod group (a job's mxjob.kubeflow.org/gang-scheduler annotation wins)."),
     click.option("--priority-class", "priorities", multiple=True, callback=parse_priorities, metavar="NAME=VALUE",
                  help="A PriorityClass value, for ordering pods when minResources is computed (repeatable)."),
     click.option("--job/--no-job", "include_job", default=True, show_default=True,

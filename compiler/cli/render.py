@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import click
@@ -9,7 +10,7 @@ import click
 from compiler.cli.common import FORMATS, build_plan, paused_gc, write_stream
 from compiler.cli.exits import guarded
 from compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
-from compiler.cli.options import render_options
+from compiler.cli.options import parse_kubernetes_version, render_options
 from compiler.options import RenderOptions
 
 # kubectl's `-o json` prints JSON; ours names a directory. A directory called like an output format is
@@ -33,9 +34,14 @@ def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | 
               help="How to print: a YAML stream, or a JSON v1 List.")
 @click.option("-o", "--output-dir", type=click.Path(file_okay=False), callback=check_output_dir,
               metavar="DIR", help="Write one file per object plus kustomization.yaml into DIR instead of printing.")
+@click.option("--kubernetes-version", callback=parse_kubernetes_version, envvar="MXJOB_KUBERNETES_VERSION",
+              show_envvar=True, metavar="1.N",
+              help="Render the API shapes of this Kubernetes version where they differ (the scheduling.k8s.io "
+                   "gang API of --gang-scheduler kubernetes); default: the newest, 1.37.")
 @render_options
 @verbosity_options
-def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, options: RenderOptions) -> None:
+def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, kubernetes_version: str | None,
+           options: RenderOptions) -> None:
     """Render MXJob specs in PATH... (files, directories, or - for stdin; no PATH reads a piped stdin)
     into explicit manifests.
 
@@ -45,6 +51,7 @@ def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, options: R
     from compiler.emit import Emitter, to_json
 
     paths = paths_or_stdin(paths)
+    options = dataclasses.replace(options, kubernetes_version=kubernetes_version)
     with guarded(), paused_gc():
         plan = build_plan(paths, options, quiet=quiet(), skip=[output_dir] if output_dir else [])
         emitter = Emitter()

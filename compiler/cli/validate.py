@@ -58,7 +58,9 @@ def validate(paths: tuple[str, ...], fmt: str, kubernetes_version: str, strict: 
             inputs = kubernetes_files_only(inputs)
         # Rendered output (a `render` stream or `-o` directory) carries each job's ConfigMap: its MXJob is checked
         # as the object it is, not expanded a second time (the same rule as `mxjob diff`).
-        plan = compile_documents(inputs.documents, dataclasses.replace(options, keep_rendered=True))
+        # The shapes rendered (the scheduling.k8s.io gang API) are those of the version checked against.
+        plan = compile_documents(inputs.documents, dataclasses.replace(options, keep_rendered=True,
+                                                                       kubernetes_version=version))
         report = Report(version, strict, [*inputs.diagnostics, *plan.diagnostics], files=inputs.files)
         report.objects.extend(validate_plan(plan, version, strict))
         if use_kubeconform:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from compiler.decorations import Decoration, argocd, flux, gang, scheduler_plugins, volcano
+from compiler.decorations import Decoration, argocd, flux, gang, kubernetes, kueue, scheduler_plugins, volcano
 from compiler.gang import GangBackend
 
 # Gang schedulers by the name --gang-scheduler and the job annotation use (also the order help text lists).
 GANG_SCHEDULERS: tuple[GangBackend, ...] = (
     volcano.BACKEND,
     scheduler_plugins.BACKEND,
+    kueue.BACKEND,
+    kubernetes.BACKEND,
 )
 
 # Gang membership first: the Flux substitution check sees the finished pod.
