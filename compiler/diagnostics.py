@@ -144,6 +144,14 @@ def format_path(path: Iterable[PathPart]) -> str:
     return "".join(out)
 
 
+def pointer_parts(pointer: str) -> JsonPath:
+    """A JSON pointer (RFC 6901) as path parts; all-digit segments become list indexes."""
+    if not pointer.startswith("/"):
+        return ()
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer[1:].split("/")]
+    return tuple(int(p) if p.isdigit() else p for p in parts)
+
+
 def _plain_key(key: str) -> bool:
     return key.replace("_", "").replace("-", "").isalnum()
 

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from compiler.diagnostics import Code
 from compiler.names import api_version_problem, kind_problem
-from compiler.schema import has_float, schema_dir, strict_integer_validator, suggest
+from compiler.schema import explain, has_float, schema_dir, strict_integer_validator
 
 try:  # compiled validator for the objects that are valid; jsonschema explains the others
     import jsonschema_rs
@@ -48,6 +49,8 @@ class SchemaError:
     path: tuple[str | int, ...]
     message: str
     at_key: bool = False  # the problem is the key itself (an unknown field), not its value
+    code: Code = Code.SCHEMA
+    hint: str = ""
 
     @property
     def pointer(self) -> str:
@@ -240,15 +243,7 @@ def accepted_fast(manifest: dict[str, Any], version: str, strict: bool) -> bool:
 
 
 def schema_errors(manifest: dict[str, Any], validator: Draft202012Validator) -> Iterator[SchemaError]:
-    """All errors, not just the first, most precise path first."""
-    for error in sorted(validator.iter_errors(manifest), key=lambda e: (list(map(str, e.absolute_path)), e.message)):
-        path = tuple(error.absolute_path)
-        known = error.schema.get("properties") if isinstance(error.schema, dict) else None
-        if error.validator == "additionalProperties" and isinstance(error.instance, dict) and known is not None:
-            for key in error.instance:
-                if key not in known:
-                    hint = suggest(key, known)
-                    yield SchemaError((*path, key), f"unknown field {key!r}{' (' + hint + ')' if hint else ''}",
-                                      at_key=True)
-        else:
-            yield SchemaError(path, error.message)
+    """All errors, not just the first, most precise path first; worded and coded as the MXJob input's are."""
+    errors = sorted(validator.iter_errors(manifest), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    for found in explain(errors):
+        yield SchemaError(found.path, found.message, found.code is Code.UNKNOWN_FIELD, found.code, found.hint)

@@ -84,9 +84,13 @@ def check_schema(document: dict[str, Any]) -> list[Diagnostic]:
     fast = _fast_validator()
     if fast is not None and fast.is_valid(document) and not has_float(document):
         return []
-    found: list[Diagnostic] = []
-    for err in _validator().iter_errors(document):
-        found.extend(_translate(err))
+    return explain(_validator().iter_errors(document))
+
+
+def explain(errors: Iterable[ValidationError]) -> list[Diagnostic]:
+    """jsonschema's errors as diagnostics with a code, a message without Python reprs and a fix hint; the same
+    words for the MXJob input and for every object `mxjob validate` checks."""
+    found = [d for err in errors for d in _translate(err)]
     # A value of the wrong type also fails its enum or range: report the type alone.
     mistyped = {d.path for d in found if d.code is Code.WRONG_TYPE}
     return [d for d in found if d.code is Code.WRONG_TYPE or d.path not in mistyped]
@@ -130,24 +134,56 @@ def _translate(err: ValidationError) -> Iterator[Diagnostic]:
         yield error(Code.MISSING_FIELD, f"missing required field {missing!r}", path, f"add {missing}")
     elif validator == "type":
         expected = err.validator_value
-        wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
+        # In YAML's words, as type_name() describes what was found: a mapping, a list.
+        wanted = " or ".join(_YAML_WORDS.get(str(t), str(t)) for t in (expected if isinstance(expected, list)
+                                                                         else [expected]))
         yield error(Code.WRONG_TYPE, f"{field} must be {_article(wanted)}, got "
-                                     f"{_got(err.instance)}", path, _type_hint(wanted, err.instance))
+                                     f"{_got(err.instance)}", path, _type_hint(expected, err.instance))
     elif validator in ("enum", "const"):
         value: Any = err.validator_value
         allowed = value if validator == "enum" else [value]
-        choices = [str(a) for a in allowed]
+        choices = [_describe(a) if not isinstance(a, str) else a for a in allowed]
         hint = suggest(str(err.instance), choices) or f"use one of {', '.join(choices)}"
-        yield error(Code.INVALID_VALUE, f"{field} is {_describe(err.instance)}, not one of {', '.join(choices)}",
+        yield error(Code.INVALID_VALUE, f"{field} is {_describe(err.instance)}, which is not an allowed value",
                     path, hint)
-    elif validator in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minProperties",
-                       "minItems", "maxItems", "maxLength", "minLength"):
-        yield error(Code.OUT_OF_RANGE, f"{field}: {err.message}", path)
+    elif validator in _LIMITS:
+        message, hint = _limit(field, validator, err.validator_value, err.instance)
+        yield error(Code.OUT_OF_RANGE, message, path, hint)
     elif validator in ("oneOf", "anyOf"):
         yield error(Code.WRONG_TYPE, f"{field} has the wrong shape: {_describe(err.instance)}", path,
-                    _choices(schema))
+                    _choices(schema) or "see `kubectl explain` for the field's form")
+    elif validator == "pattern":
+        yield error(Code.INVALID_VALUE, f"{field} is {_describe(err.instance)}, which does not match "
+                                        f"{err.validator_value}", path, "write a value that matches the pattern")
     else:
-        yield error(Code.SCHEMA, f"{field}: {err.message}", path)
+        rule = json.dumps(err.validator_value, ensure_ascii=False)
+        yield error(Code.SCHEMA, f"{field} is {_describe(err.instance)}, which breaks the schema's {validator} rule "
+                                 f"({rule if len(rule) <= 60 else rule[:57] + '...'})", path,
+                    "see `kubectl explain` for what the field accepts")
+
+
+# Range and size keywords: (what is counted, how the value compares, the fix); {limit} is the schema's bound.
+_LIMITS = {
+    "minimum": ("", "less than the minimum {limit}", "use {limit} or more"),
+    "maximum": ("", "more than the maximum {limit}", "use {limit} or less"),
+    "exclusiveMinimum": ("", "not more than {limit}", "use a number above {limit}"),
+    "exclusiveMaximum": ("", "not less than {limit}", "use a number below {limit}"),
+    "minLength": ("characters", "fewer than the minimum {limit}", "write at least {limit} characters"),
+    "maxLength": ("characters", "more than the maximum {limit}", "shorten it to {limit} characters"),
+    "minItems": ("items", "fewer than the minimum {limit}", "list at least {limit} items"),
+    "maxItems": ("items", "more than the maximum {limit}", "list at most {limit} items"),
+    "minProperties": ("entries", "fewer than the minimum {limit}", "give at least {limit} entries"),
+    "maxProperties": ("entries", "more than the maximum {limit}", "give at most {limit} entries"),
+}
+
+
+def _limit(field: str, validator: str, limit: Any, value: Any) -> tuple[str, str]:
+    """The message and fix for a value outside a range or size bound (never a Python repr)."""
+    unit, relation, fix = _LIMITS[validator]
+    bound = _describe(limit)
+    measured = _describe(value) if not unit else f"{len(value) if isinstance(value, str | list | dict) else 0} {unit}"
+    verb = "is" if not unit else "has"
+    return f"{field} {verb} {measured}, {relation.format(limit=bound)}", fix.format(limit=bound)
 
 
 def _got(value: Any) -> str:
@@ -156,14 +192,29 @@ def _got(value: Any) -> str:
     return f"{type_name(value)} {_describe(value)}"
 
 
-def _type_hint(wanted: str, value: Any) -> str:
-    if wanted == "integer" and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+def _type_hint(expected: Any, value: Any) -> str:
+    """How to write VALUE as one of the EXPECTED JSON types (every MXJ102 has one)."""
+    wanted = [str(t) for t in (expected if isinstance(expected, list) else [expected])]
+    if "integer" in wanted and isinstance(value, str) and value.strip().lstrip("-").isdigit():
         return f"write {value.strip()} without quotes"
-    if wanted == "integer" and isinstance(value, float) and value.is_integer():
+    if "integer" in wanted and isinstance(value, float) and value.is_integer():
         return f"write {int(value)}: Kubernetes reads integer fields strictly and refuses {value!r}"
-    if wanted == "string" and isinstance(value, bool | int | float):
+    if "boolean" in wanted and isinstance(value, str) and value.strip().lower() in _BOOLEAN_WORDS:
+        return f"write {_BOOLEAN_WORDS[value.strip().lower()]} without quotes"
+    if "string" in wanted and isinstance(value, bool | int | float):
         return f"quote it: \"{json.dumps(value)}\""
-    return ""
+    if "object" in wanted:
+        return "write it as key: value lines below the field"
+    if "array" in wanted:
+        return "write it as \"- item\" lines below the field, or [a, b]"
+    return f"write {' or '.join(_article(_YAML_WORDS.get(w, w)) for w in wanted if w != 'null')}"
+
+
+_YAML_WORDS = {"object": "mapping", "array": "list"}
+
+
+_BOOLEAN_WORDS = {"true": "true", "false": "false", "yes": "true", "no": "false", "on": "true", "off": "false",
+                  "y": "true", "n": "false", "1": "true", "0": "false"}
 
 
 def _article(noun: str) -> str:

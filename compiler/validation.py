@@ -6,7 +6,7 @@ import enum
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-from compiler.diagnostics import Diagnostic, JsonPath, Location, Severity
+from compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity, format_path
 from compiler.job import CompiledJob
 from compiler.kubeschema import accepted_fast, has_schema, schema_errors, validator_for
 from compiler.pipeline import Manifest, Plan
@@ -21,12 +21,21 @@ class Status(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One schema violation inside one object; located in the source when the object was written by hand."""
+    """One schema violation inside one object; located in the source when the object was written by hand. The
+    path is written as every diagnostic's is (spec.containers[0].image), whatever the checker reported."""
 
-    pointer: str
+    path: str
     message: str
     location: Location | None = None
     source: str = "schema"
+    code: Code = Code.SCHEMA
+    hint: str = ""
+
+    def describe(self) -> str:
+        """`CODE at PATH: message (hint)`, the tail every report format prints."""
+        at = f" at {self.path}" if self.path else ""
+        hint = f" ({self.hint})" if self.hint else ""
+        return f"{self.code.value}{at}: {self.message}{hint}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,5 +113,6 @@ def _check(manifest: Manifest, version: str, strict: bool, origin: Location,
         if source is not None:
             document, prefix = source
             location = document.locate((*prefix, *problem.path), key=problem.at_key)
-        findings.append(Finding(problem.pointer, problem.message, location))
+        findings.append(Finding(format_path(problem.path), problem.message, location, code=problem.code,
+                                hint=problem.hint))
     return result.with_findings(tuple(findings))

@@ -60,9 +60,10 @@ spec:
     assert result.stdout == ""
     errors = [line for line in result.stderr.splitlines() if " error " in line]
     assert errors == [
-        "<stdin>:9:17: error MXJ105 at spec.mxReplicaSpecs.Worker.replicas: replicas: -1 is less than the minimum of 0",
-        "<stdin>:10:22: error MXJ103 at spec.mxReplicaSpecs.Worker.restartPolicy: restartPolicy is \"Nevr\", not one "
-        "of Always, OnFailure, Never, ExitCode (did you mean 'Never'?)",
+        "<stdin>:9:17: error MXJ105 at spec.mxReplicaSpecs.Worker.replicas: replicas is -1, less than the minimum 0 "
+        "(use 0 or more)",
+        "<stdin>:10:22: error MXJ103 at spec.mxReplicaSpecs.Worker.restartPolicy: restartPolicy is \"Nevr\", which is "
+        "not an allowed value (did you mean 'Never'?)",
         "<stdin>:15:20: error MXJ207 at spec.mxReplicaSpecs.Worker.template.spec.containers[0].image: container "
         "'mxnet' has no image (set image)",
     ]

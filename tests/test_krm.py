@@ -63,7 +63,7 @@ def test_errors_become_results_and_items_are_returned_unchanged() -> None:
     output = yaml.safe_load(result.stdout)
     assert output["items"] == [PASSTHROUGH, broken]
     assert output["results"] == [{
-        "message": "MXJ103: jobMode is \"MXTrian\", not one of MXTrain, MXTune (did you mean 'MXTrain'?)",
+        "message": "MXJ103: jobMode is \"MXTrian\", which is not an allowed value (did you mean 'MXTrain'?)",
         "severity": "error",
         "resourceRef": {"apiVersion": "kubeflow.org/v1", "kind": "MXJob", "name": "k"},
         "field": {"path": "spec.jobMode"},

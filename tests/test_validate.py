@@ -52,10 +52,10 @@ def test_hand_written_objects_are_checked_and_located() -> None:
     result = run_cli(["validate", "-"], stdin=HAND_WRITTEN)
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[0] == ("<stdin>:9:5: error Pod/hand at /spec/containers/0/imagePullPolicyy: unknown field "
+    assert lines[0] == ("<stdin>:9:5: error MXJ101 Pod/hand at spec.containers[0].imagePullPolicyy: unknown field "
                         "'imagePullPolicyy' (did you mean 'imagePullPolicy'?)")
-    assert lines[1] == "<stdin>:11:22: error Pod/hand at /spec/containers/0/ports/0/containerPort: 'eighty' is not " \
-                       "of type 'integer'"
+    assert lines[1] == ("<stdin>:11:22: error MXJ102 Pod/hand at spec.containers[0].ports[0].containerPort: "
+                        "containerPort must be an integer, got string \"eighty\" (write an integer)")
     assert "0 valid, 1 invalid, 1 skipped" in lines[-1]
 
 
@@ -139,7 +139,8 @@ def test_kubeconform_findings_are_merged(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
     result = run_cli(["validate", "--kubeconform", str(EXAMPLES / "single")])
     assert result.exit_code == 1
-    assert "error Pod/training/mnist-single-worker-0 at /spec/x: bad x [kubeconform]" in result.stdout
+    assert ("error MXJ109 Pod/training/mnist-single-worker-0 at spec.x: bad x (kubeconform's finding against its "
+            "schema location) [kubeconform]") in result.stdout
     args = (tmp_path / "args").read_text(encoding="utf-8").splitlines()
     assert "-strict" in args and "1.35.0" in args
     assert args[args.index("-schema-location", args.index("-schema-location") + 1) + 1].endswith(

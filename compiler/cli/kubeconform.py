@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.cli.exits import USAGE, fail
+from compiler.diagnostics import Code, format_path, pointer_parts
 from compiler.emit import write_yaml_stream
 from compiler.pipeline import Plan
 from compiler.schema import schema_dir
@@ -60,6 +61,12 @@ def merge(results: list[ObjectResult], resources: list[dict[str, Any]]) -> list[
             continue
         key = (str(record.get("kind", "")), str(record.get("name", "")))
         errors = record.get("validationErrors") or []
-        findings = [Finding(str(e.get("path", "")), str(e.get("msg", "")), source="kubeconform") for e in errors]
-        extra.setdefault(key, []).extend(findings or [Finding("", str(record.get("msg", "")), source="kubeconform")])
+        findings = [_finding(str(e.get("path", "")), str(e.get("msg", ""))) for e in errors]
+        extra.setdefault(key, []).extend(findings or [_finding("", str(record.get("msg", "")))])
     return [result.with_findings(tuple(extra.get((result.kind, result.name), ()))) for result in results]
+
+
+def _finding(pointer: str, message: str) -> Finding:
+    """kubeconform's JSON pointer (/spec/containers/0/image) in the report's path style, under MXJ109."""
+    return Finding(format_path(pointer_parts(pointer)), message, source="kubeconform", code=Code.SCHEMA,
+                   hint="kubeconform's finding against its schema location")

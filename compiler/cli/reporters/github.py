@@ -37,7 +37,8 @@ class GithubReporter:
                                f"{at}{diagnostic.message}{hint}") + "\n")
         for result in report.objects:
             for finding in result.findings:
-                at = f"{finding.pointer}: " if finding.pointer else ""
-                out.write(_command("error", finding.location or result.origin, f"mxjob {result.title}",
-                                   f"{at}{finding.message}") + "\n")
+                at = f"{finding.path}: " if finding.path else ""
+                hint = f" ({finding.hint})" if finding.hint else ""
+                out.write(_command("error", finding.location or result.origin,
+                                   f"mxjob {finding.code.value} {result.title}", f"{at}{finding.message}{hint}") + "\n")
         out.write(summary(report) + "\n")

@@ -32,7 +32,7 @@ class JsonReporter:
                     "apiVersion": r.api_version, "kind": r.kind, "namespace": r.namespace, "name": r.name,
                     "status": r.status.value, "generated": r.generated, "origin": _location(r),
                     "errors": [
-                        {"path": f.pointer, "message": f.message, "source": f.source,
+                        {"code": f.code.value, "path": f.path, "message": f.message, "hint": f.hint, "source": f.source,
                          **({"file": f.location.file, "line": f.location.line, "column": f.location.column}
                             if f.location else {})}
                         for f in r.findings

@@ -36,7 +36,7 @@ class JunitReporter:
                 failures += 1
                 failure = ET.SubElement(case, "failure", type="schema",
                                         message=f"{len(result.findings)} schema errors")
-                failure.text = "\n".join(f"{f.pointer or '/'}: {f.message}" for f in result.findings)
+                failure.text = "\n".join(f.describe() for f in result.findings)
         suite.set("tests", str(tests))
         suite.set("failures", str(failures))
         suite.set("errors", "0")

@@ -30,7 +30,7 @@ class TapReporter:
                 lines.append("  ---")
                 lines.append(f"  origin: {quote(str(result.origin))}")
                 lines.append("  errors:")
-                lines.extend(f"  - {quote((f.pointer or '/') + ': ' + f.message)}" for f in result.findings)
+                lines.extend(f"  - {quote(f.describe())}" for f in result.findings)
                 lines.append("  ...")
         out.write("TAP version 13\n")
         out.write(f"1..{number}\n")

@@ -15,10 +15,12 @@ class TextReporter:
         for result in report.objects:
             for finding in result.findings:
                 where = finding.location or result.origin
-                at = f" at {finding.pointer}" if finding.pointer else ""
                 source = "" if finding.source == "schema" else f" [{finding.source}]"
                 rendered = " (rendered from the MXJob here)" if result.generated else ""
-                out.write(f"{where}: error {result.title}{at}: {finding.message}{source}{rendered}\n")
+                at = f" at {finding.path}" if finding.path else ""
+                hint = f" ({finding.hint})" if finding.hint else ""
+                out.write(f"{where}: error {finding.code.value} {result.title}{at}: {finding.message}{hint}{source}"
+                          f"{rendered}\n")
         out.write(summary(report) + "\n")
 
 
