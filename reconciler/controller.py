@@ -19,6 +19,7 @@ from reconciler.kube import WATCH_READ_GRACE_SECONDS, ClusterError, Fenced, Gone
 from reconciler.leader import LeaderElector
 from reconciler.runner import POD_SELECTOR, RETRY_CAP_SECONDS, Reconciler, Result, retry_delay
 from reconciler.state import trim_pod
+from reconciler.vocabulary import WatchEventType
 from reconciler.workqueue import Key, WorkQueue
 
 log = logging.getLogger("mxjob.reconcile")
@@ -103,12 +104,11 @@ class Informer:
                 break
             obj = event["object"]
             version = str(_meta(obj).get("resourceVersion") or version)
-            if event["type"] != "BOOKMARK":
-                obj = self.keep(obj)
-            if event["type"] == "BOOKMARK":
+            if event["type"] == WatchEventType.BOOKMARK:
                 continue
+            obj = self.keep(obj)
             key = (str(_meta(obj).get("namespace") or ""), str(_meta(obj).get("name")))
-            deleted = event["type"] == "DELETED"
+            deleted = event["type"] == WatchEventType.DELETED
             with self.lock:
                 if deleted:
                     self.cache.pop(key, None)

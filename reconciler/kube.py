@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from reconciler.vocabulary import WatchEventType
+
 FIELD_MANAGER = "mxjob-reconciler"
 USER_AGENT = "mxjob-reconciler"
 TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -94,7 +96,7 @@ class Cluster:
                     resource_version=resource_version, serialize=False, timeout_seconds=timeout_seconds,
                     allow_watch_bookmarks=True, _request_timeout=(10, timeout_seconds + grace)):
                 raw = event.get("raw_object") or {}
-                if event.get("type") == "ERROR":
+                if event.get("type") == WatchEventType.ERROR:
                     if raw.get("code") == 410:
                         raise Gone(f"watch {kind}: resource version too old")
                     raise ClusterError(f"watch {kind}: {raw.get('message', 'error')}")

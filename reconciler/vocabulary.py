@@ -89,6 +89,16 @@ class DeleteReason(enum.StrEnum):
         return self in (DeleteReason.RESTART, DeleteReason.RESTART_RECORDED)
 
 
+class WatchEventType(enum.StrEnum):
+    """The `type` of a watch event (apimachinery pkg/watch/watch.go EventType)."""
+
+    ADDED = "ADDED"
+    MODIFIED = "MODIFIED"
+    DELETED = "DELETED"
+    BOOKMARK = "BOOKMARK"
+    ERROR = "ERROR"
+
+
 class EventType(enum.StrEnum):
     NORMAL = "Normal"
     WARNING = "Warning"
