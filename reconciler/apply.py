@@ -14,6 +14,7 @@ from typing import Any, assert_never
 
 from compiler import constants as c
 from reconciler.kube import ClusterError, Conflict, Fenced, Writer
+from reconciler.kueue import MarkUnretriable, ReleasePod
 from reconciler.plan import Action, CreatePod, DeletePod, Event, Nudge, Plan
 from reconciler.state import ARGO_TRACKING, timestamp
 
@@ -91,6 +92,9 @@ class Applier:
                     log.info(f"recreated pod {action.name}", extra={"job": f"{namespace}/{job['metadata']['name']}"})
             case Nudge():
                 self._nudge(writer, namespace, pods.get(action.pod))
+            case ReleasePod() | MarkUnretriable():  # a pod already gone needs neither
+                writer.merge_patch("v1", "Pod", namespace, action.name, action.patch(), missing_ok=True)
+                log.info(_describe(action), extra={"job": f"{namespace}/{job['metadata']['name']}"})
             case _:
                 assert_never(action)
 
@@ -145,5 +149,9 @@ def _describe(action: Action) -> str:
             return f"record {action.type} event {action.reason}: {action.message}"
         case Nudge():
             return f"ask the GitOps owner of {action.pod} to reconcile"
+        case ReleasePod():
+            return f"remove Kueue's finalizer from replaced pod {action.name}"
+        case MarkUnretriable():
+            return f"mark pod {action.name} retriable-in-group=false (Kueue ends the group)"
         case _:
             assert_never(action)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from reconciler import kueue
 from reconciler.exitcodes import ExitClass, ExitTable, table_for_job
 from reconciler.plan import Action, CreatePod, DeletePod, Event, Nudge, Plan, PodSource
 from reconciler.state import Condition, JobView, PodView, has, is_finished, parse_time, set_condition, timestamp
@@ -109,6 +110,8 @@ def _replica_statuses(job: JobView, pods: Sequence[PodView]) -> dict[str, dict[s
 
 
 def _clean_up(work: _Work, pods: Sequence[PodView]) -> None:
+    # Again on every later pass, in case the finishing pass stopped before its actions.
+    work.actions.extend(kueue.end_group(pods))
     policy = work.job.clean_pod_policy
     for pod in pods:
         if pod.deleting:
@@ -154,6 +157,7 @@ def _run(work: _Work, pods: Sequence[PodView], table: ExitTable) -> None:
     if _past_deadline(work, pods):
         return
     restarts: dict[str, Any] = dict(work.status.get("podRestarts") or {})
+    _requeue_stopped(work, pods, restarts)
     if work.recreate:
         _recreate(work, pods, restarts)
     uids = {pod.name: pod.uid for pod in pods if pod.name in restarts} if restarts else {}
@@ -161,9 +165,13 @@ def _run(work: _Work, pods: Sequence[PodView], table: ExitTable) -> None:
         replacement = uids.get(pod_name)
         if record.get("pending") and replacement not in (None, record.get("uid")):
             restarts[pod_name] = {k: v for k, v in record.items() if k != "pending"}  # the new pod is there
+    for release in kueue.releases(pods, restarts):
+        work.actions.append(release)
+        if not work.recreate:
+            work.actions.append(Nudge(release.name))
     failed_types: dict[str, int] = {}
     backoff = False
-    for pod in sorted((p for p in pods if p.phase is PodPhase.FAILED and not p.deleting),
+    for pod in sorted((p for p in pods if p.phase is PodPhase.FAILED and (not p.deleting or kueue.held_failed(p))),
                       key=lambda p: (p.replica_type, p.index)):
         outcome = _failed_pod(work, pod, pods, table, restarts)
         if outcome is Outcome.FAIL:
@@ -181,6 +189,20 @@ def _run(work: _Work, pods: Sequence[PodView], table: ExitTable) -> None:
               delete_all=True)
         return
     _progress(work, pods)
+
+
+def _requeue_stopped(work: _Work, pods: Sequence[PodView], restarts: dict[str, Any]) -> None:
+    """Pods Kueue deleted to preempt or evict the group: created again (and so queued again) like a restart,
+    but not counted: a preemption is no failure of the job, and never brings it nearer its backoffLimit."""
+    for pod in kueue.stopped_pods(pods):
+        record = restarts.get(pod.name) or {}
+        if record.get("uid") == pod.uid:
+            continue
+        restarts[pod.name] = {"type": pod.replica_type, "count": int(record.get("count", 0)), "uid": pod.uid,
+                              "pending": True, "keep": dict(pod.ownership) or record.get("keep") or {}}
+        work.event(EventType.WARNING, Reason.RESTARTING,
+                   f"Kueue stopped pod {pod.name} (the group was preempted or evicted): it is created again and "
+                   "queued; this is not counted against backoffLimit", pod.uid)
 
 
 def _recreate(work: _Work, pods: Sequence[PodView], restarts: dict[str, Any]) -> None:
@@ -287,6 +309,7 @@ def _past_deadline(work: _Work, pods: Sequence[PodView]) -> bool:
 
 
 def _fail(work: _Work, pods: Sequence[PodView], message: str, delete_all: bool) -> None:
+    work.actions.extend(kueue.end_group(pods))
     work.condition(ConditionType.FAILED, Reason.FAILED, message)
     work.status["completionTime"] = timestamp(work.now)
     work.event(EventType.WARNING, Reason.FAILED, message)
@@ -300,12 +323,13 @@ def _progress(work: _Work, pods: Sequence[PodView]) -> None:
     for replica_type in job.deciding_types():
         expected = job.replicas[replica_type].replicas
         mine = [p for p in pods if p.replica_type == replica_type]
-        succeeded = sum(p.phase is PodPhase.SUCCEEDED for p in mine)
+        succeeded = sum(p.phase is PodPhase.SUCCEEDED and not kueue.stopped(p) for p in mine)
         if expected and succeeded >= expected:
             message = f"MXJob {name} is successfully completed."
             work.condition(ConditionType.SUCCEEDED, Reason.SUCCEEDED, message)
             work.status["completionTime"] = timestamp(work.now)
             work.event(EventType.NORMAL, Reason.SUCCEEDED, message)
+            work.actions.extend(kueue.end_group(pods))
             work.requeue = None
             return
         if any(p.phase is PodPhase.RUNNING and not p.deleting for p in mine) and not _restarting_now(work):

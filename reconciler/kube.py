@@ -278,11 +278,19 @@ class Writer:
     def replace_status(self, obj: dict[str, Any]) -> dict[str, Any]:
         return self.replace(obj, status=True)
 
-    def merge_patch(self, api_version: str, kind: str, namespace: str, name: str, patch: dict[str, Any]) -> None:
+    def merge_patch(self, api_version: str, kind: str, namespace: str, name: str,
+                    patch: dict[str, Any] | list[dict[str, Any]], missing_ok: bool = False) -> None:
+        """A JSON merge patch (a dict), or a JSON patch (a list of operations; a failed `test` raises)."""
         self._check()
+        from kubernetes.dynamic.exceptions import NotFoundError
+
         resource = self.cluster.require(api_version, kind)
+        content_type = "application/json-patch+json" if isinstance(patch, list) else "application/merge-patch+json"
         try:
-            resource.patch(body=patch, name=name, namespace=namespace or None,
-                           content_type="application/merge-patch+json", field_manager=FIELD_MANAGER)
+            resource.patch(body=patch, name=name, namespace=namespace or None, content_type=content_type,
+                           field_manager=FIELD_MANAGER)
+        except NotFoundError as exc:
+            if not missing_ok:
+                _raise(exc, f"patch {kind} {namespace}/{name}")
         except Exception as exc:
             _raise(exc, f"patch {kind} {namespace}/{name}")

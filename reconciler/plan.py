@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from reconciler.kueue import MarkUnretriable, ReleasePod
 from reconciler.vocabulary import DeleteReason, EventType, Reason
 
 
@@ -46,7 +47,8 @@ class Nudge:
     pod: str
 
 
-Action = DeletePod | CreatePod | Event | Nudge
+# ReleasePod and MarkUnretriable are Kueue bookkeeping on a pod (reconciler.kueue).
+Action = DeletePod | CreatePod | Event | Nudge | ReleasePod | MarkUnretriable
 
 
 @dataclass(frozen=True, slots=True)

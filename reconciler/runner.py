@@ -18,6 +18,7 @@ from reconciler.decide import Plan, decide, pods_to_create, refuse
 from reconciler.exitcodes import ExitTable
 from reconciler.jobs import Bounds, JobCache, JobError, TooLarge, config_map_name
 from reconciler.kube import Cluster, ClusterError, Conflict, Fenced, Transient, Writer
+from reconciler.kueue import ReleasePod
 from reconciler.metrics import Metrics
 from reconciler.plan import CreatePod, DeletePod
 from reconciler.state import PodView
@@ -144,7 +145,7 @@ class Reconciler:
             raise Transient("the status write kept conflicting")
         self.applier.actions(job_obj, plan, {str((p.get("metadata") or {}).get("name")): p for p in pods})
         self.metrics.observe(view.namespace, previous, plan)
-        restarting = any(isinstance(a, CreatePod) or (isinstance(a, DeletePod) and a.reason.is_restart)
+        restarting = any(isinstance(a, CreatePod | ReleasePod) or (isinstance(a, DeletePod) and a.reason.is_restart)
                          for a in plan.actions)
         return Result(plan, follow_up=restarting and self.settings.apply.recreate and not self.settings.apply.dry_run)
 

@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from compiler import constants as c
+from reconciler.kueue import KueuePod
+from reconciler.kueue import trimmed as kueue_parts
 from reconciler.vocabulary import CleanPodPolicy, ConditionType, PodPhase, RestartPolicy
 
 ARGO_TRACKING = "argocd.argoproj.io/tracking-id"
@@ -79,6 +81,7 @@ class PodView:
     deleting: bool = False
     # What ties the pod to its GitOps owner (Argo CD tracking annotation, Flux labels): a recreated pod keeps it.
     ownership: Mapping[str, Any] = field(default_factory=dict)
+    kueue: KueuePod | None = None  # what Kueue put on a pod of a Kueue pod group (reconciler.kueue)
 
     @classmethod
     def from_object(cls, pod: Mapping[str, Any], replica_types: Mapping[str, str]) -> PodView | None:
@@ -107,7 +110,7 @@ class PodView:
                 finished = parse_time(terminated.get("finishedAt"))
         return cls(str(metadata.get("name")), str(metadata.get("uid") or ""), replica_type, int(index),
                    PodPhase.parse(status.get("phase")), code, reason, finished, restarts,
-                   bool(metadata.get("deletionTimestamp")), ownership_of(metadata))
+                   bool(metadata.get("deletionTimestamp")), ownership_of(metadata), KueuePod.of(pod))
 
 
 def trim_pod(pod: Mapping[str, Any]) -> dict[str, Any]:
@@ -123,6 +126,11 @@ def trim_pod(pod: Mapping[str, Any]) -> dict[str, Any]:
     if annotations:
         kept_metadata["annotations"] = annotations
     kept_status = {k: status[k] for k in ("phase", "reason") if k in status}
+    kueue_metadata, kueue_status = kueue_parts(pod)
+    if kueue_metadata.get("annotations"):
+        kueue_metadata["annotations"] = {**kept_metadata.get("annotations", {}), **kueue_metadata["annotations"]}
+    kept_metadata.update(kueue_metadata)
+    kept_status.update(kueue_status)
     for key in ("initContainerStatuses", "containerStatuses"):
         kept_status[key] = [{k: c[k] for k in ("name", "restartCount", "state", "lastState") if k in c}
                             for c in status.get(key) or []]

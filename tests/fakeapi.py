@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -118,6 +118,10 @@ def merge_patch(target: Any, patch: Any) -> Any:
     return result
 
 
+class PatchTestFailed(ValueError):
+    """A JSON patch `test` operation did not hold (the API server answers 422)."""
+
+
 def json_patch(document: dict[str, Any], operations: list[dict[str, Any]]) -> dict[str, Any]:
     """RFC 6902 add, replace and remove (what clients send for status and annotations)."""
     for operation in operations:
@@ -126,7 +130,10 @@ def json_patch(document: dict[str, Any], operations: list[dict[str, Any]]) -> di
         for part in parts[:-1]:
             parent = parent[int(part)] if isinstance(parent, list) else parent.setdefault(part, {})
         last = parts[-1]
-        if operation["op"] == "remove":
+        if operation["op"] == "test":
+            if (parent[int(last)] if isinstance(parent, list) else parent.get(last)) != operation["value"]:
+                raise PatchTestFailed(f"test failed at {operation['path']}")
+        elif operation["op"] == "remove":
             del parent[int(last) if isinstance(parent, list) else last]
         elif isinstance(parent, list):
             index = len(parent) if last == "-" else int(last)
@@ -155,6 +162,8 @@ class FakeKubernetes:
         self.held: Hold | None = None
         self.user_agents: list[tuple[float, str, str, str]] = []  # (monotonic time, method, path, User-Agent)
         self.lock = threading.Condition()
+        # A mutating admission webhook: called with (group version, plural, object) before an object is stored.
+        self.admit: Callable[[str, str, dict[str, Any]], None] | None = None
 
     def fail(self, method: str, path: str, status: int, times: int = 1, reason: str = "", body: str = "",
              retry_after: float | None = None) -> None:
@@ -222,6 +231,8 @@ class FakeKubernetes:
             resource = self.resources[(gv, plural)]
             body.setdefault("apiVersion", gv)
             body.setdefault("kind", resource.kind)
+            if self.admit is not None:
+                self.admit(gv, plural, body)
             self.objects[key] = body
             self._record("ADDED", gv, plural, ns, body)
             return 201, copy.deepcopy(body)
@@ -246,6 +257,10 @@ class FakeKubernetes:
                     updated.pop("status")
                 updated["metadata"] = {**current["metadata"], **(body.get("metadata") or {})}
             updated["metadata"]["resourceVersion"] = self._next_version()
+            if updated["metadata"].get("deletionTimestamp") and not updated["metadata"].get("finalizers"):
+                del self.objects[key]  # the last finalizer of a deleted object is gone: so is the object
+                self._record("DELETED", key[0], key[1], key[2], updated)
+                return 200, copy.deepcopy(updated)
             self.objects[key] = updated
             self._record("MODIFIED", key[0], key[1], key[2], updated)
             return 200, copy.deepcopy(updated)
@@ -257,6 +272,12 @@ class FakeKubernetes:
                 return 404, status_body(404, "NotFound", f"{key[1]} \"{key[3]}\" not found")
             if uid and current["metadata"].get("uid") != uid:
                 return 409, status_body(409, "Conflict", "Precondition failed: UID in precondition does not match")
+            if current["metadata"].get("finalizers"):  # held: marked deleted, removed with its last finalizer
+                if not current["metadata"].get("deletionTimestamp"):
+                    current["metadata"]["deletionTimestamp"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+                    current["metadata"]["resourceVersion"] = self._next_version()
+                    self._record("MODIFIED", key[0], key[1], key[2], current)
+                return 200, copy.deepcopy(current)
             del self.objects[key]
             current["metadata"]["resourceVersion"] = self._next_version()
             self._record("DELETED", key[0], key[1], key[2], current)
@@ -397,7 +418,11 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(404, status_body(404, "NotFound", f"{key[1]} \"{key[3]}\" not found"))
                 return
             if isinstance(patch, list):
-                merged = json_patch(copy.deepcopy(current), patch)
+                try:
+                    merged = json_patch(copy.deepcopy(current), patch)
+                except PatchTestFailed as exc:
+                    self._send(422, status_body(422, "Invalid", str(exc)))
+                    return
             else:
                 merged = merge_patch(current, patch)
             if sub == "status":
