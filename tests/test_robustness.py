@@ -95,8 +95,15 @@ def test_cli_always_exits_cleanly(document: dict[str, Any]) -> None:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_jobs())
 def test_fast_and_reference_schema_validators_agree(document: dict[str, Any]) -> None:
-    from compiler.schema import _fast_validator, _validator
+    """check_schema lets the fast validator decide alone only for documents without floats (jsonschema_rs takes 0.0
+    for an integer, as JSON Schema does; the reference validator, like the API server, does not): there both agree,
+    and a float only ever makes the reference stricter."""
+    from compiler.schema import _fast_validator, _validator, has_float
 
     fast = _fast_validator()
     assert fast is not None
-    assert fast.is_valid(document) == _validator().is_valid(document)
+    reference = _validator().is_valid(document)
+    if has_float(document):
+        assert fast.is_valid(document) or not reference
+    else:
+        assert fast.is_valid(document) == reference
