@@ -1,4 +1,4 @@
-"""One poisoned job among healthy ones on a real kube-apiserver: `--once` reconciles the others, names it, exit 1."""
+"""One poisoned job among healthy ones on a real kube-apiserver: the others are reconciled (`--once`, controller)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,11 @@ from typing import Any
 
 import pytest
 
+from reconciler.controller import Controller, _leading
+from reconciler.kube import Cluster
+from reconciler.runner import Reconciler, Settings
 from tests.conftest import run_cli
+from tests.realapi.cluster import wait_until
 from tests.realapi.kubelet import Kubelet
 from tests.test_faults import SPEC
 
@@ -53,6 +57,19 @@ def _restarted(kubelet: Kubelet, old: dict[str, str]) -> list[str]:
     return done
 
 
+def _deploy_failed(kubelet: Kubelet) -> dict[str, str]:
+    """JOBS jobs, every pod Running, then worker-0 of each exits 137; the uid of each failed pod by job."""
+    kubelet.deploy("---\n".join(SPEC.format(i=i) for i in range(JOBS)))
+    for pod in kubelet.pods():
+        kubelet.set_pod(pod, "Running")
+    old = {}
+    for i in range(JOBS):
+        worker = f"job-{i:02d}-worker-0"
+        old[f"job-{i:02d}"] = kubelet.pods()[worker]["metadata"]["uid"]
+        kubelet.set_pod(worker, "Failed", exit_code=137)
+    return old
+
+
 def _pass(kubelet: Kubelet) -> tuple[int, str]:
     result = run_cli(["reconcile", "--once", "--kubeconfig", str(kubelet.cluster.kubeconfig), "--no-leader-election",
                       "-n", kubelet.namespace, "--pass-timeout", "5"])
@@ -63,14 +80,7 @@ def _pass(kubelet: Kubelet) -> tuple[int, str]:
 @pytest.mark.parametrize(("name", "poison", "cure"), POISONS, ids=[p[0] for p in POISONS])
 def test_the_others_converge_and_the_poisoned_one_after_the_cure(
         kubelet: Kubelet, name: str, poison: Callable[[Kubelet], None], cure: Callable[[Kubelet], None]) -> None:
-    kubelet.deploy("---\n".join(SPEC.format(i=i) for i in range(JOBS)))
-    for pod in kubelet.pods():
-        kubelet.set_pod(pod, "Running")
-    old = {}
-    for i in range(JOBS):
-        worker = f"job-{i:02d}-worker-0"
-        old[f"job-{i:02d}"] = kubelet.pods()[worker]["metadata"]["uid"]
-        kubelet.set_pod(worker, "Failed", exit_code=137)
+    old = _deploy_failed(kubelet)
     poison(kubelet)
     code, stderr = _pass(kubelet)
     assert code == 1, stderr
@@ -80,3 +90,27 @@ def test_the_others_converge_and_the_poisoned_one_after_the_cure(
     code, stderr = _pass(kubelet)
     assert code == 0, stderr
     assert sorted(_restarted(kubelet, old)) == sorted(old)
+
+
+def test_controller_mode_the_others_converge_and_the_workers_live(kubelet: Kubelet) -> None:
+    old = _deploy_failed(kubelet)
+    _config_map(kubelet, "oops")
+    reconciler = Reconciler(Cluster.connect(str(kubelet.cluster.kubeconfig)),
+                            Settings(namespaces=(kubelet.namespace,)))
+    controller = Controller(reconciler, retry_cap=0.5)
+    _leading(controller, True)
+    controller.start()
+    try:
+        def restarted(jobs: set[str]) -> Callable[[], bool]:
+            def check() -> bool:
+                kubelet.sync()  # the kubelet confirms deletions, as on a node
+                return sorted(_restarted(kubelet, old)) == sorted(jobs)
+            return check
+
+        wait_until(restarted(set(old) - {POISONED}), 60, "the other jobs to be restarted")
+        assert controller.health() == "" and all(t.is_alive() for t in controller.threads)
+        _config_map(kubelet, {})
+        wait_until(restarted(set(old)), 60, "the cured job to be restarted")
+        assert all(t.is_alive() for t in controller.threads)
+    finally:
+        controller.stop.set()
