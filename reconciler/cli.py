@@ -12,6 +12,7 @@ import click
 from compiler.cli.exits import FINDINGS, USAGE, fail, guarded
 from compiler.cli.flags import cluster_options, verbosity, verbosity_options
 from reconciler.jobs import DEFAULT_MAX_PODS
+from reconciler.vocabulary import RestartMode
 
 
 class _JsonFormatter(logging.Formatter):
@@ -47,7 +48,8 @@ def configure_logging(fmt: str, verbosity: int = 0) -> None:
 @click.option("--once", is_flag=True, help="One full pass over every job, then exit (cron, CI).")
 @click.option("--dry-run", is_flag=True, help="Log what would be done; change nothing.")
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--restart-mode", type=click.Choice(["recreate", "gitops"]), default="recreate", show_default=True,
+@click.option("--restart-mode", type=click.Choice([m.value for m in RestartMode]),
+              default=RestartMode.RECREATE.value, show_default=True,
               help="recreate: delete a failed pod and create it again from the rendering; gitops: only delete "
                    "and let Argo CD or Flux recreate it.")
 @click.option("--exit-codes", default="", metavar="CODE=CLASS,...",
@@ -100,7 +102,7 @@ def reconcile(kubeconfig: str | None, kube_context: str | None, namespaces: tupl
             raise fail(f"--exit-codes {exc}", USAGE) from None
         timings = _timings(leader_election_timings)
         settings = Settings(tuple(namespaces), table,
-                            ApplySettings(dry_run, restart_mode == "recreate", argocd_namespace),
+                            ApplySettings(dry_run, RestartMode(restart_mode) is RestartMode.RECREATE, argocd_namespace),
                             Bounds(max_pods, max_pods))
         try:
             from reconciler.controller import identity

@@ -89,6 +89,13 @@ class DeleteReason(enum.StrEnum):
         return self in (DeleteReason.RESTART, DeleteReason.RESTART_RECORDED)
 
 
+class RestartMode(enum.StrEnum):
+    """Who creates a restarted pod again: the reconciler, or the GitOps engine's self-heal."""
+
+    RECREATE = "recreate"
+    GITOPS = "gitops"
+
+
 class WatchEventType(enum.StrEnum):
     """The `type` of a watch event (apimachinery pkg/watch/watch.go EventType)."""
 
