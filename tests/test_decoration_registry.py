@@ -11,8 +11,8 @@ import pytest
 import compiler.job
 from compiler import RenderOptions, compile_job
 from compiler.decorations import Filter, JobContext, Manifest, registry
-from compiler.gang import GangBackend, GangPlan, GangScheduler
-from tests.conftest import REPO
+from compiler.gang import GangBackend, GangPlan, GangScheduler, gang_forms
+from tests.conftest import REPO, run_cli
 from tests.helpers import job, render, replica
 
 DECORATIONS_DIR = REPO / "compiler" / "decorations"
@@ -86,6 +86,7 @@ _BACKEND = GangBackend("example-gang", "QUEUE", "default", lambda _argument: Non
 def test_one_registry_entry_adds_a_gang_scheduler(monkeypatch: pytest.MonkeyPatch) -> None:
     """A gang scheduler's BACKEND in the registry is known to the option parser and joins the pods."""
     monkeypatch.setattr(registry, "GANG_SCHEDULERS", (*registry.GANG_SCHEDULERS, _BACKEND))
+    assert gang_forms().endswith("|example-gang[=QUEUE]")
     scheduler = GangScheduler.parse("example-gang=team-a")
     assert (scheduler.kind, scheduler.argument) == ("example-gang", "team-a")
     assert RenderOptions.from_record({"gangScheduler": "example-gang"}).gang_scheduler == GangScheduler(
@@ -95,3 +96,10 @@ def test_one_registry_entry_adds_a_gang_scheduler(monkeypatch: pytest.MonkeyPatc
               for m in manifests if m["kind"] == "Pod"}
     assert labels == {"reg-scheduler-0": "reg-scheduler", "reg-server-0": "reg-server",
                       "reg-worker-0": "reg-worker", "reg-worker-1": "reg-worker"}
+
+
+def test_render_help_names_every_registered_gang_scheduler() -> None:
+    result = run_cli(["render", "--help"])
+    assert result.exit_code == 0, result.stderr
+    assert gang_forms() in result.stdout
+    assert all(backend.kind in gang_forms() for backend in registry.GANG_SCHEDULERS)
