@@ -34,14 +34,19 @@ def run_to_completion(run_cluster: RunCluster, manifests: list[Manifest]) -> dic
     with run_cluster(manifests) as cluster:
         for name in cluster.plans:
             cluster.start(name)
-        codes = cluster.wait(list(cluster.plans), JOB_TIMEOUT)
-        assert set(codes.values()) == {0}, f"exit codes {codes}\n{cluster.report()}"
-        workers = [n for n, p in cluster.plans.items() if p.replica_type == "worker"]
-        found = results(cluster, workers)
-        check_workers(cluster, found)
-        print(f"\n{len(cluster.plans)} pods: " + ", ".join(
-            f"{n} rank {r['rank']} {r['kvstore']} {[x['seen'][0] for x in r['rounds']]}" for n, r in found.items()))
-        return found
+        return finish(cluster)
+
+
+def finish(cluster: Cluster) -> dict[str, dict[str, Any]]:
+    """Once the pods are started: require all to exit 0, check and return the workers' results."""
+    codes = cluster.wait(list(cluster.plans), JOB_TIMEOUT)
+    assert set(codes.values()) == {0}, f"exit codes {codes}\n{cluster.report()}"
+    workers = [n for n, p in cluster.plans.items() if p.replica_type == "worker"]
+    found = results(cluster, workers)
+    check_workers(cluster, found)
+    print(f"\n{len(cluster.plans)} pods: " + ", ".join(
+        f"{n} rank {r['rank']} {r['kvstore']} {[x['seen'][0] for x in r['rounds']]}" for n, r in found.items()))
+    return found
 
 
 def check_workers(cluster: Cluster, found: dict[str, dict[str, Any]]) -> None:
