@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from compiler.gang import backends
 from tests.conftest import EXAMPLES, JOB_EXAMPLE_FILES, REPO, run_cli
 
 WAVE = "argocd.argoproj.io/sync-wave"
@@ -27,7 +28,7 @@ def _annotations(manifest: dict[str, object]) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("example", JOB_EXAMPLE_FILES, ids=[p.name for p in JOB_EXAMPLE_FILES])
-@pytest.mark.parametrize("gang", [None, "volcano", "scheduler-plugins"])
+@pytest.mark.parametrize("gang", [None, *backends()])
 def test_no_object_of_any_example_carries_a_sync_wave(example: Path, gang: str | None) -> None:
     """The rule: rendered for Argo CD, no object has a sync wave, so every sync is single-step.
 
