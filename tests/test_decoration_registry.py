@@ -101,5 +101,4 @@ def test_one_registry_entry_adds_a_gang_scheduler(monkeypatch: pytest.MonkeyPatc
 def test_render_help_names_every_registered_gang_scheduler() -> None:
     result = run_cli(["render", "--help"])
     assert result.exit_code == 0, result.stderr
-    assert gang_forms() in result.stdout
-    assert all(backend.kind in gang_forms() for backend in registry.GANG_SCHEDULERS)
+    assert f"--gang-scheduler {gang_forms()}" in result.stdout
