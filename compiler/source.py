@@ -42,6 +42,18 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.problems: list[Problem] = []
+        self._tags: dict[tuple[str, Any], str] = {}
+
+    def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> Any:
+        """The implicit tag of a plain scalar, remembered per value: a rendered stream repeats the same few
+        thousand scalars, and PyYAML's regex scan per scalar is the largest part of parsing it."""
+        if kind is not yaml.ScalarNode:
+            return super().resolve(kind, value, implicit)
+        key = (value, implicit)
+        tag = self._tags.get(key)
+        if tag is None:
+            tag = self._tags[key] = super().resolve(kind, value, implicit)
+        return tag
 
     def _problem(self, code: Code, message: str, node: yaml.Node, hint: str = "") -> None:
         self.problems.append(Problem(code, message, node.start_mark.index, hint))
@@ -147,8 +159,11 @@ class SourceDocument:
     file: str
     index: int
     source: SourceText | None = field(default=None, compare=False, repr=False)
+    start: int | None = field(default=None, compare=False, repr=False)  # character index, kept from the parse
 
     def locate(self, path: Sequence[str | int], *, key: bool = False) -> Location:
+        if not path and self.start is not None and self.source is not None:  # nothing to compose again
+            return self.source.position(self.file, self.start)
         node = self.source.node(self.index) if self.source is not None else None
         if node is None or self.source is None:
             return Location(self.file)
@@ -212,7 +227,7 @@ def parse_text(text: str, file: str) -> ParseResult:
                 break
             data = loader.construct_document(node)
             if data is not None:
-                document = SourceDocument(data, file, index, source)
+                document = SourceDocument(data, file, index, source, node.start_mark.index)
                 documents.append(document)
                 if not isinstance(data, dict):
                     diagnostics.append(_not_a_mapping(document, data))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compiler import RenderOptions, compile_documents, kubeschema, parse_text
+from compiler.diagnostics import Location
 from compiler.kubeschema import DEFAULT_KUBERNETES_VERSION, accepted_fast, schema_errors, validator_for
 from compiler.schema import has_float
 from compiler.validation import validate_plan
@@ -108,3 +110,16 @@ def test_rendered_examples_validate_without_building_the_explaining_validators()
     assert run_cli(["validate", *map(str, JOB_EXAMPLE_FILES)]).exit_code == 0
     assert kubeschema._kubernetes_validator.cache_info().misses == 0
     assert kubeschema._own_validator.cache_info().misses == 0
+
+
+def test_a_valid_rendered_stream_is_located_without_composing_it_again() -> None:
+    text = "".join(f"---\n# object {i}\n" + json.dumps(m) + "\n" for i, m in enumerate(RENDERED))
+    parsed = parse_text(text, "rendered.yaml")
+    plan = compile_documents(parsed.documents, RenderOptions(keep_rendered=True))
+    results = list(validate_plan(plan, VERSION, True))
+    source = parsed.documents[0].source
+    assert source is not None and source._nodes is None  # nothing needed a position beyond a document's start
+    assert [r.origin.line for r in results] == [3 * i + 3 for i in range(len(RENDERED))]
+    composed = [d.source.node(d.index) for d in parsed.documents if d.source is not None]
+    assert [r.origin for r in results] == [
+        Location("rendered.yaml", n.start_mark.line + 1, n.start_mark.column + 1) for n in composed if n is not None]
