@@ -1,93 +1,103 @@
-"""Diff benchmark: two renders of 1,000 jobs x 10 replicas with about 1% of objects changed.
+"""Diff benchmark: the whole `mxjob diff` command next to `git diff --no-index` and `diff -u` of the rendered streams.
 
-Usage: python bench/diff_bench.py   (or `make bench`)
+Usage: python bench/diff_bench.py [--quick]   (or `make bench`)
 
-Prints, from one run: the time `mxjob diff` needs to compare the two rendered inventories and write its
-text report, the time GNU `diff -u` needs for the same two rendered YAML streams, and their ratio; plus the
-whole command end to end (reading and rendering both sides of specs) for context. Targets: <= 1 s and
-<= 3x `diff -u`.
+Input: 1,000 jobs x 10 replicas, one spec file per job, with 1%, 10% and 50% of the jobs changed (a new worker
+image: the MXJob and its 6 worker pods differ). Measured in turn, each a whole process, per case: `mxjob diff`
+of the two spec trees, `mxjob diff --base REF --head REF` of the same trees committed in a Git repository,
+`mxjob diff` of the two rendered streams, and the baselines `git diff --no-index` and GNU `diff -u` of the
+rendered streams (what a pull-request bot without mxjob would run). Target: the spec-tree diff at 1% <= 3x
+`git diff --no-index`.
 """
 
 from __future__ import annotations
 
-import copy
-import gc
-import io
-import os
+import argparse
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
-from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from render_bench import make_job, write_input  # noqa: E402
+from harness import MXJOB, Sample, interleave, machine, print_comparison, run_into
+from render_bench import make_job, write_input
 
-from compiler import RenderOptions, compile_documents, parse_text  # noqa: E402
-from compiler.changes import diff_manifests  # noqa: E402
-from compiler.cli.diffreport import DiffReport  # noqa: E402
-from compiler.cli.diffreport.text import TextReporter  # noqa: E402
-from compiler.emit import write_yaml_stream  # noqa: E402
-
-JOBS = 1_000
-CHANGED_JOBS = 30  # each changes its MXJob and 6 worker pods: ~210 of 22,000 objects, about 1%
+DIFFERENT = (0, 1)  # every command here exits 1 when the sides differ
+TARGET = 3.0
 
 
-def specs() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    old = [make_job(f"job-{i:04d}", servers=3, workers=6) for i in range(JOBS)]
-    new = copy.deepcopy(old)
-    for i in range(0, JOBS, JOBS // CHANGED_JOBS)[:CHANGED_JOBS]:
-        worker = new[i]["spec"]["mxReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
-        worker["image"] = "mxnet:1.9.1-gpu"
-    return old, new
+def write_tree(folder: Path, jobs: int, changed: int) -> None:
+    """One file per job; the first `changed` of every `jobs // changed` jobs get a new worker image."""
+    folder.mkdir(parents=True, exist_ok=True)
+    step = jobs // changed if changed else jobs + 1
+    for i in range(jobs):
+        job = make_job(f"job-{i:04d}", servers=3, workers=6)
+        if changed and i % step == 0 and i // step < changed:
+            job["spec"]["mxReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["image"] = "mxnet:1.9.1-gpu"
+        write_input(folder / f"job-{i:04d}.yaml", [job])
 
 
-def render(path: Path) -> list[dict[str, Any]]:
-    parsed = parse_text(path.read_text(encoding="utf-8"), str(path))
-    plan = compile_documents(parsed.documents, RenderOptions())
-    assert plan.ok
-    return list(plan.manifests())
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", *args], cwd=repo,
+                   check=True, capture_output=True)
+
+
+def bench_case(tmp: Path, jobs: int, percent: int, pairs: int) -> None:
+    repo = tmp / f"repo-{percent}"
+    old, new = tmp / f"old-{percent}", tmp / f"new-{percent}"
+    write_tree(old, jobs, 0)
+    write_tree(new, jobs, max(1, jobs * percent // 100))
+    old_stream, new_stream, out = tmp / "old.yaml", tmp / "new.yaml", tmp / "diff.out"
+    run_into([*MXJOB, "render", str(old)], old_stream)
+    run_into([*MXJOB, "render", str(new)], new_stream)
+    repo.mkdir()
+    git(repo, "init", "-q")
+    shutil.copytree(old, repo / "jobs")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "old")
+    shutil.rmtree(repo / "jobs")
+    shutil.copytree(new, repo / "jobs")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "new")
+
+    def mxjob_diff(*args: str) -> Sample:
+        return run_into([*MXJOB, "diff", "--color", "never", *args], out, ok=DIFFERENT)
+
+    series = interleave(
+        pairs,
+        lambda: mxjob_diff(str(old), str(new)),
+        lambda: run_into(["git", "diff", "--no-index", "--no-color", str(old_stream), str(new_stream)], out,
+                         ok=DIFFERENT),
+        lambda: run_into(["diff", "-u", str(old_stream), str(new_stream)], out, ok=DIFFERENT),
+        lambda: run_into([*MXJOB, "diff", "--color", "never", "--base", "HEAD~1", "--head", "HEAD", "jobs"], out,
+                         ok=DIFFERENT, cwd=repo),
+        lambda: mxjob_diff(str(old_stream), str(new_stream)),
+    )
+    names = ["mxjob diff OLD_SPECS NEW_SPECS", "git diff --no-index rendered", "diff -u rendered",
+             "mxjob diff --base/--head (Git refs)", "mxjob diff OLD_RENDERED NEW_RENDERED"]
+    print_comparison(f"diff {jobs:,} jobs x 10 replicas, {percent}% of the jobs changed "
+                     f"({old_stream.stat().st_size / 1e6:.1f} MB rendered per side)", names, series,
+                     target=(1, TARGET) if percent == 1 else None,
+                     pairs=[(0, 1), (0, 2), (3, 1), (4, 1)])
+    for path in (old_stream, new_stream, out):
+        path.unlink()
+    for folder in (repo, old, new):
+        shutil.rmtree(folder)
 
 
 def main() -> int:
-    gnu_diff = shutil.which("diff")
-    with tempfile.TemporaryDirectory(prefix="mxjob-diff-bench-") as tmp:
-        old_specs, new_specs = specs()
-        old_in, new_in = Path(tmp, "old-specs.yaml"), Path(tmp, "new-specs.yaml")
-        write_input(old_in, old_specs)
-        write_input(new_in, new_specs)
-        old, new = render(old_in), render(new_in)
-        old_out, new_out = Path(tmp, "old.yaml"), Path(tmp, "new.yaml")
-        for path, manifests in ((old_out, old), (new_out, new)):
-            with path.open("w", encoding="utf-8") as handle:
-                write_yaml_stream(manifests, handle)
-
-        gc.disable()  # as the `mxjob diff` command does
-        start = time.perf_counter()
-        changes = diff_manifests(old, new)
-        TextReporter("never").write(DiffReport(changes, "old", "new"), io.StringIO())
-        ours = time.perf_counter() - start
-        gc.enable()
-
-        print(f"{len(old):,} objects per side, {sum(c.counts for c in changes)} differ "
-              f"({100 * len(changes) / len(old):.1f}%), rendered streams {old_out.stat().st_size / 1e6:.1f} MB each")
-        print(f"  mxjob diff (match, compare, DeepDiff the changed, text report)  {ours:6.2f} s  (target <= 1 s)")
-        if gnu_diff:
-            start = time.perf_counter()
-            subprocess.run([gnu_diff, "-u", str(old_out), str(new_out)], stdout=subprocess.DEVNULL, check=False)
-            theirs = time.perf_counter() - start
-            print(f"  GNU diff -u of the two rendered streams                         {theirs:6.2f} s")
-            print(f"  ratio mxjob diff / diff -u = {ours / theirs:.2f}  (target <= 3)")
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "compiler.cli", "diff", "--format", "brief", str(old_in), str(new_in)],
-                       cwd=REPO, stdout=subprocess.DEVNULL, check=False, env={**os.environ, "NO_COLOR": "1"})
-        whole = time.perf_counter() - start
-        print(f"  whole command from specs (read and render both sides, then diff) {whole:6.2f} s")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="20 jobs, 10% changed, two rounds (a smoke test)")
+    quick = parser.parse_args().quick
+    print(machine())
+    with tempfile.TemporaryDirectory(prefix="mxjob-diff-bench-") as name:
+        if quick:
+            bench_case(Path(name), 20, 10, 2)
+            return 0
+        for percent in (1, 10, 50):
+            bench_case(Path(name), 1_000, percent, 5)
     return 0
 
 

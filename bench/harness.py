@@ -1,0 +1,132 @@
+"""What every benchmark shares: timed child processes, interleaved pairs (A B A B ...), and one report format.
+
+A shared machine makes absolute times drift by 2x within minutes. Each figure is therefore measured next to
+its baseline in alternating runs, and the ratio is taken pair by pair: min/median/max of the ratios say how
+far the comparison itself moved, which the spread of absolute times cannot.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+REPO = Path(__file__).resolve().parent.parent
+MXJOB = [sys.executable, "-m", "compiler.cli"]
+# A child's own rusage starts from its parent's high-water mark (Linux carries it over fork and exec), so the
+# peak RSS of a process started from this (large) one comes from GNU time, which forks it from a small process.
+GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    seconds: float
+    peak_rss_mib: float
+
+
+def run(args: Sequence[str], stdout: IO[Any] | int | None = subprocess.DEVNULL, stdin: IO[Any] | None = None,
+        ok: Sequence[int] = (0,), env: dict[str, str] | None = None, cwd: Path = REPO) -> Sample:
+    """Wall time and peak RSS of one child process, start to exit (GNU time's %M when installed, else wait4's)."""
+    with tempfile.NamedTemporaryFile(prefix="mxjob-bench-rss-") as rss:
+        prefix = [GNU_TIME, "-f", "%M", "-o", rss.name] if GNU_TIME else []
+        sample = _run([*prefix, *args], stdout, stdin, ok, env, cwd)
+        text = Path(rss.name).read_text().strip().splitlines() if GNU_TIME else []
+    return Sample(sample.seconds, int(text[-1]) / 1024) if text and text[-1].isdigit() else sample
+
+
+def _run(args: Sequence[str], stdout: IO[Any] | int | None, stdin: IO[Any] | None, ok: Sequence[int],
+         env: dict[str, str] | None, cwd: Path) -> Sample:
+    start = time.perf_counter()
+    process = subprocess.Popen(list(args), cwd=cwd, stdout=stdout, stdin=stdin, stderr=subprocess.PIPE,
+                               env={**os.environ, "NO_COLOR": "1", **(env or {})})
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code not in ok:
+        error = process.stderr.read().decode(errors="replace") if process.stderr else ""
+        raise SystemExit(f"{' '.join(args)} exited {code}: {error[-2000:]}")
+    if process.stderr:
+        process.stderr.close()
+    return Sample(elapsed, usage.ru_maxrss / 1024)
+
+
+def run_into(args: Sequence[str], target: Path, stdin: Path | None = None, ok: Sequence[int] = (0,),
+             cwd: Path = REPO) -> Sample:
+    """A child process whose stdout is a fresh file (what CI and Argo CD write into), optionally fed a file."""
+    with target.open("wb") as out, (stdin.open("rb") if stdin else open(os.devnull, "rb")) as feed:
+        return run(args, stdout=out, stdin=feed, ok=ok, cwd=cwd)
+
+
+@dataclass(slots=True)
+class Series:
+    name: str
+    samples: list[Sample] = field(default_factory=list)
+
+    @property
+    def seconds(self) -> list[float]:
+        return [s.seconds for s in self.samples]
+
+    @property
+    def peak_rss_mib(self) -> float:
+        return max(s.peak_rss_mib for s in self.samples)
+
+
+def interleave(pairs: int, measured: Callable[[], Sample], *baselines: Callable[[], Sample],
+               prepare: Callable[[], None] | None = None) -> list[Series]:
+    """Run measured, baseline 1, baseline 2, ... in turn, `pairs` times; `prepare` runs untimed before each."""
+    series = [Series(str(i)) for i in range(1 + len(baselines))]
+    for _ in range(pairs):
+        for one, action in zip(series, (measured, *baselines), strict=True):
+            if prepare is not None:
+                prepare()
+            one.samples.append(action())
+    return series
+
+
+def spread(values: Sequence[float], scale: float = 1.0, digits: int = 2) -> str:
+    low, mid, high = min(values) * scale, statistics.median(values) * scale, max(values) * scale
+    return f"{mid:.{digits}f} [{low:.{digits}f}..{high:.{digits}f}]"
+
+
+def ratios(measured: Series, baseline: Series) -> list[float]:
+    return [m / b for m, b in zip(measured.seconds, baseline.seconds, strict=True)]
+
+
+def print_comparison(title: str, names: Sequence[str], series: Sequence[Series],
+                     target: tuple[int, float] | None = None, rss: bool = True,
+                     pairs: Sequence[tuple[int, int]] | None = None) -> dict[str, float]:
+    """One block: each series' median [min..max] seconds and peak RSS, then pair-wise ratios.
+
+    `pairs` lists (measured index, baseline index); by default the first series against each of the others.
+    `target` is (baseline index, highest acceptable median ratio of the first series to it). Returns the median
+    ratios by "measured / baseline" name."""
+    print(f"\n{title}  ({len(series[0].samples)} interleaved rounds; seconds as median [min..max])")
+    for name, one in zip(names, series, strict=True):
+        memory = f"   peak RSS {one.peak_rss_mib:6.0f} MiB" if rss else ""
+        print(f"  {name:<46} {spread(one.seconds, digits=3):>26} s{memory}")
+    found = {}
+    for measured, baseline in pairs or [(0, index) for index in range(1, len(series))]:
+        values = ratios(series[measured], series[baseline])
+        label = f"{names[measured]} / {names[baseline]}"
+        found[label] = statistics.median(values)
+        goal = ""
+        if target is not None and (measured, baseline) == (0, target[0]):
+            goal = f"   target <= {target[1]:g}: {verdict(found[label], target[1])}"
+        print(f"  ratio {label}: {spread(values)}{goal}")
+    return found
+
+
+def verdict(value: float, limit: float) -> str:
+    return "met" if value <= limit else f"MISSED by {value / limit:.2f}x"
+
+
+def machine() -> str:
+    load = os.getloadavg()[0]
+    return f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load:.1f} at start"

@@ -1,0 +1,51 @@
+"""`render -o DIR` benchmark: a fresh directory and an unchanged re-render, each next to rendering to stdout.
+
+Usage: python bench/outdir_bench.py [--quick]   (or `make bench`)
+
+Input: 1,000 jobs x 10 replicas (22,000 objects, so 22,001 files). Measured in turn, each a whole process:
+`mxjob render -o DIR` into an empty directory (the directory removed, untimed, before each run), the same
+into a directory that already holds this very rendering (what CI does on every commit that does not touch
+the job), and `mxjob render > FILE`. Target: unchanged re-render <= 1.2x stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import MXJOB, Sample, interleave, machine, print_comparison, run, run_into
+from render_bench import many_jobs, write_input
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="20 jobs, two rounds (a smoke test)")
+    quick = parser.parse_args().quick
+    jobs, pairs = (20, 2) if quick else (1_000, 5)
+    print(machine())
+    with tempfile.TemporaryDirectory(prefix="mxjob-outdir-bench-") as name:
+        tmp = Path(name)
+        specs, fresh, kept, stream = tmp / "specs.yaml", tmp / "fresh", tmp / "kept", tmp / "stream.yaml"
+        write_input(specs, many_jobs(jobs))
+        run([*MXJOB, "render", "-q", "-o", str(kept), str(specs)])
+
+        def into_fresh() -> Sample:
+            shutil.rmtree(fresh, ignore_errors=True)
+            return run([*MXJOB, "render", "-q", "-o", str(fresh), str(specs)])
+
+        series = interleave(pairs, lambda: run([*MXJOB, "render", "-q", "-o", str(kept), str(specs)]),
+                            lambda: run_into([*MXJOB, "render", str(specs)], stream), into_fresh)
+        files = sum(1 for _ in kept.iterdir())
+        print_comparison(f"render -o DIR, {jobs:,} jobs x 10 replicas ({files:,} files)",
+                         ["render -o DIR, unchanged", "render > file (stdout)", "render -o DIR, fresh"], series,
+                         target=(1, 1.2), pairs=[(0, 1), (2, 1), (0, 2)])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,52 @@
+"""Validate benchmark: the whole `mxjob validate` command next to a plain jsonschema_rs pass over the same objects.
+
+Usage: python bench/validate_bench.py [--quick]   (or `make bench`)
+
+Input: 1,000 jobs x 10 replicas, which render to 22,000 objects. Measured, each a whole process, in turn:
+`mxjob validate SPECS` (parse, compile, check every rendered object), `mxjob validate RENDERED` (the
+rendered stream, as Flux users validate a committed `render -o` output), and the baseline `bench/baseline.py
+jsonschema_rs` (unpickle the same objects and check each with the same strict schemas, compiled by
+jsonschema_rs). Target: the whole command on the specs <= 2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import MXJOB, interleave, machine, print_comparison, run, run_into, verdict
+from render_bench import BASELINE, many_jobs, pickle_rendering, write_input
+
+TARGET_SECONDS = 2.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="20 jobs, two rounds (a smoke test)")
+    quick = parser.parse_args().quick
+    jobs, pairs = (20, 2) if quick else (1_000, 5)
+    print(machine())
+    with tempfile.TemporaryDirectory(prefix="mxjob-validate-bench-") as name:
+        tmp = Path(name)
+        specs, rendered, objects = tmp / "specs.yaml", tmp / "rendered.yaml", tmp / "objects.pickle"
+        write_input(specs, many_jobs(jobs))
+        count = pickle_rendering(specs, objects)
+        run_into([*MXJOB, "render", str(specs)], rendered)
+        series = interleave(pairs, lambda: run([*MXJOB, "validate", "-q", str(specs)]),
+                            lambda: run([*BASELINE, "jsonschema_rs", str(objects)]),
+                            lambda: run([*MXJOB, "validate", "-q", str(rendered)]))
+        print_comparison(f"validate {jobs:,} jobs x 10 replicas ({count:,} objects)",
+                         ["mxjob validate specs", "jsonschema_rs pass process", "mxjob validate rendered"], series)
+        if not quick:
+            median = statistics.median(series[0].seconds)
+            print(f"  target: whole command on the specs <= {TARGET_SECONDS:g} s: {verdict(median, TARGET_SECONDS)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
