@@ -38,11 +38,15 @@ envtest:
 golden: $(STAMP)
 	MXJOB_UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_golden.py
 
-## Benchmarks: render (vs PyYAML's C dumper, json.dumps), diff (vs GNU diff -u), reconcile (fake API).
+## Benchmarks, each next to its baseline in interleaved runs: render, validate, render -o, diff, reconcile.
 bench: $(STAMP)
 	$(BIN)/python bench/render_bench.py
+	$(BIN)/python bench/validate_bench.py
+	$(BIN)/python bench/outdir_bench.py
 	$(BIN)/python bench/diff_bench.py
-	$(BIN)/python bench/reconcile_bench.py
+	$(BIN)/python bench/reconcile_bench.py --jobs 1000
+	$(BIN)/python bench/reconcile_bench.py --jobs 3000
+	$(BIN)/python bench/reconcile_bench.py --jobs 5000
 
 ## Install size and time of the base install and of [cluster] in fresh venvs, from PyPI (needs the registry).
 bench-install: dist
