@@ -27,18 +27,21 @@ GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 @dataclass(frozen=True, slots=True)
 class Sample:
-    seconds: float
+    seconds: float  # wall time: what the user waits for
+    cpu_seconds: float  # user + system time of the process and its children: far less moved by other load
     peak_rss_mib: float
 
 
 def run(args: Sequence[str], stdout: IO[Any] | int | None = subprocess.DEVNULL, stdin: IO[Any] | None = None,
         ok: Sequence[int] = (0,), env: dict[str, str] | None = None, cwd: Path = REPO) -> Sample:
-    """Wall time and peak RSS of one child process, start to exit (GNU time's %M when installed, else wait4's)."""
+    """Wall time, CPU time and peak RSS of one child process, start to exit (GNU time's %M when installed)."""
     with tempfile.NamedTemporaryFile(prefix="mxjob-bench-rss-") as rss:
         prefix = [GNU_TIME, "-f", "%M", "-o", rss.name] if GNU_TIME else []
         sample = _run([*prefix, *args], stdout, stdin, ok, env, cwd)
         text = Path(rss.name).read_text().strip().splitlines() if GNU_TIME else []
-    return Sample(sample.seconds, int(text[-1]) / 1024) if text and text[-1].isdigit() else sample
+    if text and text[-1].isdigit():
+        return Sample(sample.seconds, sample.cpu_seconds, int(text[-1]) / 1024)
+    return sample
 
 
 def _run(args: Sequence[str], stdout: IO[Any] | int | None, stdin: IO[Any] | None, ok: Sequence[int],
@@ -54,7 +57,7 @@ def _run(args: Sequence[str], stdout: IO[Any] | int | None, stdin: IO[Any] | Non
         raise SystemExit(f"{' '.join(args)} exited {code}: {error[-2000:]}")
     if process.stderr:
         process.stderr.close()
-    return Sample(elapsed, usage.ru_maxrss / 1024)
+    return Sample(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
 def run_into(args: Sequence[str], target: Path, stdin: Path | None = None, ok: Sequence[int] = (0,),
@@ -72,6 +75,10 @@ class Series:
     @property
     def seconds(self) -> list[float]:
         return [s.seconds for s in self.samples]
+
+    @property
+    def cpu_seconds(self) -> list[float]:
+        return [s.cpu_seconds for s in self.samples]
 
     @property
     def peak_rss_mib(self) -> float:
@@ -95,8 +102,10 @@ def spread(values: Sequence[float], scale: float = 1.0, digits: int = 2) -> str:
     return f"{mid:.{digits}f} [{low:.{digits}f}..{high:.{digits}f}]"
 
 
-def ratios(measured: Series, baseline: Series) -> list[float]:
-    return [m / b for m, b in zip(measured.seconds, baseline.seconds, strict=True)]
+def ratios(measured: Series, baseline: Series, cpu: bool = False) -> list[float]:
+    pairs = zip(measured.cpu_seconds, baseline.cpu_seconds, strict=True) if cpu else \
+        zip(measured.seconds, baseline.seconds, strict=True)
+    return [m / max(b, 1e-3) for m, b in pairs]
 
 
 def print_comparison(title: str, names: Sequence[str], series: Sequence[Series],
@@ -107,10 +116,12 @@ def print_comparison(title: str, names: Sequence[str], series: Sequence[Series],
     `pairs` lists (measured index, baseline index); by default the first series against each of the others.
     `target` is (baseline index, highest acceptable median ratio of the first series to it). Returns the median
     ratios by "measured / baseline" name."""
-    print(f"\n{title}  ({len(series[0].samples)} interleaved rounds; seconds as median [min..max])")
+    print(f"\n{title}  ({len(series[0].samples)} interleaved rounds; wall seconds as median [min..max], "
+          "then the median CPU seconds)")
     for name, one in zip(names, series, strict=True):
         memory = f"   peak RSS {one.peak_rss_mib:6.0f} MiB" if rss else ""
-        print(f"  {name:<46} {spread(one.seconds, digits=3):>26} s{memory}")
+        cpu = statistics.median(one.cpu_seconds)
+        print(f"  {name:<46} {spread(one.seconds, digits=3):>26} s   cpu {cpu:7.3f} s{memory}")
     found = {}
     for measured, baseline in pairs or [(0, index) for index in range(1, len(series))]:
         values = ratios(series[measured], series[baseline])
@@ -119,7 +130,8 @@ def print_comparison(title: str, names: Sequence[str], series: Sequence[Series],
         goal = ""
         if target is not None and (measured, baseline) == (0, target[0]):
             goal = f"   target <= {target[1]:g}: {verdict(found[label], target[1])}"
-        print(f"  ratio {label}: {spread(values)}{goal}")
+        cpu = statistics.median(ratios(series[measured], series[baseline], cpu=True))
+        print(f"  ratio {label}: {spread(values)}   cpu ratio {cpu:.2f}{goal}")
     return found
 
 

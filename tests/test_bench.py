@@ -11,8 +11,9 @@ import pytest
 from tests.conftest import REPO
 
 SERIES = re.compile(r"^  (?P<name>.+?)\s+(?P<median>\d+\.\d+) \[(?P<low>\d+\.\d+)\.\.(?P<high>\d+\.\d+)\] s"
-                    r"   peak RSS\s+(?P<rss>\d+) MiB$")
-RATIO = re.compile(r"^  ratio (?P<name>.+): (?P<median>\d+\.\d+) \[(?P<low>\d+\.\d+)\.\.(?P<high>\d+\.\d+)\]")
+                    r"   cpu\s+(?P<cpu>\d+\.\d+) s   peak RSS\s+(?P<rss>\d+) MiB$")
+RATIO = re.compile(r"^  ratio (?P<name>.+): (?P<median>\d+\.\d+) \[(?P<low>\d+\.\d+)\.\.(?P<high>\d+\.\d+)\]"
+                   r"   cpu ratio \d+\.\d+")
 
 
 @pytest.mark.parametrize(("script", "blocks"), [
