@@ -85,22 +85,23 @@ def diff(paths: tuple[str, ...], base: str | None, head: str | None, live: bool,
 def _sides(paths: tuple[str, ...], base: str | None, head: str | None,
            options: RenderOptions) -> tuple[list[Manifest], list[Manifest], str, str]:
     from compiler.cli.gitsource import read_revision
-    from compiler.cli.inputs import read_inputs
+    from compiler.cli.inputs import SharedParses, read_inputs
 
+    parse = SharedParses()  # a file with the same bytes on both sides is parsed once
     if base is None:
         if head is not None or len(paths) != 2:
             raise fail("give --base REF [--head REF] PATH..., or exactly two paths OLD NEW", USAGE)
-        return (_render(read_inputs([paths[0]]), options), _render(read_inputs([paths[1]]), options),
-                paths[0], paths[1])
+        return (_render(read_inputs([paths[0]], parse=parse), options),
+                _render(read_inputs([paths[1]], parse=parse), options), paths[0], paths[1])
     if not paths:
         raise fail("--base needs the PATH... to render on both sides", USAGE)
-    old = _render(read_revision(base, paths), options)
+    old = _render(read_revision(base, paths, parse), options)
     if head is None:
         present = [p for p in paths if p == "-" or Path(p).exists()]
-        new_inputs = read_inputs(present, allow_empty=True) if present else None
+        new_inputs = read_inputs(present, allow_empty=True, parse=parse) if present else None
         new = _render(new_inputs, options) if new_inputs is not None else []
         return old, new, base, "working tree"
-    return old, _render(read_revision(head, paths), options), base, head
+    return old, _render(read_revision(head, paths, parse), options), base, head
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

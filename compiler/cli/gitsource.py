@@ -11,7 +11,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from compiler.cli.inputs import InputError, Inputs, is_manifest_path
+from compiler.cli.inputs import InputError, Inputs, Parser, is_manifest_path
 from compiler.source import parse_text
 
 
@@ -54,7 +54,7 @@ def check_revision(revision: str, top: Path) -> None:
                          f"a shallow CI checkout may need `git fetch origin {revision}` or the full history)") from None
 
 
-def read_revision(revision: str, paths: Sequence[str]) -> Inputs:
+def read_revision(revision: str, paths: Sequence[str], parse: Parser = parse_text) -> Inputs:
     """Every manifest file under PATHS at REVISION, parsed; files are named `REVISION:path` (path as given)."""
     top = repository_of(paths)
     check_revision(revision, top)
@@ -73,7 +73,7 @@ def read_revision(revision: str, paths: Sequence[str]) -> Inputs:
             text = blob.decode("utf-8-sig")
         except UnicodeDecodeError:
             raise InputError(f"{label}: not UTF-8 text") from None
-        parsed = parse_text(text, label)
+        parsed = parse(text, label)
         inputs.files.append(label)
         inputs.documents.extend(parsed.documents)
         inputs.diagnostics.extend(parsed.diagnostics)

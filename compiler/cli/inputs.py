@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -13,12 +14,14 @@ import click
 
 from compiler.diagnostics import Code, Diagnostic, Location, Severity
 from compiler.limits import MAX_INPUT_BYTES
-from compiler.source import SourceDocument, parse_text
+from compiler.source import ParseResult, SourceDocument, SourceText, parse_text
 
 SUFFIXES = (".yaml", ".yml", ".json")
 # kustomize's own files describe how to build, they are not objects to render.
 KUSTOMIZE_FILES = frozenset({"kustomization.yaml", "kustomization.yml", "Kustomization"})
 STDIN_NAME = "<stdin>"
+
+Parser = Callable[[str, str], ParseResult]  # (text, file name) -> documents and diagnostics
 
 
 class InputError(Exception):
@@ -88,7 +91,28 @@ def _earlier_renders(root: Path) -> list[Path]:
     return found
 
 
-def read_inputs(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False) -> Inputs:
+class SharedParses:
+    """A parser that parses each distinct text once: `mxjob diff` reads most files with the same bytes on both
+    sides (a pull request touches few jobs). The documents are shared, renamed to the file they were read
+    from; sharing is safe because compiling never writes into its input (compiler.convert.writable_v1 copies
+    the parts it changes). Texts with parse diagnostics are parsed every time, so each side reports its own."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, list[SourceDocument]] = {}
+
+    def __call__(self, text: str, file: str) -> ParseResult:
+        known = self._known.get(text)
+        if known is not None:
+            source = SourceText(file, text)
+            return ParseResult([dataclasses.replace(d, file=file, source=source) for d in known], [])
+        parsed = parse_text(text, file)
+        if not parsed.diagnostics:
+            self._known[text] = parsed.documents
+        return parsed
+
+
+def read_inputs(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False,
+                parse: Parser = parse_text) -> Inputs:
     inputs = Inputs()
     stdin_used = False
     for name in discover(paths, skip, allow_empty):
@@ -102,7 +126,7 @@ def read_inputs(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bo
         if not isinstance(text, str):
             inputs.diagnostics.append(_unreadable(text, label))
             continue
-        parsed = parse_text(text, label)
+        parsed = parse(text, label)
         inputs.files.append(label)
         inputs.documents.extend(parsed.documents)
         inputs.diagnostics.extend(parsed.diagnostics)
