@@ -1,6 +1,6 @@
 """Diff benchmark: the whole `mxjob diff` command next to `git diff --no-index` and `diff -u` of the rendered streams.
 
-Usage: python bench/diff_bench.py [--quick]   (or `make bench`)
+Usage: python bench/diff_bench.py [--quick] [--percent 1|10|50 ...]   (or `make bench`: all three)
 
 Input: 1,000 jobs x 10 replicas, one spec file per job, with 1%, 10% and 50% of the jobs changed (a new worker
 image: the MXJob and its 6 worker pods differ). Measured in turn, each a whole process, per case: `mxjob diff`
@@ -90,13 +90,16 @@ def bench_case(tmp: Path, jobs: int, percent: int, pairs: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20 jobs, 10% changed, two rounds (a smoke test)")
-    quick = parser.parse_args().quick
+    parser.add_argument("--percent", type=int, action="append", choices=(1, 10, 50),
+                        help="only this share of changed jobs (repeatable; default: 1, 10 and 50)")
+    arguments = parser.parse_args()
+    quick = arguments.quick
     print(machine())
     with tempfile.TemporaryDirectory(prefix="mxjob-diff-bench-") as name:
         if quick:
             bench_case(Path(name), 20, 10, 2)
             return 0
-        for percent in (1, 10, 50):
+        for percent in arguments.percent or (1, 10, 50):
             bench_case(Path(name), 1_000, percent, 5)
     return 0
 
