@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.conftest import EXAMPLES, run_cli
 from tests.fakeapi import FakeServer
@@ -176,3 +177,25 @@ def test_a_succeeded_job_frees_its_quota(api: tuple[FakeServer, Path, KueuePlaye
     player.step()
     assert player.finished
     assert [name for name in PODS if pod(server, name) is not None] == ["mxnet-job-scheduler-0"]
+
+
+def test_gitops_mode_frees_the_name_for_self_heal(api: tuple[FakeServer, Path, KueuePlayer]) -> None:
+    """--restart-mode gitops: the reconciler only deletes and releases; Argo CD's or Flux's self-heal creates the pod
+    again from Git, which it could not while Kueue held the old pod under that name."""
+    server, kubeconfig, player = api
+    start(server, kubeconfig, player)
+    old = pod(server, "mxnet-job-worker-0")
+    assert old is not None
+    set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137)
+    for _ in range(2):  # delete, then release the deleted pod
+        result = run_cli(["reconcile", "--once", "--kubeconfig", str(kubeconfig), "--no-leader-election",
+                          "--restart-mode", "gitops"])
+        assert result.exit_code == 0, result.stderr
+    assert pod(server, "mxnet-job-worker-0") is None  # released, and not recreated by the reconciler
+    assert old["metadata"]["uid"] not in player.finalized_by_kueue
+    rendered = run_cli(["render", "-n", "ml", *KUEUE, "-"], stdin=JOB)
+    git_pod = next(d for d in yaml.safe_load_all(rendered.stdout)
+                   if d and d["kind"] == "Pod" and d["metadata"]["name"] == "mxnet-job-worker-0")
+    assert server.state.create("v1", "pods", "ml", git_pod)[0] == 201  # self-heal
+    player.step()
+    assert not gated(server, "mxnet-job-worker-0")  # the admitted Workload takes the replacement
