@@ -249,7 +249,8 @@ def _convert_alpha1_item(item: dict[str, Any], default_image: Any, scheduler_nam
         item["restartPolicy"] = restart
     if scheduler_name and "schedulerName" not in pod_spec:
         pod_spec["schedulerName"] = scheduler_name
-    for container in pod_spec.get("containers") or []:
+    containers = pod_spec.get("containers")
+    for container in containers if isinstance(containers, list) else ():  # another shape: the schema reports it
         if not isinstance(container, dict) or container.get("name") != c.DEFAULT_CONTAINER:
             continue
         if default_image and not container.get("image"):

@@ -155,6 +155,8 @@ _FIELDS = (
     _Field("maxPods", "max_pods", DEFAULT_MAX_PODS, _max_pods, str),
 )
 _BY_KEY = {spec.key: spec for spec in _FIELDS}
+# The keys a record (a functionConfig's data, a ConfigMap record) may hold.
+RECORD_KEYS = tuple(_BY_KEY)
 
 
 def parse_field(key: str, text: str) -> Any:

@@ -71,9 +71,9 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
     rendered = rendered_jobs(documents) if options.keep_rendered else set()
     for document in documents:
         for prefix, obj in iter_objects(document):
-            problem = "" if isinstance(obj, dict) and is_mxjob(obj) else _not_an_object(obj)
+            problem, at = ("", ()) if isinstance(obj, dict) and is_mxjob(obj) else _not_an_object(obj)
             if problem:
-                plan.diagnostics.append(locate(error(Code.NOT_AN_OBJECT, problem, (), "every document, and every "
+                plan.diagnostics.append(locate(error(Code.NOT_AN_OBJECT, problem, at, "every document, and every "
                                                      "item of a List, needs apiVersion, kind and metadata.name"),
                                                document, prefix, None))
                 continue
@@ -112,15 +112,17 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
     return plan
 
 
-def _not_an_object(obj: Any) -> str:
-    """Why this is no Kubernetes object (applying it would fail the whole sync), or '' when it is one."""
+def _not_an_object(obj: Any) -> tuple[str, JsonPath]:
+    """Why this is no Kubernetes object (applying it would fail the whole sync) and where, or '' when it is one."""
     if not isinstance(obj, dict):
-        return f"a {type(obj).__name__} where a Kubernetes object belongs"
+        return f"a {type(obj).__name__} where a Kubernetes object belongs", ()
     missing = [key for key in ("apiVersion", "kind") if not isinstance(obj.get(key), str) or not obj.get(key)]
     metadata = obj.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        return f"not a Kubernetes object: metadata is a {type(metadata).__name__}, not a mapping", ("metadata",)
     if not isinstance(metadata, dict) or not (metadata.get("name") or metadata.get("generateName")):
         missing.append("metadata.name")
-    return f"not a Kubernetes object: no {', '.join(missing)}" if missing else ""
+    return (f"not a Kubernetes object: no {', '.join(missing)}" if missing else ""), ()
 
 
 def rendered_jobs(documents: Sequence[SourceDocument]) -> set[tuple[str, str]]:

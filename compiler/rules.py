@@ -181,7 +181,7 @@ def _check_ports(ports: list[Any], base: JsonPath) -> Iterator[Diagnostic]:
         if name is None and total > 1:
             yield error(Code.SERVICE_PORTS, "every port of the mxnet container needs a name: each one becomes a "
                                             "port of the replica's Service", (*base, position), "add a name")
-        elif name in names:
+        elif isinstance(name, str) and name in names:  # a name of another type is the schema's finding
             yield error(Code.SERVICE_PORTS, f"port name {name!r} is used twice", (*base, position, "name"),
                         "give every port a unique name")
         elif isinstance(name, str):

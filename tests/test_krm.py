@@ -77,12 +77,48 @@ def test_warnings_are_results_but_do_not_fail() -> None:
     assert yaml.safe_load(result.stdout)["results"][0]["severity"] == "warning"
 
 
-@pytest.mark.parametrize("stdin", ["", "apiVersion: v1\nkind: ConfigMap\n", "items: [\n"])
-def test_not_a_resource_list(stdin: str) -> None:
+def _failure(stdin: str | bytes) -> list[dict[str, Any]]:
+    """Run krm on input it must refuse: exit 1 and still a ResourceList whose error results say why."""
     result = run_cli(["krm"], stdin=stdin)
-    assert result.exit_code in (1, 2)
-    assert result.stdout == ""
-    assert "ResourceList" in result.stderr
+    assert result.exit_code == 1, result.stderr
+    output = yaml.safe_load(result.stdout)
+    assert (output["apiVersion"], output["kind"]) == ("config.kubernetes.io/v1", "ResourceList")
+    assert output["results"] and all(r["severity"] == "error" for r in output["results"])
+    results: list[dict[str, Any]] = output["results"]
+    return results
+
+
+@pytest.mark.parametrize("stdin", ["", "apiVersion: v1\nkind: ConfigMap\n", "items: [\n", "items: 3\n"])
+def test_not_a_resource_list_is_an_error_result(stdin: str) -> None:
+    results = _failure(stdin)
+    assert "ResourceList" in results[-1]["message"]
+
+
+def test_invalid_utf8_and_oversized_stdin_are_error_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert "not UTF-8" in _failure(_resource_list([]).encode() + b"# \xff\xfe\n")[0]["message"]
+    monkeypatch.setattr("compiler.cli.inputs.MAX_INPUT_BYTES", 100)
+    assert "MXJ008" in _failure(_resource_list([PASSTHROUGH]))[0]["message"]
+
+
+@pytest.mark.parametrize("metadata", [["a"], "text", 3])
+def test_items_whose_metadata_is_not_a_mapping(metadata: Any) -> None:
+    item = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata}
+    assert _failure(_resource_list([item, _job()]))[0]["resourceRef"] == {"apiVersion": "v1", "kind": "ConfigMap"}
+
+
+@pytest.mark.parametrize(("config", "field", "words"), [
+    ({"kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"namespace": "../../Bad NS"}}, "data.namespace",
+     "not a namespace name"),
+    ({"kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"namespcae": "ml"}}, "data.namespcae", "no option"),
+    ({"kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"maxPods": "1.5"}}, "data.maxPods", "whole number"),
+    ({"kind": "ConfigMap", "metadata": {"name": "c"}, "data": ["target=flux"]}, "data", "mapping"),
+    ({"kind": "Secret", "metadata": {"name": "c"}, "data": {"namespace": "ml"}}, None, "not a ConfigMap"),
+    ("target=flux", None, "not a ConfigMap"),
+])
+def test_a_bad_function_config_is_an_error_result(config: Any, field: str | None, words: str) -> None:
+    [result] = _failure(_resource_list([PASSTHROUGH, _job()], config))
+    assert words in result["message"]
+    assert result.get("field", {}).get("path") == field
 
 
 def _kubectl_runs_exec_functions() -> bool:

@@ -45,9 +45,14 @@ def guarded() -> Iterator[None]:
         click.echo(f"mxjob: {exc}", err=True)
         sys.exit(USAGE)
     except BrokenPipeError:
-        with contextlib.suppress(OSError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+        _drop_stdout()
+        sys.exit(USAGE)
+    except OSError as exc:
+        # The environment, not a bug: a full disk (`> /dev/full`), a permission, a path that is not a directory.
+        # Files are opened by path (the error names it); a write without a name went to standard output.
+        where = os.fsdecode(exc.filename) if exc.filename else "standard output"
+        click.echo(f"mxjob: {where}: {exc.strerror or exc}", err=True)
+        _drop_stdout()
         sys.exit(USAGE)
     except KeyboardInterrupt:
         sys.exit(130)
@@ -59,3 +64,10 @@ def guarded() -> Iterator[None]:
         click.echo(f"mxjob: internal error: {type(exc).__name__}: {exc} "
                    "(run again with -v for a traceback and please report it)", err=True)
         sys.exit(INTERNAL)
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush cannot fail again (and exit 120)."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())

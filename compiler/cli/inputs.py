@@ -124,7 +124,7 @@ def read_inputs(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bo
         else:
             text, label = _read_file(name), name
         if not isinstance(text, str):
-            inputs.diagnostics.append(_unreadable(text, label))
+            inputs.diagnostics.append(unreadable(text, label))
             continue
         parsed = parse(text, label)
         inputs.files.append(label)
@@ -138,7 +138,7 @@ class Unreadable(enum.Enum):
     TOO_LARGE = "too large"
 
 
-def _unreadable(why: Unreadable, label: str) -> Diagnostic:
+def unreadable(why: Unreadable, label: str) -> Diagnostic:
     if why is Unreadable.TOO_LARGE:
         return Diagnostic(Code.LIMIT_EXCEEDED, Severity.ERROR, f"the input is larger than {MAX_INPUT_BYTES:,} bytes",
                           location=Location(label), hint="split it into several files")

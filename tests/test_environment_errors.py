@@ -1,0 +1,126 @@
+"""Environment errors (full disk, permissions, paths that cannot be DIR) are exit 2 with one line naming the path.
+
+They are produced for real, not mocked: /dev/full for a full standard output, a directory without write
+permission (as root, with CAP_DAC_OVERRIDE dropped through setpriv), RLIMIT_FSIZE for a write that fails
+half-way through a render into DIR.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, run_cli
+from tests.helpers import job, replica
+
+_SETPRIV = shutil.which("setpriv")
+
+
+def _job(tmp_path: Path, name: str = "j", workers: int = 2, note: str = "") -> Path:
+    path = tmp_path / f"{name}.json"
+    documents = [job(name=name, Scheduler=replica(1), Server=replica(1), Worker=replica(workers)),
+                 {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"{name}-note"}, "data": {"n": note}}]
+    path.write_text("\n---\n".join(json.dumps(d) for d in documents), encoding="utf-8")
+    return path
+
+
+def _mxjob(args: Sequence[str], *, stdout: int | None = subprocess.PIPE, prefix: Sequence[str] = (),
+           preexec: Callable[[], None] | None = None, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([*prefix, sys.executable, "-m", "compiler.cli", *args], stdout=stdout, input=stdin,
+                          stderr=subprocess.PIPE, env=env, preexec_fn=preexec, timeout=120, check=False)
+
+
+def _snapshot(directory: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(directory)): p.read_bytes() if p.is_file() else b"<dir>"
+            for p in sorted(directory.rglob("*"))}
+
+
+def _one_line_naming(stderr: bytes, where: str) -> None:
+    lines = stderr.decode().strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"mxjob: {where}") and "internal error" not in lines[0], lines
+
+
+@pytest.mark.parametrize("args", [["render"], ["render", "--format", "json"], ["validate"],
+                                  ["validate", "--format", "json"], ["convert"], ["krm"]])
+def test_a_full_standard_output_is_exit_2(tmp_path: Path, args: list[str]) -> None:
+    source = _job(tmp_path)
+    stdin = b""
+    if args == ["krm"]:
+        stdin = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
+                            "items": [job(name="j", Worker=replica(1))]}).encode()
+    with open("/dev/full", "wb") as full:
+        done = _mxjob([*args, *([] if stdin else [str(source)])], stdout=full.fileno(), stdin=stdin)
+    assert done.returncode == 2
+    _one_line_naming(done.stderr, "standard output: No space left on device")
+
+
+def test_paths_that_cannot_be_the_output_directory(tmp_path: Path) -> None:
+    source = str(_job(tmp_path))
+    (tmp_path / "afile").write_text("x", encoding="utf-8")
+    (tmp_path / "dangling").symlink_to(tmp_path / "missing")
+    for where, words in [("afile/sub", "afile/sub: cannot create the directory: Not a directory"),
+                         ("dangling", "which does not exist"), ("/", "refusing to render into the root directory")]:
+        result = run_cli(["render", "-o", where, source], cwd=tmp_path)
+        assert result.exit_code == 2 and words in result.stderr and result.stdout == "", (where, result.stderr)
+    result = run_cli(["render", "-o", "afile", source], cwd=tmp_path)
+    assert result.exit_code == 2 and "is a file" in result.stderr
+    assert (tmp_path / "afile").read_text(encoding="utf-8") == "x" and not (tmp_path / "missing").exists()
+
+
+def test_a_directory_symlink_is_followed(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    assert run_cli(["render", "-o", str(tmp_path / "link"), str(_job(tmp_path))]).exit_code == 0
+    assert (tmp_path / "real" / "kustomization.yaml").is_file() and (tmp_path / "link").is_symlink()
+
+
+def _unprivileged() -> list[str]:
+    """A command prefix under which directory permissions apply (root bypasses them with CAP_DAC_OVERRIDE)."""
+    if os.geteuid() != 0:
+        return []
+    assert _SETPRIV is not None, "setpriv (util-linux) is needed to test permissions as root"
+    return [_SETPRIV, "--bounding-set", "-dac_override,-dac_read_search", "--"]
+
+
+def test_a_read_only_directory_is_exit_2_and_left_as_it_was(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run_cli(["render", "-o", str(out), str(_job(tmp_path))]).exit_code == 0
+    before = _snapshot(out)
+    out.chmod(0o555)
+    try:
+        done = _mxjob(["render", "-o", str(out), str(_job(tmp_path, workers=3))], prefix=_unprivileged())
+    finally:
+        out.chmod(0o755)
+    assert done.returncode == 2 and done.stdout == b""
+    _one_line_naming(done.stderr, str(out))
+    assert "Permission denied" in done.stderr.decode()
+    assert _snapshot(out) == before
+
+
+def test_a_write_that_fails_half_way_leaves_the_previous_rendering(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run_cli(["render", "-o", str(out), str(_job(tmp_path))]).exit_code == 0
+    before = _snapshot(out)
+    limit = max(len(data) for data in before.values()) + 4096
+
+    def small_files() -> None:  # the kernel refuses to grow any file past `limit` bytes (EFBIG)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    bigger = _job(tmp_path, workers=3, note="x" * (2 * limit))
+    done = _mxjob(["render", "-o", str(out), str(bigger)], preexec=small_files)
+    assert done.returncode == 2 and done.stdout == b""
+    _one_line_naming(done.stderr, str(out))
+    assert "File too large" in done.stderr.decode()
+    assert _snapshot(out) == before  # nothing half-written, no staging directory left
+    assert run_cli(["render", "-o", str(out), str(bigger)]).exit_code == 0
