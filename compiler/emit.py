@@ -58,8 +58,7 @@ def _is_plain(text: str) -> bool:
 
 
 def _double_quoted(text: str) -> str:
-    quoted = json.dumps(text, ensure_ascii=False)
-    return _ESCAPE_AFTER_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
+    return json_text(text)
 
 
 def quote(text: str) -> str:
@@ -231,8 +230,15 @@ def to_yaml(document: dict[str, Any]) -> str:
     return Emitter().to_yaml(document)
 
 
+def json_text(value: Any, **options: Any) -> str:
+    """json.dumps with raw UTF-8, except what YAML readers refuse or read as a line break (C1 controls, DEL,
+    U+2028/2029, BOM, non-characters, lone surrogates): those are \\u escapes, so JSON output stays valid YAML."""
+    text = json.dumps(value, ensure_ascii=False, **options)
+    return _ESCAPE_AFTER_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def to_json(document: Any) -> str:
-    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return json_text(document, indent=2, sort_keys=True) + "\n"
 
 
 def write_yaml_stream(documents: Iterable[dict[str, Any]], stream: TextSink, emitter: Emitter | None = None) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +81,56 @@ def test_malformed_items_are_krm_error_results(document: Any, line: int | None) 
     output = yaml.safe_load(result.stdout)
     assert output["items"] == [document]
     assert any(r["severity"] == "error" and r["message"].startswith("MXJ") for r in output["results"])
+
+
+_CONTROLS = "".join(map(chr, [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), 0x2028, 0x2029, 0xFEFF, 0xFFFE]))
+
+
+@pytest.mark.parametrize("args", [["render", "--format", "json"], ["validate", "--format", "json"],
+                                  ["convert", "--format", "json"]])
+def test_json_output_escapes_every_control_character(tmp_path: Path, args: list[str]) -> None:
+    """Raw C1 controls are valid JSON, but a YAML reader refuses the stream (JSON is read as YAML everywhere)."""
+    document = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "bad\u0085ns"
+                if "validate" in args else "ns"}, "data": {"k": _CONTROLS}}
+    source = tmp_path / "in.json"
+    source.write_text(json.dumps(document), encoding="utf-8")
+    result = run_cli([*args, str(source)])
+    assert result.exit_code == (1 if "validate" in args else 0), result.stderr
+    assert not any(ch in result.stdout for ch in _CONTROLS.replace("\n", "")), "a raw control character"
+    parsed = yaml.safe_load(result.stdout)  # the YAML reader accepts it and reads the same text back
+    if "validate" not in args:
+        assert parsed["items"][0]["data"]["k"] == _CONTROLS
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("a: 1\r\r\nb: [\r\n", 3),  # CR, then CR LF: two line breaks (YAML 1.2, production b-break)
+    ("a: 1\r\nb: [\r\n", 2),
+    ("a: 1\rb: [\r", 2),
+    ('a: "x\u2028y"\nb: [\n', 2),  # LS, PS and NEL are no line breaks in YAML 1.2
+    ('a: "x\u2029y\u0085z"\nb: [\n', 2),
+])
+def test_lines_are_counted_at_yaml_line_breaks_only(tmp_path: Path, text: str, line: int) -> None:
+    (tmp_path / "in.yaml").write_bytes(text.encode("utf-8"))
+    result = run_cli(["render", str(tmp_path / "in.yaml")])
+    assert result.exit_code == 1
+    assert re.search(rf"in\.yaml:{line + 1}:1: error MXJ001", result.stderr), result.stderr
+
+
+def test_diff_base_reads_paths_that_hold_a_newline(tmp_path: Path) -> None:
+    """`git cat-file --batch` reads one request per line: blobs are asked for by object id, never by path."""
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.email=ci@example.com", "-c", "user.name=ci", *args], cwd=tmp_path,
+                       check=True, capture_output=True)
+
+    def config_map(name: str, value: str) -> str:
+        return json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"v": value}})
+
+    git("init", "-q", "-b", "main")
+    (tmp_path / "jobs").mkdir()
+    (tmp_path / "jobs" / "a").write_text(config_map("decoy", "1"), encoding="utf-8")
+    (tmp_path / "jobs" / "a\nb.yaml").write_text(config_map("odd", "1"), encoding="utf-8")
+    git("add", "-A")
+    git("commit", "-qm", "one")
+    (tmp_path / "jobs" / "a\nb.yaml").write_text(config_map("odd", "2"), encoding="utf-8")
+    result = run_cli(["diff", "--base", "HEAD", "--format", "brief", "jobs"], cwd=tmp_path)
+    assert (result.exit_code, result.stdout) == (1, "~ ConfigMap odd modified\n"), result.stderr

@@ -59,15 +59,16 @@ def read_revision(revision: str, paths: Sequence[str], parse: Parser = parse_tex
     top = repository_of(paths)
     check_revision(revision, top)
     relative = [Path(os.path.realpath(p)).relative_to(top).as_posix() or "." for p in paths]
-    listing = _git(["ls-tree", "-r", "-z", "--full-tree", "--name-only", revision, "--", *relative], top)
-    names = [n for n in listing.decode("utf-8", "surrogateescape").split("\0") if n]
-    wanted = [n for n in names if is_manifest_path(PurePosixPath(n).parts)]
+    wanted = [(name, oid) for name, oid in _blobs(revision, relative, top)
+              if is_manifest_path(PurePosixPath(name).parts)]
     inputs = Inputs()
     if not wanted:
         return inputs
-    request = "".join(f"{revision}:{name}\n" for name in wanted).encode("utf-8", "surrogateescape")
+    # Blobs are asked for by object id: `cat-file --batch` reads one request per line, and a path may hold a
+    # newline (git allows any byte but NUL in a path), which would split `REVISION:path` into two requests.
+    request = "".join(f"{oid}\n" for _, oid in wanted).encode("ascii")
     blobs = _split_batch(_git(["cat-file", "--batch"], top, stdin=request))
-    for name, blob in zip(wanted, blobs, strict=True):
+    for (name, _), blob in zip(wanted, blobs, strict=True):
         label = f"{revision}:{_shown(top / name)}"
         try:
             text = blob.decode("utf-8-sig")
@@ -78,6 +79,18 @@ def read_revision(revision: str, paths: Sequence[str], parse: Parser = parse_tex
         inputs.documents.extend(parsed.documents)
         inputs.diagnostics.extend(parsed.diagnostics)
     return inputs
+
+
+def _blobs(revision: str, paths: Sequence[str], top: Path) -> list[tuple[str, str]]:
+    """(path, object id) of every blob under PATHS at REVISION, from a NUL-separated listing (any path works)."""
+    listing = _git(["ls-tree", "-r", "-z", "--full-tree", revision, "--", *paths], top)
+    found: list[tuple[str, str]] = []
+    for entry in listing.split(b"\0"):
+        header, tab, name = entry.partition(b"\t")  # `<mode> <type> <oid>\t<path>`
+        fields = header.split()
+        if tab and len(fields) == 3 and fields[1] == b"blob":
+            found.append((name.decode("utf-8", "surrogateescape"), fields[2].decode("ascii")))
+    return found
 
 
 def _shown(path: Path) -> str:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, TextIO
 
 from compiler.changes import ObjectChange
 from compiler.cli.diffreport import DiffReport, summarise
 from compiler.diffview import MASK, SENSITIVE_PREFIX
+from compiler.emit import json_text
 
 
 def _plain(value: Any) -> Any:
@@ -47,4 +47,4 @@ class JsonReporter:
             },
             "objects": [_object(c) for c in report.changes],
         }
-        out.write(json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n")
+        out.write(json_text(document, indent=2, default=str) + "\n")

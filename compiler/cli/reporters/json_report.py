@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, TextIO
 
+from compiler.emit import json_text
 from compiler.pipeline import sort_diagnostics
 from compiler.validation import ObjectResult, Report, Status
 
@@ -41,4 +41,4 @@ class JsonReporter:
                 for r in report.objects
             ],
         }
-        out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        out.write(json_text(document, indent=2) + "\n")
