@@ -162,6 +162,6 @@ def output_problem(estimate: int, max_pods: int) -> Diagnostic | None:
     limit = output_limit(max_pods)
     if estimate <= limit:
         return None
-    return error(Code.LIMIT_EXCEEDED, f"the rendering would be about {estimate // 2**20:,} MiB; at most "
-                 f"{limit // 2**20:,} MiB are written", (),
+    return error(Code.LIMIT_EXCEEDED, f"with this job the rendering would be about {estimate // 2**20:,} MiB; "
+                 f"at most {limit // 2**20:,} MiB are written", ("spec", "mxReplicaSpecs"),
                  "render fewer or smaller jobs per run (a higher --max-pods also raises this limit)")

@@ -104,12 +104,24 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
                         Code.DUPLICATE_OBJECT,
                         f"{ident[1]} {ident[2] + '/' if ident[2] else ''}{ident[3]} is also produced by {where}",
                         (), "rename one of the jobs or objects"), document, prefix, None))
-    too_big = output_problem(estimated_output_bytes(
-        (item.job.name, sum(r.replicas for r in item.job.replicas), [r.template for r in item.job.replicas])
-        for item in plan.items if isinstance(item, CompiledJob) and item.job is not None), options.max_pods)
+    too_big = _output_problem(plan)
     if too_big is not None:
         plan.diagnostics.append(too_big)
     return plan
+
+
+def _output_problem(plan: Plan) -> Diagnostic | None:
+    """The output-size limit (compiler.limits), located at the job whose rendering would cross it."""
+    total = 0
+    for item, (document, prefix) in zip(plan.items, plan.origins, strict=True):
+        if isinstance(item, CompiledJob) and item.job is not None:
+            job = item.job
+            total += estimated_output_bytes([(job.name, sum(r.replicas for r in job.replicas),
+                                              [r.template for r in job.replicas])])
+            problem = output_problem(total, plan.options.max_pods)
+            if problem is not None:
+                return locate(problem, document, prefix, None)
+    return None
 
 
 def _not_an_object(obj: Any) -> tuple[str, JsonPath]:

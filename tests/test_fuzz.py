@@ -23,7 +23,8 @@ from tests.test_robustness import junk, mutated_jobs
 
 settings.register_profile("ci", max_examples=60, derandomize=True, deadline=None, database=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("long", max_examples=10_000, deadline=None, database=None,
+settings.register_profile("long", max_examples=int(os.environ.get("MXJOB_FUZZ_EXAMPLES", "10000")), deadline=None,
+                          database=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 PROFILE = os.environ.get("MXJOB_FUZZ_PROFILE", "ci")
 
@@ -72,13 +73,13 @@ inputs = st.one_of(
 def _run(command: str, data: bytes, directory: Path) -> tuple[int, str, str]:
     source = directory / "in.yaml"
     source.write_bytes(data)
-    if command == "krm":
+    if command == "krm":  # the documents as the items of a ResourceList; what no YAML reader reads goes in raw
         try:
             items = list(yaml.safe_load_all(data.decode("utf-8")))
-        except (UnicodeDecodeError, yaml.YAMLError, RecursionError):
-            items = None
-        stdin = data if items is None else json.dumps(
-            {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}, default=str).encode()
+            stdin = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items},
+                               default=str).encode()
+        except (UnicodeDecodeError, yaml.YAMLError, RecursionError, ValueError):  # ValueError: a recursive alias
+            stdin = data
         result = run_cli(["krm"], stdin=stdin)
     else:
         args = {"render": ["render"], "render-o": ["render", "-o", str(directory / "out")],

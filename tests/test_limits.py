@@ -42,6 +42,9 @@ ATTACKS = {
     "1e8 workers": (_replicas(Scheduler=1, Server=1, Worker=100_000_000), r"9:\d+"),
     "2^31-1 servers": (_replicas(Scheduler=1, Server=2**31 - 1, Worker=1), r"8:\d+"),
     "many workers in total": (_replicas(Scheduler=1, Server=600, Worker=600), r"7:5"),
+    "output past 512 MiB": ("---\n".join(_replicas(Scheduler=1, Server=1, Worker=998)
+                                         .replace("name: j}", f"name: j{i}}}") for i in range(30)),
+                            r"10\d:5: error MXJ008"),
     "TunerServer 881581": (_MXJOB_HEAD.replace("MXTrain", "MXTune")
                            + f"    TunerServer: {{replicas: 881581, {_TEMPLATE}}}\n"
                            + f"    Tuner: {{replicas: 1, {_TEMPLATE}}}\n"

@@ -12,6 +12,7 @@ from compiler.cli.flags import paths_or_stdin, verbosity_options
 from compiler.cli.inputs import Inputs
 from compiler.cli.options import render_options
 from compiler.cli.reporters import FORMATS
+from compiler.diagnostics import Code
 from compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
 from compiler.options import RenderOptions
 
@@ -61,9 +62,13 @@ def validate(paths: tuple[str, ...], fmt: str, kubernetes_version: str, strict: 
         # The shapes rendered (the scheduling.k8s.io gang API) are those of the version checked against.
         plan = compile_documents(inputs.documents, dataclasses.replace(options, keep_rendered=True,
                                                                        kubernetes_version=version))
-        report = Report(version, strict, [*inputs.diagnostics, *plan.diagnostics], files=inputs.files)
-        report.objects.extend(validate_plan(plan, version, strict))
-        if use_kubeconform:
+        found = [*inputs.diagnostics, *plan.diagnostics]
+        report = Report(version, strict, found, files=inputs.files)
+        # Over a resource limit, checking every rendered object is the very work the limit is there to stop.
+        limited = any(d.code is Code.LIMIT_EXCEEDED for d in found)
+        if not limited:
+            report.objects.extend(validate_plan(plan, version, strict))
+        if use_kubeconform and not limited:
             from compiler.cli.kubeconform import run_kubeconform
 
             report.objects[:] = run_kubeconform(report.objects, plan, version, strict, kubeconform_locations)
