@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -77,11 +78,19 @@ def test_paths_that_cannot_be_the_output_directory(tmp_path: Path) -> None:
     assert (tmp_path / "afile").read_text(encoding="utf-8") == "x" and not (tmp_path / "missing").exists()
 
 
-def test_a_directory_symlink_is_followed(tmp_path: Path) -> None:
-    (tmp_path / "real").mkdir()
-    (tmp_path / "link").symlink_to(tmp_path / "real")
-    assert run_cli(["render", "-o", str(tmp_path / "link"), str(_job(tmp_path))]).exit_code == 0
-    assert (tmp_path / "real" / "kustomization.yaml").is_file() and (tmp_path / "link").is_symlink()
+def test_a_directory_symlink_to_another_file_system_is_followed(tmp_path: Path) -> None:
+    """Files are staged inside DIR itself, so every rename stays on DIR's file system (tmpfs here)."""
+    real = Path(tempfile.mkdtemp(dir="/dev/shm"))
+    try:
+        assert os.stat(real).st_dev != os.stat(tmp_path).st_dev
+        (tmp_path / "link").symlink_to(real)
+        for workers in (2, 3):
+            result = run_cli(["render", "-o", str(tmp_path / "link"), str(_job(tmp_path, workers=workers))])
+            assert result.exit_code == 0, result.stderr
+        assert (real / "pod-j-worker-2.yaml").is_file() and (tmp_path / "link").is_symlink()
+        assert sorted(p.name for p in real.iterdir() if p.name.startswith(".")) == [".mxjob-render.index"]
+    finally:
+        shutil.rmtree(real)
 
 
 def _unprivileged() -> list[str]:
