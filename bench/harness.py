@@ -7,6 +7,7 @@ far the comparison itself moved, which the spread of absolute times cannot.
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import subprocess
@@ -137,6 +138,13 @@ def print_comparison(title: str, names: Sequence[str], series: Sequence[Series],
 
 def verdict(value: float, limit: float) -> str:
     return "met" if value <= limit else f"MISSED by {value / limit:.2f}x"
+
+
+def jobs_and_rounds(description: str) -> tuple[int, int]:
+    """The command line of a 1,000-job benchmark: (1,000 jobs, 5 rounds), or with --quick (20 jobs, 2 rounds)."""
+    parser = argparse.ArgumentParser(description=description.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="20 jobs, two rounds (a smoke test)")
+    return (20, 2) if parser.parse_args().quick else (1_000, 5)
 
 
 def machine() -> str:

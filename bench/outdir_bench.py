@@ -10,7 +10,6 @@ the job), and `mxjob render > FILE`. Target: unchanged re-render <= 1.2x stdout.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 import tempfile
@@ -18,15 +17,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import MXJOB, Sample, interleave, machine, print_comparison, run, run_into
+from harness import MXJOB, Sample, interleave, jobs_and_rounds, machine, print_comparison, run, run_into
 from render_bench import many_jobs, write_input
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="20 jobs, two rounds (a smoke test)")
-    quick = parser.parse_args().quick
-    jobs, pairs = (20, 2) if quick else (1_000, 5)
+    jobs, pairs = jobs_and_rounds(__doc__ or "")
     print(machine())
     with tempfile.TemporaryDirectory(prefix="mxjob-outdir-bench-") as name:
         tmp = Path(name)

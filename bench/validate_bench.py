@@ -11,7 +11,6 @@ jsonschema_rs). Target: the whole command on the specs <= 2 s.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import tempfile
@@ -19,17 +18,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import MXJOB, interleave, machine, print_comparison, run, run_into, verdict
+from harness import MXJOB, interleave, jobs_and_rounds, machine, print_comparison, run, run_into, verdict
 from render_bench import BASELINE, many_jobs, pickle_rendering, write_input
 
 TARGET_SECONDS = 2.0
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="20 jobs, two rounds (a smoke test)")
-    quick = parser.parse_args().quick
-    jobs, pairs = (20, 2) if quick else (1_000, 5)
+    jobs, pairs = jobs_and_rounds(__doc__ or "")
     print(machine())
     with tempfile.TemporaryDirectory(prefix="mxjob-validate-bench-") as name:
         tmp = Path(name)
@@ -42,7 +38,7 @@ def main() -> int:
                             lambda: run([*MXJOB, "validate", "-q", str(rendered)]))
         print_comparison(f"validate {jobs:,} jobs x 10 replicas ({count:,} objects)",
                          ["mxjob validate specs", "jsonschema_rs pass process", "mxjob validate rendered"], series)
-        if not quick:
+        if jobs == 1_000:
             wall, cpu = statistics.median(series[0].seconds), statistics.median(series[0].cpu_seconds)
             print(f"  target: whole command on the specs <= {TARGET_SECONDS:g} s: {verdict(wall, TARGET_SECONDS)} "
                   f"(CPU time: {verdict(cpu, TARGET_SECONDS)})")
