@@ -10,6 +10,7 @@ WORKDIR /src
 COPY pyproject.toml README.md LICENSE constraints.txt ./
 COPY compiler compiler
 COPY reconciler reconciler
+COPY mxjob_gitops mxjob_gitops
 COPY schemas schemas
 RUN pip wheel --no-cache-dir --wheel-dir /wheels -c constraints.txt '.[cluster,schemas]'
 

@@ -34,7 +34,7 @@ def dump(fmt: str, documents: list[dict[str, Any]]) -> None:
 
 def check(documents: list[dict[str, Any]]) -> None:
     """One jsonschema_rs validator per kind, built from the very schemas validate uses, and one pass."""
-    from compiler import kubeschema
+    from mxjob_gitops.compiler import kubeschema
 
     version = kubeschema.DEFAULT_KUBERNETES_VERSION
     invalid = 0

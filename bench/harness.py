@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 REPO = Path(__file__).resolve().parent.parent
-MXJOB = [sys.executable, "-m", "compiler.cli"]
+MXJOB = [sys.executable, "-m", "mxjob_gitops"]
 # A child's own rusage starts from its parent's high-water mark (Linux carries it over fork and exec), so the
 # peak RSS of a process started from this (large) one comes from GNU time, which forks it from a small process.
 GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None

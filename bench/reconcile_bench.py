@@ -24,8 +24,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from reconciler.kube import Cluster  # noqa: E402
-from reconciler.vocabulary import PodPhase  # noqa: E402
+from mxjob_gitops.reconciler.kube import Cluster  # noqa: E402
+from mxjob_gitops.reconciler.vocabulary import PodPhase  # noqa: E402
 from tests.fakeapi import FakeServer, free_port  # noqa: E402
 from tests.kubelet import PLURALS  # noqa: E402
 
@@ -51,7 +51,7 @@ def pod_status(phase: str, code: int | None = None) -> dict[str, object]:
 
 
 def populate(server: FakeServer, jobs: int) -> None:
-    from compiler import RenderOptions, compile_documents, parse_text
+    from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
 
     text = "---\n".join(SPEC.format(i=i) for i in range(jobs))
     parsed = parse_text(text, "bench")
@@ -113,10 +113,10 @@ def recreate_timing(workers: int = 10_000) -> tuple[float, float]:
     from datetime import UTC, datetime
     from statistics import median
 
-    from reconciler.decide import decide
-    from reconciler.jobs import Bounds, JobCache
-    from reconciler.plan import CreatePod
-    from reconciler.state import PodView
+    from mxjob_gitops.reconciler.decide import decide
+    from mxjob_gitops.reconciler.jobs import Bounds, JobCache
+    from mxjob_gitops.reconciler.plan import CreatePod
+    from mxjob_gitops.reconciler.state import PodView
 
     container = {"name": "mxnet", "image": "mxnet:1.9"}
     job = {"apiVersion": "kubeflow.org/v1", "kind": "MXJob",
@@ -156,7 +156,7 @@ def main() -> int:
         start = time.perf_counter()
         port = free_port()
         process = subprocess.Popen(
-            [sys.executable, "-m", "compiler.cli", "reconcile", "--kubeconfig", str(kubeconfig), "-n", "bench",
+            [sys.executable, "-m", "mxjob_gitops", "reconcile", "--kubeconfig", str(kubeconfig), "-n", "bench",
              "--no-leader-election", "--metrics-address", f"127.0.0.1:{port}", "--health-address",
              f"127.0.0.1:{port}", "--log-format", "json"], cwd=REPO, stderr=subprocess.DEVNULL, env={**os.environ})
         try:

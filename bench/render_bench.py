@@ -29,8 +29,8 @@ from harness import MXJOB, REPO, interleave, machine, print_comparison, run, run
 
 sys.path.insert(0, str(REPO))
 
-from compiler import RenderOptions, compile_documents, parse_text
-from compiler.constants import MAX_PODS
+from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
+from mxjob_gitops.compiler.constants import MAX_PODS
 
 BASELINE = [sys.executable, str(REPO / "bench" / "baseline.py")]
 SMALL_JOB_SECONDS = 0.1

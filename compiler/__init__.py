@@ -14,38 +14,38 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from compiler.diagnostics import Code as Code
-    from compiler.diagnostics import Diagnostic as Diagnostic
-    from compiler.diagnostics import Location as Location
-    from compiler.diagnostics import Severity as Severity
-    from compiler.job import JobRendering as JobRendering
-    from compiler.job import compile_job as compile_job
-    from compiler.model import MXJob as MXJob
-    from compiler.model import Replica as Replica
-    from compiler.options import RenderOptions as RenderOptions
-    from compiler.pipeline import Plan as Plan
-    from compiler.pipeline import compile_documents as compile_documents
-    from compiler.pipeline import identity as identity
-    from compiler.source import SourceDocument as SourceDocument
-    from compiler.source import parse_text as parse_text
-    from compiler.targets import Target as Target
+    from mxjob_gitops.compiler.diagnostics import Code as Code
+    from mxjob_gitops.compiler.diagnostics import Diagnostic as Diagnostic
+    from mxjob_gitops.compiler.diagnostics import Location as Location
+    from mxjob_gitops.compiler.diagnostics import Severity as Severity
+    from mxjob_gitops.compiler.job import JobRendering as JobRendering
+    from mxjob_gitops.compiler.job import compile_job as compile_job
+    from mxjob_gitops.compiler.model import MXJob as MXJob
+    from mxjob_gitops.compiler.model import Replica as Replica
+    from mxjob_gitops.compiler.options import RenderOptions as RenderOptions
+    from mxjob_gitops.compiler.pipeline import Plan as Plan
+    from mxjob_gitops.compiler.pipeline import compile_documents as compile_documents
+    from mxjob_gitops.compiler.pipeline import identity as identity
+    from mxjob_gitops.compiler.source import SourceDocument as SourceDocument
+    from mxjob_gitops.compiler.source import parse_text as parse_text
+    from mxjob_gitops.compiler.targets import Target as Target
 
 _EXPORTS = {
-    "Code": "compiler.diagnostics",
-    "Diagnostic": "compiler.diagnostics",
-    "Location": "compiler.diagnostics",
-    "Severity": "compiler.diagnostics",
-    "JobRendering": "compiler.job",
-    "compile_job": "compiler.job",
-    "MXJob": "compiler.model",
-    "Replica": "compiler.model",
-    "Plan": "compiler.pipeline",
-    "RenderOptions": "compiler.options",
-    "compile_documents": "compiler.pipeline",
-    "identity": "compiler.pipeline",
-    "SourceDocument": "compiler.source",
-    "parse_text": "compiler.source",
-    "Target": "compiler.targets",
+    "Code": "mxjob_gitops.compiler.diagnostics",
+    "Diagnostic": "mxjob_gitops.compiler.diagnostics",
+    "Location": "mxjob_gitops.compiler.diagnostics",
+    "Severity": "mxjob_gitops.compiler.diagnostics",
+    "JobRendering": "mxjob_gitops.compiler.job",
+    "compile_job": "mxjob_gitops.compiler.job",
+    "MXJob": "mxjob_gitops.compiler.model",
+    "Replica": "mxjob_gitops.compiler.model",
+    "Plan": "mxjob_gitops.compiler.pipeline",
+    "RenderOptions": "mxjob_gitops.compiler.options",
+    "compile_documents": "mxjob_gitops.compiler.pipeline",
+    "identity": "mxjob_gitops.compiler.pipeline",
+    "SourceDocument": "mxjob_gitops.compiler.source",
+    "parse_text": "mxjob_gitops.compiler.source",
+    "Target": "mxjob_gitops.compiler.targets",
 }
 
 __all__ = ["Code", "Diagnostic", "JobRendering", "Location", "MXJob", "Plan", "RenderOptions", "Replica", "Severity",
@@ -55,5 +55,5 @@ __all__ = ["Code", "Diagnostic", "JobRendering", "Location", "MXJob", "Plan", "R
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'compiler' has no attribute {name!r}")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(importlib.import_module(module), name)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from compiler.quantity import QuantityError, canonical_quantity
+from mxjob_gitops.compiler.quantity import QuantityError, canonical_quantity
 
 DEFS = "#/$defs/"
 QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"

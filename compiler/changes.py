@@ -11,9 +11,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler import constants as c
-from compiler.diffview import KeyedList, Pattern, ViewOptions, display_segment, normalise
-from compiler.pipeline import Identity, Manifest, identity
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.diffview import KeyedList, Pattern, ViewOptions, display_segment, normalise
+from mxjob_gitops.compiler.pipeline import Identity, Manifest, identity
 
 KIND_ORDER = {c.KIND: 0, "ConfigMap": 1, "PodGroup": 2, "Service": 3, "Pod": 4}
 # What a Pod update may change; anything else in a pod spec means delete and create.

@@ -6,10 +6,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler import constants as c
-from compiler.canonical import drop_empty_value
-from compiler.model import MXJob, Replica
-from compiler.replicas import SHARED_ENV, TRAITS, WORKER_ID_ENV, JobMode, rendezvous_of
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.canonical import drop_empty_value
+from mxjob_gitops.compiler.model import MXJob, Replica
+from mxjob_gitops.compiler.replicas import SHARED_ENV, TRAITS, WORKER_ID_ENV, JobMode, rendezvous_of
 
 # Go's encoding/json escapes these (HTML safety and JavaScript line terminators); Python's json does not.
 _GO_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",

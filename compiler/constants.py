@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from compiler.replicas import TRAITS, JobMode, ReplicaType, types_of
+from mxjob_gitops.compiler.replicas import TRAITS, JobMode, ReplicaType, types_of
 
 GROUP: Final = "kubeflow.org"
 API_VERSION: Final = "kubeflow.org/v1"

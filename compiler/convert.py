@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler import constants as c
-from compiler.diagnostics import Code, Diagnostic, JsonPath, PathPart, error, warning
-from compiler.jsonutil import as_dict, copy_json
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, PathPart, error, warning
+from mxjob_gitops.compiler.jsonutil import as_dict, copy_json
 
 RUN_POLICY_KEYS = ("cleanPodPolicy", "ttlSecondsAfterFinished", "activeDeadlineSeconds", "backoffLimit",
                    "schedulingPolicy", "suspend")

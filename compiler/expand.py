@@ -11,10 +11,10 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from compiler import constants as c
-from compiler.cluster import ClusterSpec, cluster_spec, service_name
-from compiler.model import MXJob, Replica
-from compiler.replicas import generated_env_names
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.cluster import ClusterSpec, cluster_spec, service_name
+from mxjob_gitops.compiler.model import MXJob, Replica
+from mxjob_gitops.compiler.replicas import generated_env_names
 
 Manifest = dict[str, Any]
 

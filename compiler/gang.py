@@ -6,10 +6,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from compiler import constants as c
-from compiler.diagnostics import Code, Diagnostic, error, info, warning
-from compiler.model import MXJob, Replica
-from compiler.quantity import QuantityError, add_quantities
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, error, info, warning
+from mxjob_gitops.compiler.model import MXJob, Replica
+from mxjob_gitops.compiler.quantity import QuantityError, add_quantities
 
 GANG_ANNOTATION = f"{c.ANNOTATION_PREFIX}gang-scheduler"
 SCHEDULING_POLICY = ("spec", "runPolicy", "schedulingPolicy")
@@ -63,7 +63,7 @@ class GangBackend:
 
 
 def backends() -> dict[str, GangBackend]:
-    from compiler.decorations.registry import GANG_SCHEDULERS
+    from mxjob_gitops.compiler.decorations.registry import GANG_SCHEDULERS
 
     return {backend.kind: backend for backend in GANG_SCHEDULERS}
 

@@ -21,21 +21,21 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler.canonical import canonicalise
-from compiler.cluster import ClusterSpec, cluster_spec, service_name
-from compiler.convert import Conversion, is_mxjob, to_v1
-from compiler.decorations import JobContext
-from compiler.decorations.registry import DECORATIONS
-from compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors, warning
-from compiler.expand import PodFactory, expand
-from compiler.gang import GANG_ANNOTATION, Gang, choose_scheduler, gang_forms, plan_gang
-from compiler.limits import pod_count_problems
-from compiler.model import MXJob, Replica, apply_defaults
-from compiler.normalise import normalise
-from compiler.options import RenderOptions
-from compiler.rules import check_rules
-from compiler.schema import check_schema, mxjob_schema
-from compiler.source import SourceDocument
+from mxjob_gitops.compiler.canonical import canonicalise
+from mxjob_gitops.compiler.cluster import ClusterSpec, cluster_spec, service_name
+from mxjob_gitops.compiler.convert import Conversion, is_mxjob, to_v1
+from mxjob_gitops.compiler.decorations import JobContext
+from mxjob_gitops.compiler.decorations.registry import DECORATIONS
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors, warning
+from mxjob_gitops.compiler.expand import PodFactory, expand
+from mxjob_gitops.compiler.gang import GANG_ANNOTATION, Gang, choose_scheduler, gang_forms, plan_gang
+from mxjob_gitops.compiler.limits import pod_count_problems
+from mxjob_gitops.compiler.model import MXJob, Replica, apply_defaults
+from mxjob_gitops.compiler.normalise import normalise
+from mxjob_gitops.compiler.options import RenderOptions
+from mxjob_gitops.compiler.rules import check_rules
+from mxjob_gitops.compiler.schema import check_schema, mxjob_schema
+from mxjob_gitops.compiler.source import SourceDocument
 
 Manifest = dict[str, Any]
 # Diagnostics about a key itself point at the key, not at its value.

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compiler.diagnostics import Code
-from compiler.names import api_version_problem, kind_problem
-from compiler.schema import explain, has_float, schema_dir, strict_integer_validator
+from mxjob_gitops.compiler.diagnostics import Code
+from mxjob_gitops.compiler.names import api_version_problem, kind_problem
+from mxjob_gitops.compiler.schema import explain, has_float, schema_dir, strict_integer_validator
 
 try:  # compiled validator for the objects that are valid; jsonschema explains the others
     import jsonschema_rs

@@ -13,9 +13,9 @@ from typing import Any, Final
 
 import yaml
 
-from compiler import constants as c
-from compiler.diagnostics import Code, Diagnostic, error
-from compiler.jsonutil import as_dict
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, error
+from mxjob_gitops.compiler.jsonutil import as_dict
 
 # Pods (all replica types together) one MXJob may render; `--max-pods` raises it. MX_CONFIG names every pod
 # in every pod, so the rendering grows with the square of this: 1,000 pods render to about 40 MB.
@@ -104,7 +104,7 @@ def depth_problem(text: str) -> int | None:
     longest = max((len(line) for line in text.splitlines()), default=0)
     if text.count("[") + text.count("{") + 2 * longest + 2 <= MAX_DEPTH:
         return None
-    from compiler.source import event_loader
+    from mxjob_gitops.compiler.source import event_loader
 
     loader = event_loader(text)
     depth = 0

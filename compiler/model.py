@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from compiler import constants as c
-from compiler.jsonutil import as_dict, as_list
-from compiler.rules import pod_restart_policy
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.jsonutil import as_dict, as_list
+from mxjob_gitops.compiler.rules import pod_restart_policy
 
 
 @dataclass(frozen=True, slots=True)

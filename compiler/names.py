@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
-from compiler.diagnostics import Code, Diagnostic, error
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, error
 
 MAX_LABEL: Final = 63
 MAX_SUBDOMAIN: Final = 253

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from compiler import constants as c
-from compiler.convert import Conversion
-from compiler.diagnostics import Code, warning
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.convert import Conversion
+from mxjob_gitops.compiler.diagnostics import Code, warning
 
 
 def normalise(conversion: Conversion) -> None:

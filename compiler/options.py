@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from compiler import constants as c
-from compiler.gang import GangScheduler
-from compiler.limits import DEFAULT_MAX_PODS
-from compiler.names import dns1123_label
-from compiler.targets import Target
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.gang import GangScheduler
+from mxjob_gitops.compiler.limits import DEFAULT_MAX_PODS
+from mxjob_gitops.compiler.names import dns1123_label
+from mxjob_gitops.compiler.targets import Target
 
 Record = dict[str, str]
 _FALSE = ("false", "no", "0")

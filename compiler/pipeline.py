@@ -8,17 +8,17 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler import constants as c
-from compiler.cluster import service_name
-from compiler.convert import is_mxjob
-from compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors
-from compiler.gang import Gang
-from compiler.job import CompiledJob, compile_object, locate, render_job
-from compiler.limits import estimated_output_bytes, output_problem
-from compiler.model import MXJob
-from compiler.names import identity_problems
-from compiler.options import RenderOptions
-from compiler.source import SourceDocument, iter_objects
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.cluster import service_name
+from mxjob_gitops.compiler.convert import is_mxjob
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors
+from mxjob_gitops.compiler.gang import Gang
+from mxjob_gitops.compiler.job import CompiledJob, compile_object, locate, render_job
+from mxjob_gitops.compiler.limits import estimated_output_bytes, output_problem
+from mxjob_gitops.compiler.model import MXJob
+from mxjob_gitops.compiler.names import identity_problems
+from mxjob_gitops.compiler.options import RenderOptions
+from mxjob_gitops.compiler.source import SourceDocument, iter_objects
 
 Manifest = dict[str, Any]
 Identity = tuple[str, str, str, str]

@@ -6,11 +6,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from compiler import constants as c
-from compiler.diagnostics import Code, Diagnostic, JsonPath, error, info, warning
-from compiler.jsonutil import as_dict, as_list
-from compiler.replicas import TRAITS, generated_env_names, types_of
-from compiler.schema import suggest
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, error, info, warning
+from mxjob_gitops.compiler.jsonutil import as_dict, as_list
+from mxjob_gitops.compiler.replicas import TRAITS, generated_env_names, types_of
+from mxjob_gitops.compiler.schema import suggest
 
 DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _COPIED_TEMPLATE_METADATA = {"labels", "annotations", "finalizers"}

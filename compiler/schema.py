@@ -17,8 +17,8 @@ try:  # A Rust validator accepts valid documents ~60x faster; jsonschema explain
 except ImportError:  # pragma: no cover - the pure-Python path is complete on its own
     jsonschema_rs = None  # type: ignore[assignment]
 
-from compiler.diagnostics import Code, Diagnostic, error
-from compiler.jsonutil import type_name
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, error
+from mxjob_gitops.compiler.jsonutil import type_name
 
 SCHEMA_FILE = "kubeconform/kubeflow.org/mxjob_v1.json"
 

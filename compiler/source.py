@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 
 import yaml
 
-from compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
-from compiler.limits import MAX_DEPTH, alias_problem, depth_problem
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
+from mxjob_gitops.compiler.limits import MAX_DEPTH, alias_problem, depth_problem
 
 _LINE_BREAK = re.compile("\r\n|\r|\n")
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -6,11 +6,11 @@ import enum
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-from compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity, format_path
-from compiler.job import CompiledJob
-from compiler.kubeschema import accepted_fast, has_schema, schema_errors, validator_for
-from compiler.pipeline import Manifest, Plan
-from compiler.source import SourceDocument
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity, format_path
+from mxjob_gitops.compiler.job import CompiledJob
+from mxjob_gitops.compiler.kubeschema import accepted_fast, has_schema, schema_errors, validator_for
+from mxjob_gitops.compiler.pipeline import Manifest, Plan
+from mxjob_gitops.compiler.source import SourceDocument
 
 
 class Status(enum.StrEnum):

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, assert_never
 
-from compiler import constants as c
-from reconciler.kube import ClusterError, Conflict, Fenced, Writer
-from reconciler.kueue import MarkUnretriable, ReleasePod
-from reconciler.plan import Action, CreatePod, DeletePod, Event, Nudge, Plan
-from reconciler.state import ARGO_TRACKING, timestamp
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.reconciler.kube import ClusterError, Conflict, Fenced, Writer
+from mxjob_gitops.reconciler.kueue import MarkUnretriable, ReleasePod
+from mxjob_gitops.reconciler.plan import Action, CreatePod, DeletePod, Event, Nudge, Plan
+from mxjob_gitops.reconciler.state import ARGO_TRACKING, timestamp
 
 log = logging.getLogger("mxjob.reconcile")
 FLUX_REQUESTED_AT = "reconcile.fluxcd.io/requestedAt"

@@ -9,10 +9,10 @@ from typing import Any
 
 import click
 
-from compiler.cli.exits import FINDINGS, USAGE, fail, guarded
-from compiler.cli.flags import cluster_options, verbosity, verbosity_options
-from reconciler.jobs import DEFAULT_MAX_PODS
-from reconciler.vocabulary import RestartMode
+from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, fail, guarded
+from mxjob_gitops.compiler.cli.flags import cluster_options, verbosity, verbosity_options
+from mxjob_gitops.reconciler.jobs import DEFAULT_MAX_PODS
+from mxjob_gitops.reconciler.vocabulary import RestartMode
 
 
 class _JsonFormatter(logging.Formatter):
@@ -84,15 +84,15 @@ def reconcile(kubeconfig: str | None, kube_context: str | None, namespaces: tupl
     Exit codes: 0 done (--once: every job reconciled); 1 (--once) some jobs could not be reconciled (each
     is named on stderr: invalid, refused as too large, or an API error that outlasted the pass's retries);
     2 usage or environment (bad flags, no cluster, cannot list jobs); 3 a bug in mxjob."""
-    from compiler.cli.extras import require
+    from mxjob_gitops.compiler.cli.extras import require
 
     with guarded():
         require("cluster", "mxjob reconcile")
-    from reconciler.apply import ApplySettings
-    from reconciler.exitcodes import ExitTable
-    from reconciler.jobs import Bounds
-    from reconciler.kube import Cluster, ClusterError
-    from reconciler.runner import Reconciler, Settings
+    from mxjob_gitops.reconciler.apply import ApplySettings
+    from mxjob_gitops.reconciler.exitcodes import ExitTable
+    from mxjob_gitops.reconciler.jobs import Bounds
+    from mxjob_gitops.reconciler.kube import Cluster, ClusterError
+    from mxjob_gitops.reconciler.runner import Reconciler, Settings
 
     with guarded():
         configure_logging(log_format, verbosity())
@@ -105,15 +105,15 @@ def reconcile(kubeconfig: str | None, kube_context: str | None, namespaces: tupl
                             ApplySettings(dry_run, RestartMode(restart_mode) is RestartMode.RECREATE, argocd_namespace),
                             Bounds(max_pods, max_pods))
         try:
-            from reconciler.controller import identity
+            from mxjob_gitops.reconciler.controller import identity
 
             cluster = Cluster.connect(kubeconfig, kube_context, f"mxjob-reconciler/{identity()}")
             reconciler = Reconciler(cluster, settings)
             if once:
                 _once(reconciler, pass_timeout)
                 return
-            from reconciler.controller import serve
-            from reconciler.leader import LeaderElector
+            from mxjob_gitops.reconciler.controller import serve
+            from mxjob_gitops.reconciler.leader import LeaderElector
 
             elector = None
             if leader_election:
@@ -161,6 +161,6 @@ def lease_namespace(kubeconfig: str | None, context: str | None, in_cluster_file
             return found
     except OSError:
         pass
-    from reconciler.kube import context_namespace
+    from mxjob_gitops.reconciler.kube import context_namespace
 
     return context_namespace(kubeconfig, context) or "default"

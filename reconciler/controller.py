@@ -13,14 +13,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from compiler import constants as c
-from reconciler.health import http_server
-from reconciler.kube import WATCH_READ_GRACE_SECONDS, ClusterError, Fenced, Gone
-from reconciler.leader import LeaderElector
-from reconciler.runner import POD_SELECTOR, RETRY_CAP_SECONDS, Reconciler, Result, retry_delay
-from reconciler.state import trim_pod
-from reconciler.vocabulary import WatchEventType
-from reconciler.workqueue import Key, WorkQueue
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.reconciler.health import http_server
+from mxjob_gitops.reconciler.kube import WATCH_READ_GRACE_SECONDS, ClusterError, Fenced, Gone
+from mxjob_gitops.reconciler.leader import LeaderElector
+from mxjob_gitops.reconciler.runner import POD_SELECTOR, RETRY_CAP_SECONDS, Reconciler, Result, retry_delay
+from mxjob_gitops.reconciler.state import trim_pod
+from mxjob_gitops.reconciler.vocabulary import WatchEventType
+from mxjob_gitops.reconciler.workqueue import Key, WorkQueue
 
 log = logging.getLogger("mxjob.reconcile")
 WATCH_TIMEOUT_SECONDS = 60

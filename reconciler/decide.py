@@ -14,11 +14,20 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from reconciler import kueue
-from reconciler.exitcodes import ExitClass, ExitTable, table_for_job
-from reconciler.plan import Action, CreatePod, DeletePod, Event, Nudge, Plan, PodSource
-from reconciler.state import Condition, JobView, PodView, has, is_finished, parse_time, set_condition, timestamp
-from reconciler.vocabulary import (
+from mxjob_gitops.reconciler import kueue
+from mxjob_gitops.reconciler.exitcodes import ExitClass, ExitTable, table_for_job
+from mxjob_gitops.reconciler.plan import Action, CreatePod, DeletePod, Event, Nudge, Plan, PodSource
+from mxjob_gitops.reconciler.state import (
+    Condition,
+    JobView,
+    PodView,
+    has,
+    is_finished,
+    parse_time,
+    set_condition,
+    timestamp,
+)
+from mxjob_gitops.reconciler.vocabulary import (
     BACKOFF_COUNTED,
     CleanPodPolicy,
     ConditionType,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 if TYPE_CHECKING:
-    from reconciler.controller import Controller
+    from mxjob_gitops.reconciler.controller import Controller
 
 
 def http_server(address: str, controller: Controller) -> ThreadingHTTPServer:

@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from compiler import JobRendering, MXJob, RenderOptions, compile_job
-from compiler import constants as c
-from reconciler.state import JobView, ReplicaPolicy
-from reconciler.vocabulary import CleanPodPolicy, RestartPolicy
+from mxjob_gitops.compiler import JobRendering, MXJob, RenderOptions, compile_job
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.reconciler.state import JobView, ReplicaPolicy
+from mxjob_gitops.reconciler.vocabulary import CleanPodPolicy, RestartPolicy
 
 # The largest job the reconciler acts on by default: the compiler's --max-pods default (one constant).
 DEFAULT_MAX_PODS = c.MAX_PODS

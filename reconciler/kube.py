@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from reconciler.vocabulary import WatchEventType
+from mxjob_gitops.reconciler.vocabulary import WatchEventType
 
 FIELD_MANAGER = "mxjob-reconciler"
 USER_AGENT = "mxjob-reconciler"

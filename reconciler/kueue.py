@@ -16,10 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from reconciler.vocabulary import PodPhase
+from mxjob_gitops.reconciler.vocabulary import PodPhase
 
 if TYPE_CHECKING:
-    from reconciler.state import PodView
+    from mxjob_gitops.reconciler.state import PodView
 
 # pkg/controller/jobs/pod/constants/constants.go and pod_controller.go (ConditionTypeTerminationTarget).
 FINALIZER = "kueue.x-k8s.io/managed"

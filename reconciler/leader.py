@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from reconciler.kube import Cluster, ClusterError, Conflict, Writer
-from reconciler.state import parse_time
+from mxjob_gitops.reconciler.kube import Cluster, ClusterError, Conflict, Writer
+from mxjob_gitops.reconciler.state import parse_time
 
 log = logging.getLogger("mxjob.reconcile")
 LEASE_NAME = "mxjob-reconciler"

@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from compiler import constants as c
-from compiler import identity
-from reconciler.kube import Cluster, context_namespace
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler import identity
+from mxjob_gitops.reconciler.kube import Cluster, context_namespace
 
 MANAGED_KINDS = (("v1", "Pod"), ("v1", "Service"), ("v1", "ConfigMap"),
                  ("scheduling.volcano.sh/v1beta1", "PodGroup"), ("scheduling.x-k8s.io/v1alpha1", "PodGroup"))

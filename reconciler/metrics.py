@@ -7,8 +7,8 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from reconciler.plan import Plan
-from reconciler.vocabulary import ConditionType
+from mxjob_gitops.reconciler.plan import Plan
+from mxjob_gitops.reconciler.vocabulary import ConditionType
 
 
 def _true(conditions: Any, kind: ConditionType) -> bool:

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from reconciler.kueue import MarkUnretriable, ReleasePod
-from reconciler.vocabulary import DeleteReason, EventType, Reason
+from mxjob_gitops.reconciler.kueue import MarkUnretriable, ReleasePod
+from mxjob_gitops.reconciler.vocabulary import DeleteReason, EventType, Reason
 
 
 class PodSource(Protocol):

@@ -12,18 +12,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from compiler import constants as c
-from reconciler.apply import Applier, ApplySettings
-from reconciler.decide import Plan, decide, pods_to_create, refuse
-from reconciler.exitcodes import ExitTable
-from reconciler.jobs import Bounds, JobCache, JobError, TooLarge, config_map_name
-from reconciler.kube import Cluster, ClusterError, Conflict, Fenced, Transient, Writer
-from reconciler.kueue import ReleasePod
-from reconciler.metrics import Metrics
-from reconciler.plan import CreatePod, DeletePod
-from reconciler.state import PodView
-from reconciler.vocabulary import Reason
-from reconciler.workqueue import Key
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.reconciler.apply import Applier, ApplySettings
+from mxjob_gitops.reconciler.decide import Plan, decide, pods_to_create, refuse
+from mxjob_gitops.reconciler.exitcodes import ExitTable
+from mxjob_gitops.reconciler.jobs import Bounds, JobCache, JobError, TooLarge, config_map_name
+from mxjob_gitops.reconciler.kube import Cluster, ClusterError, Conflict, Fenced, Transient, Writer
+from mxjob_gitops.reconciler.kueue import ReleasePod
+from mxjob_gitops.reconciler.metrics import Metrics
+from mxjob_gitops.reconciler.plan import CreatePod, DeletePod
+from mxjob_gitops.reconciler.state import PodView
+from mxjob_gitops.reconciler.vocabulary import Reason
+from mxjob_gitops.reconciler.workqueue import Key
 
 log = logging.getLogger("mxjob.reconcile")
 POD_SELECTOR = f"{c.LABEL_OPERATOR_NAME}={c.OPERATOR_NAME}"

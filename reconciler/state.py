@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from compiler import constants as c
-from reconciler.kueue import KueuePod
-from reconciler.kueue import trimmed as kueue_parts
-from reconciler.vocabulary import CleanPodPolicy, ConditionType, PodPhase, RestartPolicy
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.reconciler.kueue import KueuePod
+from mxjob_gitops.reconciler.kueue import trimmed as kueue_parts
+from mxjob_gitops.reconciler.vocabulary import CleanPodPolicy, ConditionType, PodPhase, RestartPolicy
 
 ARGO_TRACKING = "argocd.argoproj.io/tracking-id"
 FLUX_LABELS = ("kustomize.toolkit.fluxcd.io/name", "kustomize.toolkit.fluxcd.io/namespace")

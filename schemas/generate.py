@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from compiler.replicas import ReplicaType
+from mxjob_gitops.compiler.replicas import ReplicaType
 
 KUBERNETES_VERSION = "1.35.0"
 HERE = Path(__file__).resolve().parent

@@ -40,7 +40,7 @@ def bundle_path(version: str) -> Path:
 
 
 def main() -> None:
-    from compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
+    from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
 
     path = bundle_path(DEFAULT_KUBERNETES_VERSION)
     path.parent.mkdir(exist_ok=True)

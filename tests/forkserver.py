@@ -16,9 +16,9 @@ def main() -> None:
     import kubernetes.dynamic
     import kubernetes.watch  # noqa: F401  (the client is imported lazily; warm it once, here)
 
-    import compiler
-    from reconciler.kube import Cluster
-    from reconciler.runner import Reconciler, Settings
+    from mxjob_gitops import compiler
+    from mxjob_gitops.reconciler.kube import Cluster
+    from mxjob_gitops.reconciler.runner import Reconciler, Settings
 
     # Warm what every child would build again: the schema validators behind compile_job.
     container = {"name": "mxnet", "image": "mxnet:1.9"}

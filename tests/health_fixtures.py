@@ -7,11 +7,11 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from reconciler.decide import decide
-from reconciler.jobs import JobCache
-from reconciler.plan import Plan
-from reconciler.state import JobView, PodView
-from reconciler.vocabulary import PodPhase
+from mxjob_gitops.reconciler.decide import decide
+from mxjob_gitops.reconciler.jobs import JobCache
+from mxjob_gitops.reconciler.plan import Plan
+from mxjob_gitops.reconciler.state import JobView, PodView
+from mxjob_gitops.reconciler.vocabulary import PodPhase
 from tests.helpers import job, replica
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from compiler import RenderOptions, compile_documents, parse_text
-from compiler.emit import to_json
+from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
+from mxjob_gitops.compiler.emit import to_json
 
 
 def container(name: str = "mxnet", image: str = "mxnet:1.9", **extra: Any) -> dict[str, Any]:

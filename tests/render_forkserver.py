@@ -57,7 +57,7 @@ def _child(run: dict[str, Any]) -> None:
     count = _install_steps(run["kill_at"])
     code = 3
     try:
-        from compiler.cli.main import main
+        from mxjob_gitops.compiler.cli.main import main
 
         main(run["argv"])
         code = 0
@@ -69,10 +69,10 @@ def _child(run: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    import compiler.cli.main
-    import compiler.cli.output_dir
-    import compiler.cli.render  # noqa: F401  (warm every import a render needs, once)
-    from compiler import RenderOptions, compile_documents, parse_text
+    import mxjob_gitops.compiler.cli.main
+    import mxjob_gitops.compiler.cli.output_dir
+    import mxjob_gitops.compiler.cli.render  # noqa: F401  (warm every import a render needs, once)
+    from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
 
     # Warm what every child would build again: the schema validators behind compile_documents.
     container = {"name": "mxnet", "image": "mxnet:1.9"}

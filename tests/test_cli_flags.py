@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 import pytest
 
-from compiler.cli.flags import ENVIRONMENT, paths_or_stdin
-from compiler.cli.main import cli
+from mxjob_gitops.compiler.cli.flags import ENVIRONMENT, paths_or_stdin
+from mxjob_gitops.compiler.cli.main import cli
 from tests.conftest import EXAMPLES, REPO, run_cli
 from tests.helpers import job, replica
 
@@ -77,7 +77,7 @@ def test_completion_scripts(shell: str) -> None:
 
 def test_completion_completes_commands_and_flags() -> None:
     env = {**os.environ, "_MXJOB_COMPLETE": "bash_complete", "COMP_WORDS": "mxjob diff --un", "COMP_CWORD": "2"}
-    done = subprocess.run([sys.executable, "-c", "from compiler.cli.main import main; main()"], env=env,
+    done = subprocess.run([sys.executable, "-c", "from mxjob_gitops.compiler.cli.main import main; main()"], env=env,
                           capture_output=True, text=True, check=False, cwd=REPO)
     assert "plain,--unified" in done.stdout.splitlines(), done.stdout + done.stderr
 
@@ -134,7 +134,7 @@ def test_no_path_on_a_terminal_is_a_usage_error(monkeypatch: pytest.MonkeyPatch)
 def test_verbose_prints_the_traceback_of_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import json
 
-    import compiler.cli.common as common
+    import mxjob_gitops.compiler.cli.common as common
 
     def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("boom")

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.controller import Controller, _leading
-from reconciler.health import http_server
-from reconciler.kube import Cluster, Fenced, Writer
-from reconciler.leader import LEASE_NAME, LeaderElector
-from reconciler.runner import Reconciler, Settings
+from mxjob_gitops.reconciler.controller import Controller, _leading
+from mxjob_gitops.reconciler.health import http_server
+from mxjob_gitops.reconciler.kube import Cluster, Fenced, Writer
+from mxjob_gitops.reconciler.leader import LEASE_NAME, LeaderElector
+from mxjob_gitops.reconciler.runner import Reconciler, Settings
 from tests.conftest import run_cli
 from tests.fakeapi import FakeServer
 from tests.kubelet import condition_types, deploy, job_status, set_pod, state_history
@@ -221,7 +221,7 @@ def test_two_controllers_exactly_one_acts(api: tuple[FakeServer, Path]) -> None:
 
 
 def test_serve_stops_cleanly_and_releases_the_lease(api: tuple[FakeServer, Path]) -> None:
-    from reconciler.controller import serve
+    from mxjob_gitops.reconciler.controller import serve
 
     server, kubeconfig = api
     stop = threading.Event()
@@ -239,7 +239,7 @@ def test_serve_stops_cleanly_and_releases_the_lease(api: tuple[FakeServer, Path]
 
 
 def test_lease_namespace_in_cluster_file_then_kubeconfig_context(api: tuple[FakeServer, Path], tmp_path: Path) -> None:
-    from reconciler.cli import lease_namespace
+    from mxjob_gitops.reconciler.cli import lease_namespace
 
     _, kubeconfig = api  # its context's namespace is "ml"
     missing = tmp_path / "no-such-file"

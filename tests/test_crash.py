@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from reconciler.kube import Cluster
-from reconciler.runner import Reconciler, Settings
+from mxjob_gitops.reconciler.kube import Cluster
+from mxjob_gitops.reconciler.runner import Reconciler, Settings
 from tests.conftest import REPO, run_cli
 from tests.fakeapi import FakeServer, free_port
 from tests.kubelet import PLURALS, set_pod
@@ -159,7 +159,7 @@ def _metric(port: int, name: str) -> float:
 
 def _controller(kubeconfig: Path, identity: str, port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "compiler.cli", "reconcile", "--kubeconfig", str(kubeconfig), "-n", "ml",
+        [sys.executable, "-m", "mxjob_gitops", "reconcile", "--kubeconfig", str(kubeconfig), "-n", "ml",
          "--leader-election-namespace", "ml", "--leader-election-timings", "2,1.5,0.2",
          "--metrics-address", f"127.0.0.1:{port}", "--health-address", f"127.0.0.1:{port}"],
         cwd=REPO, env={**os.environ, "POD_NAME": identity}, stderr=subprocess.DEVNULL)

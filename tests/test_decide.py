@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from reconciler.decide import CreatePod, DeletePod, Event, Nudge, Plan, decide
-from reconciler.exitcodes import ExitClass, ExitTable
-from reconciler.state import JobView, PodView, ReplicaPolicy
-from reconciler.vocabulary import CleanPodPolicy, DeleteReason, EventType, PodPhase, Reason, RestartPolicy
+from mxjob_gitops.reconciler.decide import CreatePod, DeletePod, Event, Nudge, Plan, decide
+from mxjob_gitops.reconciler.exitcodes import ExitClass, ExitTable
+from mxjob_gitops.reconciler.state import JobView, PodView, ReplicaPolicy
+from mxjob_gitops.reconciler.vocabulary import CleanPodPolicy, DeleteReason, EventType, PodPhase, Reason, RestartPolicy
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 
@@ -280,7 +280,7 @@ def test_job_annotation_overrides_the_table() -> None:
 
 
 def test_the_pod_cache_keeps_what_decisions_need_and_no_spec() -> None:
-    from reconciler.state import trim_pod
+    from mxjob_gitops.reconciler.state import trim_pod
 
     pod = {"apiVersion": "v1", "kind": "Pod",
            "metadata": {"name": "j-worker-0", "namespace": "ml", "uid": "u1", "resourceVersion": "7",

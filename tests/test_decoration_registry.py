@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-import compiler.job
-from compiler import RenderOptions, compile_job
-from compiler.decorations import Filter, JobContext, Manifest, registry
-from compiler.gang import GangBackend, GangPlan, GangScheduler, gang_forms
+import mxjob_gitops.compiler.job
+from mxjob_gitops.compiler import RenderOptions, compile_job
+from mxjob_gitops.compiler.decorations import Filter, JobContext, Manifest, registry
+from mxjob_gitops.compiler.gang import GangBackend, GangPlan, GangScheduler, gang_forms
 from tests.conftest import REPO, run_cli
 from tests.helpers import job, render, replica
 
@@ -34,7 +34,7 @@ def _imported_modules(source: str) -> set[str]:
 def test_only_the_registry_wires_a_decoration_module(module: str) -> None:
     """No other module of the compiler or the reconciler imports a decoration module, so adding one needs no
     edit outside its own file and the registry; the registry lists its `select` or its gang `BACKEND`."""
-    dotted = f"compiler.decorations.{module}"
+    dotted = f"mxjob_gitops.compiler.decorations.{module}"
     wired = sorted(str(path.relative_to(REPO))
                    for path in [*(REPO / "compiler").rglob("*.py"), *(REPO / "reconciler").rglob("*.py")]
                    if path.parent != DECORATIONS_DIR and dotted in _imported_modules(path.read_text("utf-8")))
@@ -66,8 +66,8 @@ def _train() -> dict[str, Any]:
 def test_one_registry_entry_reaches_every_rendering_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Adding the select function to the registry's tuple is all it takes: the CLI's path (compile_documents)
     and the reconciler's one-pod path (compile_job(...).pod) both apply it."""
-    monkeypatch.setattr(compiler.job, "DECORATIONS", (*registry.DECORATIONS, _stamp))
-    options = RenderOptions(target=compiler.Target.ARGOCD)
+    monkeypatch.setattr(mxjob_gitops.compiler.job, "DECORATIONS", (*registry.DECORATIONS, _stamp))
+    options = RenderOptions(target=mxjob_gitops.compiler.Target.ARGOCD)
     pods = [m for m in render(_train(), options=options) if m["kind"] == "Pod"]
     assert len(pods) == 4 and all(p["metadata"]["labels"]["example.com/stamped"] == "yes" for p in pods)
     one = compile_job(_train(), options).pod("reg-worker-1")

@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.emit import to_json
+from mxjob_gitops.compiler.emit import to_json
 from tests.conftest import JOB_EXAMPLE_FILES, REPO, run_cli
 
 EXAMPLE_FILES = [str(p) for p in JOB_EXAMPLE_FILES]
@@ -52,7 +52,7 @@ def test_hash_seed_does_not_matter() -> None:
     outputs = set()
     for seed in ("0", "1", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run([sys.executable, "-m", "compiler.cli", "render", "--target", "flux", *EXAMPLE_FILES],
+        done = subprocess.run([sys.executable, "-m", "mxjob_gitops", "render", "--target", "flux", *EXAMPLE_FILES],
                               cwd=REPO, env=env, capture_output=True, check=True)
         outputs.add(done.stdout)
     assert len(outputs) == 1

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from compiler.cli import inputs
-from compiler.cli.inputs import SharedParses
-from compiler.source import parse_text
+from mxjob_gitops.compiler.cli import inputs
+from mxjob_gitops.compiler.cli.inputs import SharedParses
+from mxjob_gitops.compiler.source import parse_text
 from tests.conftest import run_cli
 from tests.helpers import job, replica
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from compiler.emit import Emitter, quote, to_yaml, write_yaml_stream
+from mxjob_gitops.compiler.emit import Emitter, quote, to_yaml, write_yaml_stream
 
 _yaml12 = YAML(typ="safe", pure=True)
 
@@ -93,7 +93,7 @@ def test_announced_prefix_is_used_only_when_it_forces_quotes() -> None:
 
 
 def test_mx_config_prefix_equals_generic_quoting() -> None:
-    from compiler import RenderOptions, compile_job
+    from mxjob_gitops.compiler import RenderOptions, compile_job
     from tests.helpers import job, replica
 
     rendering = compile_job(job(name="h", Scheduler=replica(1), Server=replica(1), Worker=replica(30)),

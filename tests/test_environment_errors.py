@@ -37,7 +37,7 @@ def _job(tmp_path: Path, name: str = "j", workers: int = 2, note: str = "") -> P
 def _mxjob(args: Sequence[str], *, stdout: int | None = subprocess.PIPE, prefix: Sequence[str] = (),
            preexec: Callable[[], None] | None = None, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([*prefix, sys.executable, "-m", "compiler.cli", *args], stdout=stdout, input=stdin,
+    return subprocess.run([*prefix, sys.executable, "-m", "mxjob_gitops", *args], stdout=stdout, input=stdin,
                           stderr=subprocess.PIPE, env=env, preexec_fn=preexec, timeout=120, check=False)
 
 

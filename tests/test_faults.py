@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
-from reconciler.controller import Controller, _leading
-from reconciler.kube import Cluster
-from reconciler.runner import Reconciler, Settings
+from mxjob_gitops.reconciler.controller import Controller, _leading
+from mxjob_gitops.reconciler.kube import Cluster
+from mxjob_gitops.reconciler.runner import Reconciler, Settings
 from tests.conftest import run_cli
 from tests.fakeapi import HANG, RESET, FakeServer
 from tests.kubelet import PLURALS, set_pod
@@ -224,8 +224,8 @@ def test_once_exit_codes(fleet: tuple[FakeServer, Path, dict[str, str]]) -> None
 
 def test_a_bug_in_one_job_never_kills_a_worker(fleet: tuple[FakeServer, Path, dict[str, str]],
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    import reconciler.runner as runner
-    from reconciler.decide import decide as real
+    import mxjob_gitops.reconciler.runner as runner
+    from mxjob_gitops.reconciler.decide import decide as real
 
     server, kubeconfig, failed = fleet
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from compiler import RenderOptions
-from compiler.gang import GangScheduler
-from compiler.quantity import QuantityError, add_quantities, parse_quantity
+from mxjob_gitops.compiler import RenderOptions
+from mxjob_gitops.compiler.gang import GangScheduler
+from mxjob_gitops.compiler.quantity import QuantityError, add_quantities, parse_quantity
 from tests.helpers import by_name, container, job, render, replica
 
 VOLCANO = RenderOptions(gang_scheduler=GangScheduler.parse("volcano"))

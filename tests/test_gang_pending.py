@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from compiler import constants as c
-from reconciler.decide import decide
-from reconciler.state import JobView, PodView, ReplicaPolicy, trim_pod
-from reconciler.vocabulary import RestartPolicy
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.reconciler.decide import decide
+from mxjob_gitops.reconciler.state import JobView, PodView, ReplicaPolicy, trim_pod
+from mxjob_gitops.reconciler.vocabulary import RestartPolicy
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 JOB = JobView("ml", "g", "MXTrain", {"Scheduler": ReplicaPolicy(1, RestartPolicy("Never")),

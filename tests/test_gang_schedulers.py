@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from compiler import RenderOptions
-from compiler.gang import GangScheduler
-from compiler.kubeschema import available_versions
+from mxjob_gitops.compiler import RenderOptions
+from mxjob_gitops.compiler.gang import GangScheduler
+from mxjob_gitops.compiler.kubeschema import available_versions
 from tests.conftest import EXAMPLES, run_cli
 from tests.helpers import by_name, job, render, replica
 

@@ -13,7 +13,7 @@ import cel
 import pytest
 from lupa import lua51
 
-from compiler.integrations.health import FLUX_EXPRESSIONS, argocd_health_lua, flux_health_check
+from mxjob_gitops.compiler.integrations.health import FLUX_EXPRESSIONS, argocd_health_lua, flux_health_check
 from tests import health_fixtures as fx
 
 ACTIVE = "Scheduler 1/1 active; Server 1/1 active; Worker 2/2 active"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from compiler.integrations.health import ARGOCD_CM_KEY, FLUX_EXPRESSIONS, argocd_health_lua
+from mxjob_gitops.compiler.integrations.health import ARGOCD_CM_KEY, FLUX_EXPRESSIONS, argocd_health_lua
 from tests import health_fixtures as fx
 from tests.conftest import EXAMPLES, REPO, run_cli
 from tests.test_health_checks import run_argocd_health, run_flux_health

@@ -96,7 +96,7 @@ def test_not_a_resource_list_is_an_error_result(stdin: str) -> None:
 
 def test_invalid_utf8_and_oversized_stdin_are_error_results(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "not UTF-8" in _failure(_resource_list([]).encode() + b"# \xff\xfe\n")[0]["message"]
-    monkeypatch.setattr("compiler.cli.inputs.MAX_INPUT_BYTES", 100)
+    monkeypatch.setattr("mxjob_gitops.compiler.cli.inputs.MAX_INPUT_BYTES", 100)
     assert "MXJ008" in _failure(_resource_list([PASSTHROUGH]))[0]["message"]
 
 
@@ -132,7 +132,7 @@ def _kubectl_runs_exec_functions() -> bool:
 @pytest.mark.skipif(not _kubectl_runs_exec_functions(),
                     reason="this kubectl's kustomize cannot run exec KRM functions (no --enable-exec)")
 def test_through_kustomize(tmp_path: Path) -> None:  # pragma: no cover - depends on the local kubectl
-    (tmp_path / "fn").write_text(f"#!/bin/sh\nexec {sys.executable} -m compiler.cli krm\n", encoding="utf-8")
+    (tmp_path / "fn").write_text(f"#!/bin/sh\nexec {sys.executable} -m mxjob_gitops krm\n", encoding="utf-8")
     (tmp_path / "fn").chmod(0o755)
     (tmp_path / "job.yaml").write_text(yaml.safe_dump(job(name="k", Worker=replica())), encoding="utf-8")
     (tmp_path / "render.yaml").write_text(yaml.safe_dump({
@@ -151,7 +151,7 @@ KPT = shutil.which("kpt")
 
 def _kpt_function(tmp_path: Path) -> Path:
     script = tmp_path / "mxjob-krm"
-    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m compiler.cli krm "$@"\n', encoding="utf-8")
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m mxjob_gitops krm "$@"\n', encoding="utf-8")
     script.chmod(0o755)
     return script
 

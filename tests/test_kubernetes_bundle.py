@@ -11,8 +11,8 @@ from typing import Any
 import kubernetes_validate
 import pytest
 
-from compiler import kubeschema
-from compiler.kubeschema import DEFAULT_KUBERNETES_VERSION, _by_kind, _definitions, top_level_schema
+from mxjob_gitops.compiler import kubeschema
+from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION, _by_kind, _definitions, top_level_schema
 from tests.conftest import REPO
 
 UPSTREAM = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"

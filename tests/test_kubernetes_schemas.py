@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from compiler import RenderOptions, Target
-from compiler.kubeschema import schema_errors, validator_for
+from mxjob_gitops.compiler import RenderOptions, Target
+from mxjob_gitops.compiler.kubeschema import schema_errors, validator_for
 from tests.conftest import JOB_EXAMPLE_FILES, REPO
 from tests.helpers import render
 

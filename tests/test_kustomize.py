@@ -45,7 +45,7 @@ def test_dev_overlay_changes_the_image_of_every_replica_type() -> None:
 
 
 def test_shell_pipeline_fails_when_either_side_fails() -> None:
-    mxjob = f"{sys.executable} -m compiler.cli"
+    mxjob = f"{sys.executable} -m mxjob_gitops"
     ok = subprocess.run(["bash", "-c", f"set -o pipefail; {KUBECTL} kustomize {OVERLAYS / 'prod'} | {mxjob} render -"],
                         cwd=REPO, capture_output=True, text=True, check=False)
     assert ok.returncode == 0 and "kind: Pod" in ok.stdout

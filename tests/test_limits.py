@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import constants as c
-from compiler.cli import inputs
-from compiler.limits import MAX_DEPTH, output_limit
-from compiler.options import RenderOptions
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.cli import inputs
+from mxjob_gitops.compiler.limits import MAX_DEPTH, output_limit
+from mxjob_gitops.compiler.options import RenderOptions
 from tests.attack import run_child
 from tests.conftest import run_cli
 from tests.helpers import job, replica

@@ -101,7 +101,7 @@ def test_argocd_component_adds_the_sidecar(tmp_path: Path) -> None:
 def _shim(tmp_path: Path) -> dict[str, str]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
-    (bin_dir / "mxjob").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m compiler.cli "$@"\n', encoding="utf-8")
+    (bin_dir / "mxjob").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m mxjob_gitops "$@"\n', encoding="utf-8")
     (bin_dir / "mxjob").chmod(0o755)
     return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(REPO)}
 

@@ -3,6 +3,7 @@ works without the [cluster] and [schemas] extras; GitOps examples and the pre-co
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import venv
@@ -16,9 +17,11 @@ import yaml
 from tests.conftest import EXAMPLES, REPO, run_cli
 
 # The import packages the wheel puts into site-packages, and nothing else of ours.
-TOP_LEVEL = {"compiler", "reconciler"}
-PACKAGE_ROOTS = {"compiler": REPO / "compiler", "reconciler": REPO / "reconciler"}
-SCHEMAS_IN_WHEEL = "compiler/_schemas"
+TOP_LEVEL = {"mxjob_gitops"}
+PACKAGE_ROOTS = {"mxjob_gitops/compiler": REPO / "compiler", "mxjob_gitops/reconciler": REPO / "reconciler"}
+# The package's own files; its symlinks to the folders above are not followed into the wheel.
+PACKAGE_FILES = {"mxjob_gitops/__init__.py", "mxjob_gitops/__main__.py", "mxjob_gitops/py.typed"}
+SCHEMAS_IN_WHEEL = "mxjob_gitops/compiler/_schemas"
 
 
 @pytest.fixture(scope="module")
@@ -45,10 +48,12 @@ def test_wheel_holds_runtime_files_only(wheel: Path) -> None:
             for p in (REPO / "schemas").rglob("*") if p.is_file() and p.suffix != ".py"
             and "__pycache__" not in p.parts}
     metadata = {n for n in names if n.startswith("mxjob_gitops-") and ".dist-info/" in n}
-    assert names - metadata == sources | data  # every module and schema file, no generator, test or bench script
+    # every package file, module and schema file; no generator, test or bench script
+    assert names - metadata == sources | data | PACKAGE_FILES
     assert {n.split(".dist-info/", 1)[1] for n in metadata} == {
         "METADATA", "WHEEL", "RECORD", "entry_points.txt", "licenses/LICENSE"}
-    assert {"compiler/py.typed", "reconciler/py.typed", f"{SCHEMAS_IN_WHEEL}/kubernetes/v1.35-strict.json.gz"} <= names
+    assert {"mxjob_gitops/py.typed", "mxjob_gitops/compiler/py.typed", "mxjob_gitops/reconciler/py.typed",
+            f"{SCHEMAS_IN_WHEEL}/kubernetes/v1.35-strict.json.gz"} <= names
 
 
 def test_wheel_metadata_keeps_the_cluster_client_in_an_extra(wheel: Path) -> None:
@@ -61,7 +66,9 @@ def test_wheel_metadata_keeps_the_cluster_client_in_an_extra(wheel: Path) -> Non
     assert {"kubernetes>=30; extra == 'cluster'", "prometheus-client>=0.20; extra == 'cluster'"} <= set(requires)
     assert "kubernetes-validate>=1.33; extra == 'schemas'" in requires
     assert "License-Expression: Apache-2.0" in metadata
-    assert "mxjob = compiler.cli.main:main" in entry_points
+    assert "mxjob = mxjob_gitops.compiler.cli.main:main" in entry_points
+    assert "reconcile = mxjob_gitops.reconciler.cli:reconcile" in entry_points
+    assert "fetch = mxjob_gitops.reconciler.live:fetch" in entry_points
 
 
 def test_installed_wheel_adds_only_our_top_level_packages(wheel: Path, tmp_path: Path) -> None:
@@ -78,13 +85,42 @@ def test_installed_wheel_adds_only_our_top_level_packages(wheel: Path, tmp_path:
     packages = {name for name in added if not name.endswith(".dist-info")}
     assert packages == TOP_LEVEL, packages
     assert (target / "bin" / "mxjob").is_file()
+    _runs_from_the_installed_package(target, site)
+
+
+def _runs_from_the_installed_package(target: Path, site: Path) -> None:
+    """The console script, `python -m mxjob_gitops` and both subpackages come from the installed files; the names
+    `compiler` and `reconciler` are not importable. Dependencies come from this test venv through a .pth line
+    (a plain directory entry: its own .pth files, such as our editable install's, are not read)."""
+    import sysconfig
+
+    (site / "deps.pth").write_text(sysconfig.get_path("purelib") + "\n", encoding="utf-8")
+    python = str(target / "bin" / "python")
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(target)}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        # not from the repository: the current directory would be on sys.path
+        return subprocess.run(list(args), capture_output=True, text=True, check=False, cwd=target, env=env)
+
+    version = run(python, "-m", "mxjob_gitops", "--version")
+    assert version.returncode == 0 and version.stdout.startswith("mxjob "), version.stderr[-2000:]
+    rendered = run(str(target / "bin" / "mxjob"), "render", str(EXAMPLES / "train" / "mx_job_dist_gpu.yaml"))
+    assert rendered.returncode == 0 and "kind: Pod" in rendered.stdout, rendered.stderr[-2000:]
+    assert "reconcile" in run(str(target / "bin" / "mxjob"), "--help").stdout
+    code = "import mxjob_gitops.compiler as c, mxjob_gitops.reconciler.cli as r\nprint(c.__file__, r.__file__)"
+    where = run(python, "-c", code)
+    assert where.returncode == 0, where.stderr[-2000:]
+    assert all(Path(f).is_relative_to(site / "mxjob_gitops") for f in where.stdout.split()), where.stdout
+    for name in ("compiler", "reconciler"):
+        missing = run(python, "-c", f"import {name}")
+        assert missing.returncode == 1 and "ModuleNotFoundError" in missing.stderr, (name, missing.stderr)
 
 
 # The base install, simulated in a subprocess: the extras' modules cannot be imported.
 _BASE_ONLY = ("import sys\n"
               "for name in ('kubernetes', 'prometheus_client', 'kubernetes_validate'):\n"
               "    sys.modules[name] = None\n"
-              "from compiler.cli.main import main\n"
+              "from mxjob_gitops.compiler.cli.main import main\n"
               "main()\n")
 
 

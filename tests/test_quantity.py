@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler.quantity import Format, QuantityError, canonical, canonical_quantity, parse
+from mxjob_gitops.compiler.quantity import Format, QuantityError, canonical, canonical_quantity, parse
 
 # Re-typed from k8s.io/apimachinery/pkg/api/resource/quantity_test.go: TestQuantityString (the canonical form and
 # the alternate spellings that must print as it) and TestQuantityParseEmit.

@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from compiler.diagnostics import format_path, pointer_parts
-from compiler.options import RenderOptions
-from compiler.pipeline import compile_documents
-from compiler.source import parse_text
-from compiler.validation import validate_plan
+from mxjob_gitops.compiler.diagnostics import format_path, pointer_parts
+from mxjob_gitops.compiler.options import RenderOptions
+from mxjob_gitops.compiler.pipeline import compile_documents
+from mxjob_gitops.compiler.source import parse_text
+from mxjob_gitops.compiler.validation import validate_plan
 from tests.conftest import run_cli
 
 # Hand-written objects and one MXJob, each with one kind of schema mistake.

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator
 
-from compiler.schema import mxjob_schema
+from mxjob_gitops.compiler.schema import mxjob_schema
 from tests.conftest import REPO
 
 SCHEMAS = REPO / "schemas"

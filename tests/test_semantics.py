@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from compiler import RenderOptions
+from mxjob_gitops.compiler import RenderOptions
 from tests.helpers import by_name, container, env_names, env_of, job, render, replica
 
 # The worked example of the training operator v1.8: Scheduler 1, Server 1, Worker 2, default ports.

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler import RenderOptions, compile_documents, kubeschema, parse_text
-from compiler.diagnostics import Location
-from compiler.kubeschema import DEFAULT_KUBERNETES_VERSION, accepted_fast, schema_errors, validator_for
-from compiler.schema import has_float
-from compiler.validation import validate_plan
+from mxjob_gitops.compiler import RenderOptions, compile_documents, kubeschema, parse_text
+from mxjob_gitops.compiler.diagnostics import Location
+from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION, accepted_fast, schema_errors, validator_for
+from mxjob_gitops.compiler.schema import has_float
+from mxjob_gitops.compiler.validation import validate_plan
 from tests.conftest import JOB_EXAMPLE_FILES, run_cli
 
 VERSION = DEFAULT_KUBERNETES_VERSION

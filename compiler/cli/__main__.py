@@ -1,5 +1,5 @@
-"""`python -m compiler.cli`: the same as the `mxjob` console script."""
+"""`python -m mxjob_gitops.compiler.cli`: the same as the `mxjob` console script."""
 
-from compiler.cli.main import main
+from mxjob_gitops.compiler.cli.main import main
 
 main()

@@ -10,13 +10,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from compiler.cli.exits import FINDINGS, USAGE, Exit, fail
-from compiler.cli.inputs import Inputs, read_inputs
-from compiler.cli.report import report
-from compiler.diagnostics import has_errors
-from compiler.emit import Emitter, write_json_list
-from compiler.options import RenderOptions
-from compiler.pipeline import Plan, compile_documents
+from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail
+from mxjob_gitops.compiler.cli.inputs import Inputs, read_inputs
+from mxjob_gitops.compiler.cli.report import report
+from mxjob_gitops.compiler.diagnostics import has_errors
+from mxjob_gitops.compiler.emit import Emitter, write_json_list
+from mxjob_gitops.compiler.options import RenderOptions
+from mxjob_gitops.compiler.pipeline import Plan, compile_documents
 
 FORMATS = ("yaml", "json")
 

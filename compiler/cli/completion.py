@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from compiler.cli.flags import verbosity_options
+from mxjob_gitops.compiler.cli.flags import verbosity_options
 
 SHELLS = ("bash", "zsh", "fish")
 COMPLETE_VAR = "_MXJOB_COMPLETE"
@@ -23,7 +23,7 @@ def completion(shell: str) -> None:
     """
     from click.shell_completion import get_completion_class
 
-    from compiler.cli.main import cli
+    from mxjob_gitops.compiler.cli.main import cli
 
     completer = get_completion_class(shell)
     assert completer is not None  # every name in SHELLS is one click ships

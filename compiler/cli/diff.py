@@ -9,14 +9,14 @@ from typing import Any
 
 import click
 
-from compiler.cli.common import compile_inputs, paused_gc
-from compiler.cli.diffreport import FORMATS
-from compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
-from compiler.cli.flags import cluster_options, paths_or_stdin, verbosity_options
-from compiler.cli.inputs import Inputs
-from compiler.cli.options import render_options
-from compiler.options import RenderOptions
-from compiler.pipeline import Manifest
+from mxjob_gitops.compiler.cli.common import compile_inputs, paused_gc
+from mxjob_gitops.compiler.cli.diffreport import FORMATS
+from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
+from mxjob_gitops.compiler.cli.flags import cluster_options, paths_or_stdin, verbosity_options
+from mxjob_gitops.compiler.cli.inputs import Inputs
+from mxjob_gitops.compiler.cli.options import render_options
+from mxjob_gitops.compiler.options import RenderOptions
+from mxjob_gitops.compiler.pipeline import Manifest
 
 
 @click.command(short_help="Show what a change to MXJob specs would change in the cluster, object by object.")
@@ -59,9 +59,9 @@ def diff(paths: tuple[str, ...], base: str | None, head: str | None, live: bool,
     Paths may be MXJob specs, directories, or already-rendered manifests. Exit 0 no differences,
     1 differences, 2 error (as kubectl diff).
     """
-    from compiler.changes import DiffOptions, diff_manifests
-    from compiler.cli.diffreport import DiffReport, Presentation, reporter
-    from compiler.diffview import ViewOptions
+    from mxjob_gitops.compiler.changes import DiffOptions, diff_manifests
+    from mxjob_gitops.compiler.cli.diffreport import DiffReport, Presentation, reporter
+    from mxjob_gitops.compiler.diffview import ViewOptions
 
     if live:
         paths = paths_or_stdin(paths)
@@ -84,8 +84,8 @@ def diff(paths: tuple[str, ...], base: str | None, head: str | None, live: bool,
 
 def _sides(paths: tuple[str, ...], base: str | None, head: str | None,
            options: RenderOptions) -> tuple[list[Manifest], list[Manifest], str, str]:
-    from compiler.cli.gitsource import read_revision
-    from compiler.cli.inputs import SharedParses, read_inputs
+    from mxjob_gitops.compiler.cli.gitsource import read_revision
+    from mxjob_gitops.compiler.cli.inputs import SharedParses, read_inputs
 
     parse = SharedParses()  # a file with the same bytes on both sides is parsed once
     if base is None:
@@ -117,12 +117,12 @@ def _live_plugin(name: str) -> Any:
     """One of the reconciler's `mxjob.live` entry points (`fetch`, `namespace`); the compiler never imports it."""
     from importlib.metadata import entry_points
 
-    from compiler.cli.extras import require
+    from mxjob_gitops.compiler.cli.extras import require
 
     require("cluster", "mxjob diff --live")
     found = [entry for entry in entry_points(group="mxjob.live") if entry.name == name]
     if not found:
-        raise fail("--live needs the reconciler package (reconciler.live), which is not installed", USAGE)
+        raise fail("--live needs the reconciler package (mxjob_gitops.reconciler.live), which is not installed", USAGE)
     return found[0].load()
 
 
@@ -130,10 +130,10 @@ def _live_sides(paths: tuple[str, ...], base: str | None, head: str | None, clus
                 options: RenderOptions) -> tuple[list[Manifest], list[Manifest], str, str]:
     """The cluster against the rendered PATH... (or --head REF); jobs without a namespace go to the one kubectl
     would use (the kubeconfig context's), so an identical deployment shows no difference."""
-    from compiler.cli.gitsource import read_revision
-    from compiler.cli.inputs import read_inputs
-    from compiler.diffview import live_view
-    from compiler.pipeline import identity
+    from mxjob_gitops.compiler.cli.gitsource import read_revision
+    from mxjob_gitops.compiler.cli.inputs import read_inputs
+    from mxjob_gitops.compiler.diffview import live_view
+    from mxjob_gitops.compiler.pipeline import identity
 
     if base is not None or not paths:
         raise fail("--live compares the cluster with PATH... (optionally at --head REF); --base does not apply",

@@ -32,8 +32,8 @@ def fail(message: str, code: int = USAGE) -> Exit:
 @contextlib.contextmanager
 def guarded() -> Iterator[None]:
     """Map known failures to exit codes; anything unexpected is an internal error (exit 3) with a short note."""
-    from compiler.cli.inputs import InputError
-    from compiler.cli.output_dir import OutputError
+    from mxjob_gitops.compiler.cli.inputs import InputError
+    from mxjob_gitops.compiler.cli.output_dir import OutputError
 
     try:
         yield
@@ -57,7 +57,7 @@ def guarded() -> Iterator[None]:
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:
-        from compiler.cli.flags import verbosity
+        from mxjob_gitops.compiler.cli.flags import verbosity
 
         if verbosity() > 0:
             traceback.print_exc()

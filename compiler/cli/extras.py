@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from importlib.metadata import PackageNotFoundError, version
 
-from compiler.cli.exits import USAGE, fail
+from mxjob_gitops.compiler.cli.exits import USAGE, fail
 
 DISTRIBUTION = "mxjob-gitops"
 # extra → the import names it provides; the base install has none of them.

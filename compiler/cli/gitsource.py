@@ -11,8 +11,8 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from compiler.cli.inputs import InputError, Inputs, Parser, is_manifest_path
-from compiler.source import parse_text
+from mxjob_gitops.compiler.cli.inputs import InputError, Inputs, Parser, is_manifest_path
+from mxjob_gitops.compiler.source import parse_text
 
 
 def _git(args: Sequence[str], repository: Path, stdin: bytes | None = None) -> bytes:

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from compiler.convert import Conversion
-from compiler.diagnostics import Diagnostic, JsonPath
+from mxjob_gitops.compiler.convert import Conversion
+from mxjob_gitops.compiler.diagnostics import Diagnostic, JsonPath
 
 _MISSING = object()
 # Indentation (mapping, sequence, dash offset) and line widths tried to reproduce a file exactly.
@@ -155,7 +155,7 @@ def write_atomically(path: Path, text: str) -> None:
 
 def changed_jobs(plan: Any) -> Iterator[tuple[int, JsonPath, Conversion]]:
     """The MXJobs of one file's plan whose v1 form differs from what the file holds."""
-    from compiler.job import CompiledJob
+    from mxjob_gitops.compiler.job import CompiledJob
 
     for item, (document, prefix) in zip(plan.items, plan.origins, strict=True):
         if isinstance(item, CompiledJob) and item.conversion.data != _at(document.data, prefix):
@@ -164,11 +164,11 @@ def changed_jobs(plan: Any) -> Iterator[tuple[int, JsonPath, Conversion]]:
 
 def convert_in_place(paths: tuple[str, ...], quiet: bool) -> tuple[int, int, list[Diagnostic]]:
     """Check every file first; only when all convert cleanly is any rewritten. (changed, unchanged, diagnostics)"""
-    from compiler.cli.inputs import InputError, discover
-    from compiler.diagnostics import has_errors
-    from compiler.options import RenderOptions
-    from compiler.pipeline import compile_documents
-    from compiler.source import parse_text
+    from mxjob_gitops.compiler.cli.inputs import InputError, discover
+    from mxjob_gitops.compiler.diagnostics import has_errors
+    from mxjob_gitops.compiler.options import RenderOptions
+    from mxjob_gitops.compiler.pipeline import compile_documents
+    from mxjob_gitops.compiler.source import parse_text
 
     if "-" in paths:
         raise InputError("--in-place rewrites files; '-' (standard input) cannot be rewritten")

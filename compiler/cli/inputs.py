@@ -12,9 +12,9 @@ from typing import BinaryIO
 
 import click
 
-from compiler.diagnostics import Code, Diagnostic, Location, Severity
-from compiler.limits import MAX_INPUT_BYTES
-from compiler.source import ParseResult, SourceDocument, SourceText, parse_text
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, Location, Severity
+from mxjob_gitops.compiler.limits import MAX_INPUT_BYTES
+from mxjob_gitops.compiler.source import ParseResult, SourceDocument, SourceText, parse_text
 
 SUFFIXES = (".yaml", ".yml", ".json")
 # kustomize's own files describe how to build, they are not objects to render.
@@ -80,8 +80,8 @@ def _walk(root: Path, skipped: list[Path]) -> list[str]:
 def _earlier_renders(root: Path) -> list[Path]:
     """Directories below ROOT that an earlier `mxjob render -o` wrote (they hold its index file): their
     manifests are output, not input, and reading them again would duplicate every job. Skipped with a note."""
-    from compiler.cli.flags import quiet
-    from compiler.cli.output_dir import INDEX
+    from mxjob_gitops.compiler.cli.flags import quiet
+    from mxjob_gitops.compiler.cli.output_dir import INDEX
 
     found = sorted(index.parent for index in root.rglob(INDEX) if index.parent != root and index.is_file())
     for directory in found:

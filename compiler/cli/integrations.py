@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from compiler.cli.exits import guarded
-from compiler.cli.flags import verbosity_options
+from mxjob_gitops.compiler.cli.exits import guarded
+from mxjob_gitops.compiler.cli.flags import verbosity_options
 
 
 @click.group(short_help="Print GitOps integration snippets (MXJob health checks for Argo CD and Flux).")
@@ -26,8 +26,8 @@ def integrations() -> None:
 @verbosity_options
 def argocd_health(fmt: str, namespace: str) -> None:
     """Print the Lua health check as argocd-cm's resource.customizations.health.kubeflow.org_MXJob key."""
-    from compiler.emit import to_json, to_yaml
-    from compiler.integrations.health import argocd_cm, argocd_health_lua
+    from mxjob_gitops.compiler.emit import to_json, to_yaml
+    from mxjob_gitops.compiler.integrations.health import argocd_cm, argocd_health_lua
 
     with guarded():
         if fmt == "lua":
@@ -43,8 +43,8 @@ def argocd_health(fmt: str, namespace: str) -> None:
 @verbosity_options
 def flux_health(fmt: str) -> None:
     """Print `healthCheckExprs` (CEL, kustomize-controller v1.5+) for a Flux Kustomization's spec."""
-    from compiler.emit import to_json, to_yaml
-    from compiler.integrations.health import flux_health_check
+    from mxjob_gitops.compiler.emit import to_json, to_yaml
+    from mxjob_gitops.compiler.integrations.health import flux_health_check
 
     with guarded():
         fragment = {"healthCheckExprs": [flux_health_check()]}

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from compiler.cli.exits import FINDINGS, OK, Exit, guarded
-from compiler.cli.flags import verbosity_options
-from compiler.cli.options import render_options
-from compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, format_path
-from compiler.options import RECORD_KEYS, RenderOptions
+from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, Exit, guarded
+from mxjob_gitops.compiler.cli.flags import verbosity_options
+from mxjob_gitops.compiler.cli.options import render_options
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, format_path
+from mxjob_gitops.compiler.options import RECORD_KEYS, RenderOptions
 
 if TYPE_CHECKING:
-    from compiler.emit import Emitter
+    from mxjob_gitops.compiler.emit import Emitter
 
 RESOURCE_LIST_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
@@ -103,7 +103,7 @@ def result_of(diagnostic: Diagnostic, resource_list: dict[str, Any]) -> dict[str
 
 def _respond(resource_list: dict[str, Any], items: list[Any], diagnostics: list[Diagnostic], failed: bool,
              emitter: Emitter | None = None) -> NoReturn:
-    from compiler.emit import Emitter
+    from mxjob_gitops.compiler.emit import Emitter
 
     version = resource_list.get("apiVersion")
     output: dict[str, Any] = {"apiVersion": version if version in RESOURCE_LIST_VERSIONS else RESOURCE_LIST_VERSIONS[0],
@@ -121,10 +121,10 @@ def _respond(resource_list: dict[str, Any], items: list[Any], diagnostics: list[
 @verbosity_options
 def krm(options: RenderOptions) -> None:
     """Read a ResourceList on stdin, render its MXJobs, write a ResourceList with results on stdout."""
-    from compiler.cli.inputs import STDIN_NAME, decode_limited, unreadable
-    from compiler.emit import Emitter
-    from compiler.pipeline import compile_documents
-    from compiler.source import parse_text
+    from mxjob_gitops.compiler.cli.inputs import STDIN_NAME, decode_limited, unreadable
+    from mxjob_gitops.compiler.emit import Emitter
+    from mxjob_gitops.compiler.pipeline import compile_documents
+    from mxjob_gitops.compiler.source import parse_text
 
     with guarded():
         text = decode_limited(sys.stdin.buffer)

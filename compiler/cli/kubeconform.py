@@ -10,12 +10,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from compiler.cli.exits import USAGE, fail
-from compiler.diagnostics import Code, format_path, pointer_parts
-from compiler.emit import write_yaml_stream
-from compiler.pipeline import Plan
-from compiler.schema import schema_dir
-from compiler.validation import Finding, ObjectResult
+from mxjob_gitops.compiler.cli.exits import USAGE, fail
+from mxjob_gitops.compiler.diagnostics import Code, format_path, pointer_parts
+from mxjob_gitops.compiler.emit import write_yaml_stream
+from mxjob_gitops.compiler.pipeline import Plan
+from mxjob_gitops.compiler.schema import schema_dir
+from mxjob_gitops.compiler.validation import Finding, ObjectResult
 
 OUR_LOCATION = "{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json"
 TIMEOUT_SECONDS = 300

@@ -9,17 +9,18 @@ import click
 
 # Built-in commands; other packages (the reconciler) add theirs through the `mxjob.commands` entry point group,
 # so the compiler never imports them.
+_CLI = "mxjob_gitops.compiler.cli"
 BUILTIN = {
-    "render": ("compiler.cli.render:render", "Render MXJob specs into Kubernetes manifests."),
-    "convert": ("compiler.cli.convert:convert", "Print MXJob specs converted to kubeflow.org/v1."),
-    "diff": ("compiler.cli.diff:diff",
+    "render": (f"{_CLI}.render:render", "Render MXJob specs into Kubernetes manifests."),
+    "convert": (f"{_CLI}.convert:convert", "Print MXJob specs converted to kubeflow.org/v1."),
+    "diff": (f"{_CLI}.diff:diff",
              "Show what a change to MXJob specs would change in the cluster, object by object."),
-    "integrations": ("compiler.cli.integrations:integrations",
+    "integrations": (f"{_CLI}.integrations:integrations",
                      "Print GitOps integration snippets (MXJob health checks for Argo CD and Flux)."),
-    "krm": ("compiler.cli.krm:krm", "Run as a KRM function (ResourceList on stdin and stdout)."),
-    "validate": ("compiler.cli.validate:validate",
+    "krm": (f"{_CLI}.krm:krm", "Run as a KRM function (ResourceList on stdin and stdout)."),
+    "validate": (f"{_CLI}.validate:validate",
                  "Check MXJob specs and what they render against strict schemas, offline."),
-    "completion": ("compiler.cli.completion:completion", "Print the shell completion script (bash, zsh, fish)."),
+    "completion": (f"{_CLI}.completion:completion", "Print the shell completion script (bash, zsh, fish)."),
 }
 
 
@@ -58,7 +59,7 @@ class _Epilog(LazyGroup):
     """Exit codes, the output rule and the environment variables, after the commands in --help."""
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from compiler.cli.flags import ENVIRONMENT
+        from mxjob_gitops.compiler.cli.flags import ENVIRONMENT
 
         with formatter.section("Exit codes"):
             formatter.write_text("0 ok, 1 findings (invalid input, differences), 2 usage, input or environment "

@@ -8,10 +8,10 @@ from typing import Any
 
 import click
 
-from compiler.gang import GangScheduler, gang_forms
-from compiler.limits import DEFAULT_MAX_PODS
-from compiler.options import RenderOptions, parse_field, priority_pairs
-from compiler.targets import Target
+from mxjob_gitops.compiler.gang import GangScheduler, gang_forms
+from mxjob_gitops.compiler.limits import DEFAULT_MAX_PODS
+from mxjob_gitops.compiler.options import RenderOptions, parse_field, priority_pairs
+from mxjob_gitops.compiler.targets import Target
 
 
 def parse_gang(_ctx: click.Context, _param: click.Parameter, value: str | None) -> GangScheduler | None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compiler.names import dns1123_label, kind_problem, name_problem
+from mxjob_gitops.compiler.names import dns1123_label, kind_problem, name_problem
 
 INDEX = ".mxjob-render.index"
 JOURNAL = ".mxjob-render.journal"

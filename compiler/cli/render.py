@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
-from compiler.cli.common import FORMATS, build_plan, paused_gc, write_stream
-from compiler.cli.exits import guarded
-from compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
-from compiler.cli.options import parse_kubernetes_version, render_options
-from compiler.options import RenderOptions
+from mxjob_gitops.compiler.cli.common import FORMATS, build_plan, paused_gc, write_stream
+from mxjob_gitops.compiler.cli.exits import guarded
+from mxjob_gitops.compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
+from mxjob_gitops.compiler.cli.options import parse_kubernetes_version, render_options
+from mxjob_gitops.compiler.options import RenderOptions
 
 # kubectl's `-o json` prints JSON; ours names a directory. A directory called like an output format is
 # almost always that habit, so it is refused unless written as a path (./json) or already there.
@@ -48,7 +48,7 @@ def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, kubernetes
     Other Kubernetes objects in the input pass through unchanged. Nothing is printed or written
     unless every input is valid.
     """
-    from compiler.emit import Emitter, to_json
+    from mxjob_gitops.compiler.emit import Emitter, to_json
 
     paths = paths_or_stdin(paths)
     options = dataclasses.replace(options, kubernetes_version=kubernetes_version)
@@ -59,7 +59,7 @@ def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, kubernetes
         if output_dir is None:
             write_stream(manifests, fmt, emitter)
             return
-        from compiler.cli.output_dir import write_output_dir
+        from mxjob_gitops.compiler.cli.output_dir import write_output_dir
 
         serialise, suffix = (to_json, ".json") if fmt == "json" else (emitter.to_yaml, ".yaml")
         summary = write_output_dir(output_dir, manifests, serialise, suffix)

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import click
 
-from compiler.diagnostics import Diagnostic, Severity
-from compiler.pipeline import sort_diagnostics
+from mxjob_gitops.compiler.diagnostics import Diagnostic, Severity
+from mxjob_gitops.compiler.pipeline import sort_diagnostics
 
 
 def report(diagnostics: Sequence[Diagnostic], *, quiet: bool = False) -> None:

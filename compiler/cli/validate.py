@@ -7,14 +7,14 @@ import sys
 
 import click
 
-from compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
-from compiler.cli.flags import paths_or_stdin, verbosity_options
-from compiler.cli.inputs import Inputs
-from compiler.cli.options import render_options
-from compiler.cli.reporters import FORMATS
-from compiler.diagnostics import Code
-from compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
-from compiler.options import RenderOptions
+from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
+from mxjob_gitops.compiler.cli.flags import paths_or_stdin, verbosity_options
+from mxjob_gitops.compiler.cli.inputs import Inputs
+from mxjob_gitops.compiler.cli.options import render_options
+from mxjob_gitops.compiler.cli.reporters import FORMATS
+from mxjob_gitops.compiler.diagnostics import Code
+from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
+from mxjob_gitops.compiler.options import RenderOptions
 
 
 @click.command(short_help="Check MXJob specs and what they render against strict schemas, offline.")
@@ -42,11 +42,11 @@ def validate(paths: tuple[str, ...], fmt: str, kubernetes_version: str, strict: 
     Reports every problem: MXJob input errors at file:line:column, and schema violations of every
     rendered object (Pods, Services, ConfigMaps, PodGroups, the MXJob, and objects passed through).
     """
-    from compiler.cli.inputs import read_inputs
-    from compiler.cli.reporters import reporter
-    from compiler.kubeschema import VersionUnavailable, resolve_version
-    from compiler.pipeline import compile_documents
-    from compiler.validation import Report, validate_plan
+    from mxjob_gitops.compiler.cli.inputs import read_inputs
+    from mxjob_gitops.compiler.cli.reporters import reporter
+    from mxjob_gitops.compiler.kubeschema import VersionUnavailable, resolve_version
+    from mxjob_gitops.compiler.pipeline import compile_documents
+    from mxjob_gitops.compiler.validation import Report, validate_plan
 
     paths = paths_or_stdin(paths)
     with guarded():
@@ -69,7 +69,7 @@ def validate(paths: tuple[str, ...], fmt: str, kubernetes_version: str, strict: 
         if not limited:
             report.objects.extend(validate_plan(plan, version, strict))
         if use_kubeconform and not limited:
-            from compiler.cli.kubeconform import run_kubeconform
+            from mxjob_gitops.compiler.cli.kubeconform import run_kubeconform
 
             report.objects[:] = run_kubeconform(report.objects, plan, version, strict, kubeconform_locations)
         reporter(fmt).write(report, sys.stdout)
@@ -79,7 +79,7 @@ def validate(paths: tuple[str, ...], fmt: str, kubernetes_version: str, strict: 
 def kubernetes_files_only(inputs: Inputs) -> Inputs:
     """Keep files with a document that has apiVersion and kind (or that did not parse: a broken manifest is
     still reported); note every file left out on stderr."""
-    from compiler.cli.flags import quiet
+    from mxjob_gitops.compiler.cli.flags import quiet
 
     kept = {d.file for d in inputs.documents
             if isinstance(d.data, dict) and isinstance(d.data.get("apiVersion"), str)

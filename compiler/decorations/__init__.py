@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from compiler.gang import Gang
-from compiler.model import MXJob
-from compiler.options import RenderOptions
+from mxjob_gitops.compiler.gang import Gang
+from mxjob_gitops.compiler.model import MXJob
+from mxjob_gitops.compiler.options import RenderOptions
 
 Manifest = dict[str, Any]
 Filter = Callable[[Iterable[Manifest]], Iterator[Manifest]]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from compiler.decorations import Filter, JobContext, Manifest, annotate
-from compiler.targets import Target
+from mxjob_gitops.compiler.decorations import Filter, JobContext, Manifest, annotate
+from mxjob_gitops.compiler.targets import Target
 
 ARGO_SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
 ARGO_IGNORE_RESTART_POLICY = "argocd.argoproj.io/ignore-restart-policy"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 
-from compiler.decorations import Filter, JobContext, Manifest, annotate
-from compiler.targets import Target
+from mxjob_gitops.compiler.decorations import Filter, JobContext, Manifest, annotate
+from mxjob_gitops.compiler.targets import Target
 
 FLUX_FORCE = "kustomize.toolkit.fluxcd.io/force"
 FLUX_SUBSTITUTE = "kustomize.toolkit.fluxcd.io/substitute"

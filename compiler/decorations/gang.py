@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from compiler import constants as c
-from compiler.decorations import Filter, JobContext, Manifest
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.decorations import Filter, JobContext, Manifest
 
 
 def select(context: JobContext) -> Filter | None:

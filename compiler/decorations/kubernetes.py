@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from compiler.decorations import Manifest
-from compiler.diagnostics import Code, Diagnostic, error
-from compiler.gang import GANG_ANNOTATION, GangBackend, GangPlan, GroupObject, template_priority_class
+from mxjob_gitops.compiler.decorations import Manifest
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, error
+from mxjob_gitops.compiler.gang import GANG_ANNOTATION, GangBackend, GangPlan, GroupObject, template_priority_class
 
 # Shapes as the strict OpenAPI definitions of each release spell them (kubernetes-validate's
 # v1.3x.0-local-strict/_definitions.json; Kubernetes staging/src/k8s.io/api/scheduling/*/types.go):

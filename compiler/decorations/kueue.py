@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from compiler.decorations import Manifest
-from compiler.diagnostics import Code, Diagnostic, warning
-from compiler.gang import SCHEDULING_POLICY, GangBackend, GangPlan
-from compiler.model import MXJob
+from mxjob_gitops.compiler.decorations import Manifest
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, warning
+from mxjob_gitops.compiler.gang import SCHEDULING_POLICY, GangBackend, GangPlan
+from mxjob_gitops.compiler.model import MXJob
 
 # kubernetes-sigs/kueue pkg/controller/constants (QueueLabel) and pkg/controller/jobs/pod/constants/constants.go.
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"

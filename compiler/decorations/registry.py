@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from compiler.decorations import Decoration, argocd, flux, gang, kubernetes, kueue, scheduler_plugins, volcano
-from compiler.gang import GangBackend
+from mxjob_gitops.compiler.decorations import (
+    Decoration,
+    argocd,
+    flux,
+    gang,
+    kubernetes,
+    kueue,
+    scheduler_plugins,
+    volcano,
+)
+from mxjob_gitops.compiler.gang import GangBackend
 
 # Gang schedulers by the name --gang-scheduler and the job annotation use (also the order help text lists).
 GANG_SCHEDULERS: tuple[GangBackend, ...] = (

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from compiler.decorations import Manifest
-from compiler.gang import GangBackend, GangPlan, GroupObject, pod_group_spec
+from mxjob_gitops.compiler.decorations import Manifest
+from mxjob_gitops.compiler.gang import GangBackend, GangPlan, GroupObject, pod_group_spec
 
 PLUGINS_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 DEFAULT_PLUGINS_SCHEDULER = "scheduler-plugins-scheduler"

@@ -3,8 +3,8 @@ by annotation."""
 
 from __future__ import annotations
 
-from compiler.decorations import Manifest
-from compiler.gang import GangBackend, GangPlan, GroupObject, pod_group_spec, template_priority_class
+from mxjob_gitops.compiler.decorations import Manifest
+from mxjob_gitops.compiler.gang import GangBackend, GangPlan, GroupObject, pod_group_spec, template_priority_class
 
 VOLCANO_QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"
 VOLCANO_GROUP_ANNOTATION = "scheduling.k8s.io/group-name"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from compiler.integrations.health import ARGOCD_CM_KEY, argocd_health_lua
+from mxjob_gitops.compiler.integrations.health import ARGOCD_CM_KEY, argocd_health_lua
 from tests import health_fixtures as fx
 from tests.conftest import run_cli
 from tests.realapi.cluster import RealCluster

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from reconciler.kube import Cluster, ClusterError, Writer
-from reconciler.kueue import FINALIZER, MarkUnretriable, ReleasePod
+from mxjob_gitops.reconciler.kube import Cluster, ClusterError, Writer
+from mxjob_gitops.reconciler.kueue import FINALIZER, MarkUnretriable, ReleasePod
 from tests.realapi.cluster import RealCluster
 
 OTHER = "example.com/keep"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.kube import Cluster
-from reconciler.leader import LeaderElector
+from mxjob_gitops.reconciler.kube import Cluster
+from mxjob_gitops.reconciler.leader import LeaderElector
 from tests.conftest import REPO, run_cli
 from tests.realapi.cluster import RealCluster
 from tests.realapi.conftest import crd_apply_flags

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from reconciler.controller import Controller, _leading
-from reconciler.kube import Cluster
-from reconciler.runner import Reconciler, Settings
+from mxjob_gitops.reconciler.controller import Controller, _leading
+from mxjob_gitops.reconciler.kube import Cluster
+from mxjob_gitops.reconciler.runner import Reconciler, Settings
 from tests.conftest import run_cli
 from tests.realapi.cluster import wait_until
 from tests.realapi.kubelet import Kubelet

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from reconciler.kube import Cluster
-from reconciler.leader import LEASE_NAME, LeaderElector
-from reconciler.runner import Reconciler, Settings
+from mxjob_gitops.reconciler.kube import Cluster
+from mxjob_gitops.reconciler.leader import LEASE_NAME, LeaderElector
+from mxjob_gitops.reconciler.runner import Reconciler, Settings
 from tests.conftest import REPO
 from tests.realapi.cluster import wait_until
 from tests.realapi.kubelet import Kubelet
@@ -208,7 +208,7 @@ def test_sigterm_releases_the_lease(kubelet: Kubelet) -> None:
         return str(((lease or {}).get("spec") or {}).get("holderIdentity") or "")
 
     process = subprocess.Popen(
-        [sys.executable, "-m", "compiler.cli", "reconcile", "--kubeconfig", str(kubelet.cluster.kubeconfig),
+        [sys.executable, "-m", "mxjob_gitops", "reconcile", "--kubeconfig", str(kubelet.cluster.kubeconfig),
          "-n", kubelet.namespace, "--leader-election-namespace", kubelet.namespace,
          "--metrics-address", "127.0.0.1:0", "--health-address", "127.0.0.1:0"],
         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "POD_NAME": "sigterm"})

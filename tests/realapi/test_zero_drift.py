@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from compiler.decorations.registry import GANG_SCHEDULERS
+from mxjob_gitops.compiler.decorations.registry import GANG_SCHEDULERS
 from tests.conftest import EXAMPLES, REPO, run_cli
 from tests.realapi.cluster import RealCluster
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from compiler.changes import ObjectChange, ObjectStatus
-from compiler.diffview import denormalise
-from compiler.emit import to_yaml
+from mxjob_gitops.compiler.changes import ObjectChange, ObjectStatus
+from mxjob_gitops.compiler.diffview import denormalise
+from mxjob_gitops.compiler.emit import to_yaml
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from compiler.changes import ObjectStatus
-from compiler.cli.diffreport import DiffReport
+from mxjob_gitops.compiler.changes import ObjectStatus
+from mxjob_gitops.compiler.cli.diffreport import DiffReport
 
 _MARK = {ObjectStatus.ADDED: "+", ObjectStatus.REMOVED: "-", ObjectStatus.MODIFIED: "~", ObjectStatus.REORDERED: "="}
 

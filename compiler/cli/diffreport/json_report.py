@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from compiler.changes import ObjectChange
-from compiler.cli.diffreport import DiffReport, summarise
-from compiler.diffview import MASK, SENSITIVE_PREFIX
-from compiler.emit import json_text
+from mxjob_gitops.compiler.changes import ObjectChange
+from mxjob_gitops.compiler.cli.diffreport import DiffReport, summarise
+from mxjob_gitops.compiler.diffview import MASK, SENSITIVE_PREFIX
+from mxjob_gitops.compiler.emit import json_text
 
 
 def _plain(value: Any) -> Any:

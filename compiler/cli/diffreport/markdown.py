@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from compiler.changes import ObjectChange, ObjectStatus
-from compiler.cli.diffreport import DiffReport, describe, notes, summarise, unified
+from mxjob_gitops.compiler.changes import ObjectChange, ObjectStatus
+from mxjob_gitops.compiler.cli.diffreport import DiffReport, describe, notes, summarise, unified
 
 GITHUB_LIMIT = 65_536
 _MARKS = {ObjectStatus.ADDED: "+", ObjectStatus.REMOVED: "-", ObjectStatus.MODIFIED: "~"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
-from compiler.cli.diffreport import DiffReport, notes, unified
+from mxjob_gitops.compiler.cli.diffreport import DiffReport, notes, unified
 
 _COLOURS = {"+": "\033[32m", "-": "\033[31m", "@": "\033[36m"}
 _BOLD, _RESET = "\033[1m", "\033[0m"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Protocol, TextIO
 
-from compiler.validation import Report
+from mxjob_gitops.compiler.validation import Report
 
 
 class Reporter(Protocol):

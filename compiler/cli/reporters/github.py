@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from compiler.cli.reporters.text import summary
-from compiler.diagnostics import Location, Severity
-from compiler.pipeline import sort_diagnostics
-from compiler.validation import Report
+from mxjob_gitops.compiler.cli.reporters.text import summary
+from mxjob_gitops.compiler.diagnostics import Location, Severity
+from mxjob_gitops.compiler.pipeline import sort_diagnostics
+from mxjob_gitops.compiler.validation import Report
 
 
 def _data(text: str) -> str:

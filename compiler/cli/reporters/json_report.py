@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from compiler.emit import json_text
-from compiler.pipeline import sort_diagnostics
-from compiler.validation import ObjectResult, Report, Status
+from mxjob_gitops.compiler.emit import json_text
+from mxjob_gitops.compiler.pipeline import sort_diagnostics
+from mxjob_gitops.compiler.validation import ObjectResult, Report, Status
 
 
 def _location(result: ObjectResult) -> dict[str, Any]:

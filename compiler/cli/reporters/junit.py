@@ -6,8 +6,8 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from typing import TextIO
 
-from compiler.diagnostics import Severity
-from compiler.validation import Report, Status
+from mxjob_gitops.compiler.diagnostics import Severity
+from mxjob_gitops.compiler.validation import Report, Status
 
 
 class JunitReporter:

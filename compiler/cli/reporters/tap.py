@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from compiler.diagnostics import Severity
-from compiler.emit import quote
-from compiler.validation import Report, Status
+from mxjob_gitops.compiler.diagnostics import Severity
+from mxjob_gitops.compiler.emit import quote
+from mxjob_gitops.compiler.validation import Report, Status
 
 
 class TapReporter:

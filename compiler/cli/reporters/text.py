@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from compiler.pipeline import sort_diagnostics
-from compiler.validation import Report, Status
+from mxjob_gitops.compiler.pipeline import sort_diagnostics
+from mxjob_gitops.compiler.validation import Report, Status
 
 
 class TextReporter:
