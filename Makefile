@@ -18,6 +18,7 @@ examples: $(STAMP)
 ## Install, then run linters, the type checker and the whole test suite.
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/pytest
 

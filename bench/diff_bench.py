@@ -40,8 +40,12 @@ def write_tree(folder: Path, jobs: int, changed: int) -> None:
 
 
 def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", *args], cwd=repo,
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
 
 
 def bench_case(tmp: Path, jobs: int, percent: int, pairs: int) -> None:
@@ -68,19 +72,33 @@ def bench_case(tmp: Path, jobs: int, percent: int, pairs: int) -> None:
     series = interleave(
         pairs,
         lambda: mxjob_diff(str(old), str(new)),
-        lambda: run_into(["git", "diff", "--no-index", "--no-color", str(old_stream), str(new_stream)], out,
-                         ok=DIFFERENT),
+        lambda: run_into(
+            ["git", "diff", "--no-index", "--no-color", str(old_stream), str(new_stream)], out, ok=DIFFERENT
+        ),
         lambda: run_into(["diff", "-u", str(old_stream), str(new_stream)], out, ok=DIFFERENT),
-        lambda: run_into([*MXJOB, "diff", "--color", "never", "--base", "HEAD~1", "--head", "HEAD", "jobs"], out,
-                         ok=DIFFERENT, cwd=repo),
+        lambda: run_into(
+            [*MXJOB, "diff", "--color", "never", "--base", "HEAD~1", "--head", "HEAD", "jobs"],
+            out,
+            ok=DIFFERENT,
+            cwd=repo,
+        ),
         lambda: mxjob_diff(str(old_stream), str(new_stream)),
     )
-    names = ["mxjob diff OLD_SPECS NEW_SPECS", "git diff --no-index rendered", "diff -u rendered",
-             "mxjob diff --base/--head (Git refs)", "mxjob diff OLD_RENDERED NEW_RENDERED"]
-    print_comparison(f"diff {jobs:,} jobs x 10 replicas, {percent}% of the jobs changed "
-                     f"({old_stream.stat().st_size / 1e6:.1f} MB rendered per side)", names, series,
-                     target=(1, TARGET) if percent == 1 else None,
-                     pairs=[(0, 1), (0, 2), (3, 1), (4, 1)])
+    names = [
+        "mxjob diff OLD_SPECS NEW_SPECS",
+        "git diff --no-index rendered",
+        "diff -u rendered",
+        "mxjob diff --base/--head (Git refs)",
+        "mxjob diff OLD_RENDERED NEW_RENDERED",
+    ]
+    print_comparison(
+        f"diff {jobs:,} jobs x 10 replicas, {percent}% of the jobs changed "
+        f"({old_stream.stat().st_size / 1e6:.1f} MB rendered per side)",
+        names,
+        series,
+        target=(1, TARGET) if percent == 1 else None,
+        pairs=[(0, 1), (0, 2), (3, 1), (4, 1)],
+    )
     for path in (old_stream, new_stream, out):
         path.unlink()
     for folder in (repo, old, new):
@@ -90,8 +108,13 @@ def bench_case(tmp: Path, jobs: int, percent: int, pairs: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20 jobs, 10% changed, two rounds (a smoke test)")
-    parser.add_argument("--percent", type=int, action="append", choices=(1, 10, 50),
-                        help="only this share of changed jobs (repeatable; default: 1, 10 and 50)")
+    parser.add_argument(
+        "--percent",
+        type=int,
+        action="append",
+        choices=(1, 10, 50),
+        help="only this share of changed jobs (repeatable; default: 1, 10 and 50)",
+    )
     arguments = parser.parse_args()
     quick = arguments.quick
     print(machine())

@@ -33,8 +33,14 @@ class Sample:
     peak_rss_mib: float
 
 
-def run(args: Sequence[str], stdout: IO[Any] | int | None = subprocess.DEVNULL, stdin: IO[Any] | None = None,
-        ok: Sequence[int] = (0,), env: dict[str, str] | None = None, cwd: Path = REPO) -> Sample:
+def run(
+    args: Sequence[str],
+    stdout: IO[Any] | int | None = subprocess.DEVNULL,
+    stdin: IO[Any] | None = None,
+    ok: Sequence[int] = (0,),
+    env: dict[str, str] | None = None,
+    cwd: Path = REPO,
+) -> Sample:
     """Wall time, CPU time and peak RSS of one child process, start to exit (GNU time's %M when installed)."""
     with tempfile.NamedTemporaryFile(prefix="mxjob-bench-rss-") as rss:
         prefix = [GNU_TIME, "-f", "%M", "-o", rss.name] if GNU_TIME else []
@@ -45,11 +51,23 @@ def run(args: Sequence[str], stdout: IO[Any] | int | None = subprocess.DEVNULL, 
     return sample
 
 
-def _run(args: Sequence[str], stdout: IO[Any] | int | None, stdin: IO[Any] | None, ok: Sequence[int],
-         env: dict[str, str] | None, cwd: Path) -> Sample:
+def _run(
+    args: Sequence[str],
+    stdout: IO[Any] | int | None,
+    stdin: IO[Any] | None,
+    ok: Sequence[int],
+    env: dict[str, str] | None,
+    cwd: Path,
+) -> Sample:
     start = time.perf_counter()
-    process = subprocess.Popen(list(args), cwd=cwd, stdout=stdout, stdin=stdin, stderr=subprocess.PIPE,
-                               env={**os.environ, "NO_COLOR": "1", **(env or {})})
+    process = subprocess.Popen(
+        list(args),
+        cwd=cwd,
+        stdout=stdout,
+        stdin=stdin,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "NO_COLOR": "1", **(env or {})},
+    )
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(status)
@@ -61,10 +79,11 @@ def _run(args: Sequence[str], stdout: IO[Any] | int | None, stdin: IO[Any] | Non
     return Sample(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def run_into(args: Sequence[str], target: Path, stdin: Path | None = None, ok: Sequence[int] = (0,),
-             cwd: Path = REPO) -> Sample:
+def run_into(
+    args: Sequence[str], target: Path, stdin: Path | None = None, ok: Sequence[int] = (0,), cwd: Path = REPO
+) -> Sample:
     """A child process whose stdout is a fresh file (what CI and Argo CD write into), optionally fed a file."""
-    with target.open("wb") as out, (stdin.open("rb") if stdin else open(os.devnull, "rb")) as feed:
+    with target.open("wb") as out, stdin.open("rb") if stdin else open(os.devnull, "rb") as feed:
         return run(args, stdout=out, stdin=feed, ok=ok, cwd=cwd)
 
 
@@ -86,8 +105,12 @@ class Series:
         return max(s.peak_rss_mib for s in self.samples)
 
 
-def interleave(pairs: int, measured: Callable[[], Sample], *baselines: Callable[[], Sample],
-               prepare: Callable[[], None] | None = None) -> list[Series]:
+def interleave(
+    pairs: int,
+    measured: Callable[[], Sample],
+    *baselines: Callable[[], Sample],
+    prepare: Callable[[], None] | None = None,
+) -> list[Series]:
     """Run measured, baseline 1, baseline 2, ... in turn, `pairs` times; `prepare` runs untimed before each."""
     series = [Series(str(i)) for i in range(1 + len(baselines))]
     for _ in range(pairs):
@@ -104,21 +127,31 @@ def spread(values: Sequence[float], scale: float = 1.0, digits: int = 2) -> str:
 
 
 def ratios(measured: Series, baseline: Series, cpu: bool = False) -> list[float]:
-    pairs = zip(measured.cpu_seconds, baseline.cpu_seconds, strict=True) if cpu else \
-        zip(measured.seconds, baseline.seconds, strict=True)
+    pairs = (
+        zip(measured.cpu_seconds, baseline.cpu_seconds, strict=True)
+        if cpu
+        else zip(measured.seconds, baseline.seconds, strict=True)
+    )
     return [m / max(b, 1e-3) for m, b in pairs]
 
 
-def print_comparison(title: str, names: Sequence[str], series: Sequence[Series],
-                     target: tuple[int, float] | None = None, rss: bool = True,
-                     pairs: Sequence[tuple[int, int]] | None = None) -> dict[str, float]:
+def print_comparison(
+    title: str,
+    names: Sequence[str],
+    series: Sequence[Series],
+    target: tuple[int, float] | None = None,
+    rss: bool = True,
+    pairs: Sequence[tuple[int, int]] | None = None,
+) -> dict[str, float]:
     """One block: each series' median [min..max] seconds and peak RSS, then pair-wise ratios.
 
     `pairs` lists (measured index, baseline index); by default the first series against each of the others.
     `target` is (baseline index, highest acceptable median ratio of the first series to it). Returns the median
     ratios by "measured / baseline" name."""
-    print(f"\n{title}  ({len(series[0].samples)} interleaved rounds; wall seconds as median [min..max], "
-          "then the median CPU seconds)")
+    print(
+        f"\n{title}  ({len(series[0].samples)} interleaved rounds; wall seconds as median [min..max], "
+        "then the median CPU seconds)"
+    )
     for name, one in zip(names, series, strict=True):
         memory = f"   peak RSS {one.peak_rss_mib:6.0f} MiB" if rss else ""
         cpu = statistics.median(one.cpu_seconds)

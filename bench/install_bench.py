@@ -27,13 +27,32 @@ def measure(wheel: Path, extras: str, work: Path) -> tuple[float, int, int]:
     target = work / (extras.strip("[]").replace(",", "-") or "base")
     venv.create(target, with_pip=True)
     python = target / "bin" / "python"
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     before_size = _tree_size(site)
     before = {p.name for p in site.glob("*.dist-info")}
     start = time.perf_counter()
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-cache-dir", "--disable-pip-version-check",
-                    "-c", str(REPO / "constraints.txt"), f"{wheel}{extras}"], check=True)
+    subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-cache-dir",
+            "--disable-pip-version-check",
+            "-c",
+            str(REPO / "constraints.txt"),
+            f"{wheel}{extras}",
+        ],
+        check=True,
+    )
     seconds = time.perf_counter() - start
     added = {p.name for p in site.glob("*.dist-info")} - before
     return seconds, len(added), _tree_size(site) - before_size

@@ -34,12 +34,20 @@ def main() -> int:
             shutil.rmtree(fresh, ignore_errors=True)
             return run([*MXJOB, "render", "-q", "-o", str(fresh), str(specs)])
 
-        series = interleave(pairs, lambda: run([*MXJOB, "render", "-q", "-o", str(kept), str(specs)]),
-                            lambda: run_into([*MXJOB, "render", str(specs)], stream), into_fresh)
+        series = interleave(
+            pairs,
+            lambda: run([*MXJOB, "render", "-q", "-o", str(kept), str(specs)]),
+            lambda: run_into([*MXJOB, "render", str(specs)], stream),
+            into_fresh,
+        )
         files = sum(1 for _ in kept.iterdir())
-        print_comparison(f"render -o DIR, {jobs:,} jobs x 10 replicas ({files:,} files)",
-                         ["render -o DIR, unchanged", "render > file (stdout)", "render -o DIR, fresh"], series,
-                         target=(1, 1.2), pairs=[(0, 1), (2, 1), (0, 2)])
+        print_comparison(
+            f"render -o DIR, {jobs:,} jobs x 10 replicas ({files:,} files)",
+            ["render -o DIR, unchanged", "render > file (stdout)", "render -o DIR, fresh"],
+            series,
+            target=(1, 1.2),
+            pairs=[(0, 1), (2, 1), (0, 2)],
+        )
     return 0
 
 

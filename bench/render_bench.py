@@ -38,14 +38,18 @@ SMALL_JOB_SECONDS = 0.1
 
 def _template(image: str, gpus: int) -> dict[str, Any]:
     container: dict[str, Any] = {
-        "name": "mxnet", "image": image, "command": ["python"],
+        "name": "mxnet",
+        "image": image,
+        "command": ["python"],
         "args": ["/train.py", "--num-epochs", "10", "--kv-store", "dist_device_sync"],
         "env": [{"name": "PYTHONUNBUFFERED", "value": "1"}],
         "resources": {"limits": {"nvidia.com/gpu": gpus, "memory": "16Gi"}, "requests": {"cpu": "4"}},
         "volumeMounts": [{"name": "data", "mountPath": "/data"}],
     }
-    return {"metadata": {"labels": {"team": "vision"}},
-            "spec": {"containers": [container], "volumes": [{"name": "data", "emptyDir": {}}]}}
+    return {
+        "metadata": {"labels": {"team": "vision"}},
+        "spec": {"containers": [container], "volumes": [{"name": "data", "emptyDir": {}}]},
+    }
 
 
 def make_job(name: str, servers: int, workers: int) -> dict[str, Any]:
@@ -54,8 +58,12 @@ def make_job(name: str, servers: int, workers: int) -> dict[str, Any]:
         "Server": {"replicas": servers, "restartPolicy": "ExitCode", "template": _template("mxnet:1.9", 0)},
         "Worker": {"replicas": workers, "restartPolicy": "ExitCode", "template": _template("mxnet:1.9-gpu", 1)},
     }
-    return {"apiVersion": "kubeflow.org/v1", "kind": "MXJob", "metadata": {"name": name, "namespace": "ml"},
-            "spec": {"jobMode": "MXTrain", "runPolicy": {"backoffLimit": 3}, "mxReplicaSpecs": replicas}}
+    return {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "MXJob",
+        "metadata": {"name": name, "namespace": "ml"},
+        "spec": {"jobMode": "MXTrain", "runPolicy": {"backoffLimit": 3}, "mxReplicaSpecs": replicas},
+    }
 
 
 def many_jobs(count: int) -> list[dict[str, Any]]:
@@ -88,16 +96,17 @@ def bench_case(label: str, jobs: list[dict[str, Any]], pairs: int, tmp: Path, wi
     count = pickle_rendering(source, objects, max_pods)
     run_into(render, rendered)  # warm-up, and the file cat copies
     names = ["mxjob render > file", "json.dumps process > file"]
-    actions = [lambda: run_into(render, ours),
-               lambda: run_into([*BASELINE, "json", str(objects)], theirs)]
+    actions = [lambda: run_into(render, ours), lambda: run_into([*BASELINE, "json", str(objects)], theirs)]
     if with_yaml:
         names.append("PyYAML C dump process > file")
         actions.append(lambda: run_into([*BASELINE, "yaml", str(objects)], theirs))
     names.append("cat rendered > file (I/O floor)")
     actions.append(lambda: run_into(["cat", str(rendered)], theirs))
     series = interleave(pairs, actions[0], *actions[1:])
-    title = (f"render {label}: {count:,} objects, {source.stat().st_size / 1e6:.1f} MB in, "
-             f"{rendered.stat().st_size / 1e6:.1f} MB out")
+    title = (
+        f"render {label}: {count:,} objects, {source.stat().st_size / 1e6:.1f} MB in, "
+        f"{rendered.stat().st_size / 1e6:.1f} MB out"
+    )
     print_comparison(title, names, series, target=(1, 1.0) if label == "1,000 jobs x 10 replicas" else None)
     for path in (source, objects, ours, rendered, theirs):
         path.unlink()
@@ -107,20 +116,31 @@ def bench_latency(tmp: Path, pairs: int) -> None:
     small = tmp / "small.yaml"
     write_input(small, [make_job("small", servers=1, workers=2)])
     floor = [sys.executable, "-c", "pass"]
-    series = interleave(pairs, lambda: run([*MXJOB, "render", str(small)]), lambda: run(floor),
-                        lambda: run([*MXJOB, "--help"]))
-    print_comparison("one small job (Argo CD runs the plugin on every refresh)",
-                     ["mxjob render small.yaml", "python -c pass (interpreter floor)", "mxjob --help"], series)
+    series = interleave(
+        pairs, lambda: run([*MXJOB, "render", str(small)]), lambda: run(floor), lambda: run([*MXJOB, "--help"])
+    )
+    print_comparison(
+        "one small job (Argo CD runs the plugin on every refresh)",
+        ["mxjob render small.yaml", "python -c pass (interpreter floor)", "mxjob --help"],
+        series,
+    )
     wall, cpu = statistics.median(series[0].seconds), statistics.median(series[0].cpu_seconds)
-    print(f"  target: a small job <= {SMALL_JOB_SECONDS:g} s: {verdict(wall, SMALL_JOB_SECONDS)} "
-          f"(CPU time: {verdict(cpu, SMALL_JOB_SECONDS)})")
+    print(
+        f"  target: a small job <= {SMALL_JOB_SECONDS:g} s: {verdict(wall, SMALL_JOB_SECONDS)} "
+        f"(CPU time: {verdict(cpu, SMALL_JOB_SECONDS)})"
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small cases, two rounds (a smoke test)")
-    parser.add_argument("--cases", type=int, choices=(1, 2, 3), default=3,
-                        help="how many of the cases to run, smallest first (default: all three)")
+    parser.add_argument(
+        "--cases",
+        type=int,
+        choices=(1, 2, 3),
+        default=3,
+        help="how many of the cases to run, smallest first (default: all three)",
+    )
     arguments = parser.parse_args()
     quick = arguments.quick
     pairs = 2 if quick else 5

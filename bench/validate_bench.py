@@ -33,15 +33,23 @@ def main() -> int:
         write_input(specs, many_jobs(jobs))
         count = pickle_rendering(specs, objects)
         run_into([*MXJOB, "render", str(specs)], rendered)
-        series = interleave(pairs, lambda: run([*MXJOB, "validate", "-q", str(specs)]),
-                            lambda: run([*BASELINE, "jsonschema_rs", str(objects)]),
-                            lambda: run([*MXJOB, "validate", "-q", str(rendered)]))
-        print_comparison(f"validate {jobs:,} jobs x 10 replicas ({count:,} objects)",
-                         ["mxjob validate specs", "jsonschema_rs pass process", "mxjob validate rendered"], series)
+        series = interleave(
+            pairs,
+            lambda: run([*MXJOB, "validate", "-q", str(specs)]),
+            lambda: run([*BASELINE, "jsonschema_rs", str(objects)]),
+            lambda: run([*MXJOB, "validate", "-q", str(rendered)]),
+        )
+        print_comparison(
+            f"validate {jobs:,} jobs x 10 replicas ({count:,} objects)",
+            ["mxjob validate specs", "jsonschema_rs pass process", "mxjob validate rendered"],
+            series,
+        )
         if jobs == 1_000:
             wall, cpu = statistics.median(series[0].seconds), statistics.median(series[0].cpu_seconds)
-            print(f"  target: whole command on the specs <= {TARGET_SECONDS:g} s: {verdict(wall, TARGET_SECONDS)} "
-                  f"(CPU time: {verdict(cpu, TARGET_SECONDS)})")
+            print(
+                f"  target: whole command on the specs <= {TARGET_SECONDS:g} s: {verdict(wall, TARGET_SECONDS)} "
+                f"(CPU time: {verdict(cpu, TARGET_SECONDS)})"
+            )
     return 0
 
 

@@ -48,8 +48,23 @@ _EXPORTS = {
     "Target": "mxjob_gitops.compiler.targets",
 }
 
-__all__ = ["Code", "Diagnostic", "JobRendering", "Location", "MXJob", "Plan", "RenderOptions", "Replica", "Severity",
-           "SourceDocument", "Target", "compile_documents", "compile_job", "identity", "parse_text"]
+__all__ = [
+    "Code",
+    "Diagnostic",
+    "JobRendering",
+    "Location",
+    "MXJob",
+    "Plan",
+    "RenderOptions",
+    "Replica",
+    "Severity",
+    "SourceDocument",
+    "Target",
+    "compile_documents",
+    "compile_job",
+    "identity",
+    "parse_text",
+]
 
 
 def __getattr__(name: str) -> Any:

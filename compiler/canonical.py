@@ -49,7 +49,7 @@ def canonicalise(document: dict[str, Any], schema: dict[str, Any]) -> dict[str, 
 def _resolve(node: dict[str, Any], defs: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
     ref = node.get("$ref")
     if isinstance(ref, str) and ref.startswith(DEFS):
-        name = ref[len(DEFS):]
+        name = ref[len(DEFS) :]
         return name, defs[name]
     return None, node
 

@@ -17,9 +17,16 @@ from mxjob_gitops.compiler.pipeline import Identity, Manifest, identity
 
 KIND_ORDER = {c.KIND: 0, "ConfigMap": 1, "PodGroup": 2, "Service": 3, "Pod": 4}
 # What a Pod update may change; anything else in a pod spec means delete and create.
-MUTABLE_POD_PATHS = tuple(Pattern.parse(p) for p in (
-    "/metadata/**", "/spec/containers/*/image", "/spec/initContainers/*/image", "/spec/activeDeadlineSeconds",
-    "/spec/terminationGracePeriodSeconds"))
+MUTABLE_POD_PATHS = tuple(
+    Pattern.parse(p)
+    for p in (
+        "/metadata/**",
+        "/spec/containers/*/image",
+        "/spec/initContainers/*/image",
+        "/spec/activeDeadlineSeconds",
+        "/spec/terminationGracePeriodSeconds",
+    )
+)
 TOLERATIONS = Pattern.parse("/spec/tolerations/**")
 # Env order decides what $(VAR) references see; other keyed lists are sets in practice.
 ORDER_MATTERS = frozenset({"env"})
@@ -91,13 +98,15 @@ def _index(objects: Iterable[Manifest], options: DiffOptions) -> dict[Identity, 
     index = {identity(obj): obj for obj in objects}
     if options.ignore_kinds:
         kinds = options.ignore_kinds
-        index = {i: o for i, o in index.items()
-                 if i[1] not in kinds and f"{i[0].rpartition('/')[0]}/{i[1]}" not in kinds}
+        index = {
+            i: o for i, o in index.items() if i[1] not in kinds and f"{i[0].rpartition('/')[0]}/{i[1]}" not in kinds
+        }
     return index
 
 
-def diff_manifests(old: Iterable[Manifest], new: Iterable[Manifest],
-                   options: DiffOptions | None = None) -> list[ObjectChange]:
+def diff_manifests(
+    old: Iterable[Manifest], new: Iterable[Manifest], options: DiffOptions | None = None
+) -> list[ObjectChange]:
     options = options or DiffOptions()
     before, after = _index(old, options), _index(new, options)
     changes: list[ObjectChange] = []
@@ -150,14 +159,24 @@ def _field_changes(old: Manifest, new: Manifest) -> list[FieldChange]:
             found.append(FieldChange(_display(new, parts), _pointer(parts), ChangeKind.CHANGED, a, b))
             continue
         for report, levels in DeepDiff(a, b, view="tree", verbose_level=2).items():
-            kind = (ChangeKind.ADDED if report.endswith("_added") else
-                    ChangeKind.REMOVED if report.endswith("_removed") else ChangeKind.CHANGED)
+            kind = (
+                ChangeKind.ADDED
+                if report.endswith("_added")
+                else ChangeKind.REMOVED
+                if report.endswith("_removed")
+                else ChangeKind.CHANGED
+            )
             for level in levels:
                 parts = [*prefix, *(str(p) for p in level.path(output_format="list"))]
-                found.append(FieldChange(_display(new if kind is not ChangeKind.REMOVED else old, parts),
-                                         _pointer(parts), kind,
-                                         None if kind is ChangeKind.ADDED else level.t1,
-                                         None if kind is ChangeKind.REMOVED else level.t2))
+                found.append(
+                    FieldChange(
+                        _display(new if kind is not ChangeKind.REMOVED else old, parts),
+                        _pointer(parts),
+                        kind,
+                        None if kind is ChangeKind.ADDED else level.t1,
+                        None if kind is ChangeKind.REMOVED else level.t2,
+                    )
+                )
     found.sort(key=lambda f: f.pointer)
     return found
 
@@ -168,8 +187,14 @@ def _order_changes(old: Any, new: Any, path: tuple[str, ...]) -> Iterable[FieldC
         after = [k for k in new if k in old]
         if before != after:
             field = path[-1] if path else ""
-            yield FieldChange(_display_path(path), _pointer(list(path)), ChangeKind.ORDER, before, after,
-                              significant=field in ORDER_MATTERS)
+            yield FieldChange(
+                _display_path(path),
+                _pointer(list(path)),
+                ChangeKind.ORDER,
+                before,
+                after,
+                significant=field in ORDER_MATTERS,
+            )
     if isinstance(old, dict) and isinstance(new, dict):
         for key in old.keys() & new.keys():
             if old[key] != new[key] or isinstance(old[key], dict):

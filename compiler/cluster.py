@@ -12,8 +12,7 @@ from mxjob_gitops.compiler.model import MXJob, Replica
 from mxjob_gitops.compiler.replicas import SHARED_ENV, TRAITS, WORKER_ID_ENV, JobMode, rendezvous_of
 
 # Go's encoding/json escapes these (HTML safety and JavaScript line terminators); Python's json does not.
-_GO_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
-                             "\u2029": "\\u2029"})
+_GO_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
 def go_string(value: str) -> str:
@@ -47,8 +46,15 @@ class ClusterSpec:
     def env(self, replica: Replica, index: int) -> list[dict[str, Any]]:
         """The variables appended to every container of one pod, in the operator's order."""
         role = replica.role
-        values = (self.mx_config(role, index), self.ps_root_port, self.ps_root_uri, self.num_server, self.num_worker,
-                  role, "1")
+        values = (
+            self.mx_config(role, index),
+            self.ps_root_port,
+            self.ps_root_uri,
+            self.num_server,
+            self.num_worker,
+            role,
+            "1",
+        )
         env = [{"name": name, "value": value} for name, value in zip(SHARED_ENV, values, strict=True)]
         if TRAITS[replica.type].worker_id:
             env.append({"name": WORKER_ID_ENV, "value": str(index)})
@@ -59,10 +65,13 @@ def cluster_spec(job: MXJob) -> ClusterSpec:
     ordered = sorted(job.replicas, key=lambda replica: replica.role)
     # Go appends to a nil map entry per replica, so a type with 0 replicas has no cluster key, only a label.
     cluster = ",".join(
-        f"{go_string(r.role)}:[" + ",".join(
+        f"{go_string(r.role)}:["
+        + ",".join(
             f'{{"url":{go_string(service_name(job.name, r.role, i))},"port":{r.port}}}' for i in range(r.replicas)
-        ) + "]"
-        for r in ordered if r.replicas > 0
+        )
+        + "]"
+        for r in ordered
+        if r.replicas > 0
     )
     labels = ",".join(f"{go_string(r.role)}:{go_string(r.tuner_key)}" for r in ordered)
     # DMLC_PS_ROOT_* name the training rendezvous (the Scheduler) whatever the job mode, as the operator did.

@@ -10,14 +10,22 @@ from mxjob_gitops.compiler import constants as c
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, PathPart, error, warning
 from mxjob_gitops.compiler.jsonutil import as_dict, copy_json
 
-RUN_POLICY_KEYS = ("cleanPodPolicy", "ttlSecondsAfterFinished", "activeDeadlineSeconds", "backoffLimit",
-                   "schedulingPolicy", "suspend")
+RUN_POLICY_KEYS = (
+    "cleanPodPolicy",
+    "ttlSecondsAfterFinished",
+    "activeDeadlineSeconds",
+    "backoffLimit",
+    "schedulingPolicy",
+    "suspend",
+)
 MAP_KEYED_VERSIONS = ("kubeflow.org/v1beta1", "kubeflow.org/v1alpha2")
 LIST_VERSION = "kubeflow.org/v1alpha1"
 SUPPORTED_VERSIONS = (c.API_VERSION, *MAP_KEYED_VERSIONS, LIST_VERSION)
 _ALPHA1_TYPES = {"SCHEDULER": c.SCHEDULER, "SERVER": c.SERVER, "WORKER": c.WORKER}
-_DEFAULTS_NOTE = ("the old operator defaulted cleanPodPolicy to All, v1 defaults to None: "
-                  "set spec.runPolicy.cleanPodPolicy if you relied on it")
+_DEFAULTS_NOTE = (
+    "the old operator defaulted cleanPodPolicy to All, v1 defaults to None: "
+    "set spec.runPolicy.cleanPodPolicy if you relied on it"
+)
 
 
 @dataclass(slots=True)
@@ -39,7 +47,7 @@ class Conversion:
                 best = (new, old)
         if best is None:
             return path
-        return best[1] + path[len(best[0]):]
+        return best[1] + path[len(best[0]) :]
 
 
 def is_mxjob(obj: dict[str, Any]) -> bool:
@@ -105,9 +113,14 @@ def to_v1(obj: dict[str, Any]) -> Conversion:
         data["apiVersion"] = c.API_VERSION
         _convert_list_form(conversion)
     else:
-        conversion.diagnostics.append(error(
-            Code.UNSUPPORTED_VERSION, f"MXJob apiVersion {api_version!r} is not supported", ("apiVersion",),
-            f"use one of {', '.join(SUPPORTED_VERSIONS)}"))
+        conversion.diagnostics.append(
+            error(
+                Code.UNSUPPORTED_VERSION,
+                f"MXJob apiVersion {api_version!r} is not supported",
+                ("apiVersion",),
+                f"use one of {', '.join(SUPPORTED_VERSIONS)}",
+            )
+        )
     return conversion
 
 
@@ -124,19 +137,27 @@ def _lift_run_policy(conversion: Conversion, from_version: str | None) -> None:
         return
     for key in flat:
         if key in run_policy:
-            conversion.diagnostics.append(error(
-                Code.CONFLICTING_FIELDS, f"{key} is set both in spec and in spec.runPolicy", ("spec", key),
-                f"keep only spec.runPolicy.{key}"))
+            conversion.diagnostics.append(
+                error(
+                    Code.CONFLICTING_FIELDS,
+                    f"{key} is set both in spec and in spec.runPolicy",
+                    ("spec", key),
+                    f"keep only spec.runPolicy.{key}",
+                )
+            )
             continue
         run_policy[key] = spec.pop(key)
         conversion.rename(("spec", "runPolicy", key), ("spec", key))
     if from_version is None:
-        conversion.diagnostics.append(warning(
-            Code.CONVERTED,
-            f"{', '.join(flat)} sit directly under spec (the mxnet-operator v1.1 layout); "
-            "they were read as spec.runPolicy",
-            ("spec", flat[0]),
-            "move them under spec.runPolicy; `mxjob convert` prints the result"))
+        conversion.diagnostics.append(
+            warning(
+                Code.CONVERTED,
+                f"{', '.join(flat)} sit directly under spec (the mxnet-operator v1.1 layout); "
+                "they were read as spec.runPolicy",
+                ("spec", flat[0]),
+                "move them under spec.runPolicy; `mxjob convert` prints the result",
+            )
+        )
 
 
 def _ensure_jobmode(conversion: Conversion, spec: dict[str, Any], types: Sequence[str]) -> None:
@@ -154,18 +175,23 @@ def _convert_map_keyed(conversion: Conversion, api_version: str) -> None:
         if "successPolicy" in spec:
             policy = spec.pop("successPolicy")
             if policy:
-                conversion.diagnostics.append(warning(
-                    Code.FIELD_DROPPED,
-                    f"successPolicy {policy!r} has no v1 equivalent: in v1 the Scheduler alone decides success",
-                    ("spec", "successPolicy"), "remove successPolicy"))
+                conversion.diagnostics.append(
+                    warning(
+                        Code.FIELD_DROPPED,
+                        f"successPolicy {policy!r} has no v1 equivalent: in v1 the Scheduler alone decides success",
+                        ("spec", "successPolicy"),
+                        "remove successPolicy",
+                    )
+                )
         replicas = as_dict(spec.get("mxReplicaSpecs"))
         for replica_type, replica in replicas.items():
             if isinstance(replica, dict) and "label" in replica:
                 _label_to_annotation(conversion, replica, replica_type)
         _ensure_jobmode(conversion, spec, list(replicas))
         _lift_run_policy(conversion, from_version=api_version)
-    conversion.diagnostics.append(warning(Code.CONVERTED, "; ".join(notes), ("apiVersion",),
-                                          "run `mxjob convert` and commit the v1 form"))
+    conversion.diagnostics.append(
+        warning(Code.CONVERTED, "; ".join(notes), ("apiVersion",), "run `mxjob convert` and commit the v1 form")
+    )
 
 
 def _label_to_annotation(conversion: Conversion, replica: dict[str, Any], replica_type: str) -> None:
@@ -180,10 +206,14 @@ def _label_to_annotation(conversion: Conversion, replica: dict[str, Any], replic
     existing = annotations.get(c.TUNER_SERVER_KEY)
     path = ("spec", "mxReplicaSpecs", replica_type)
     if existing is not None and existing != label:
-        conversion.diagnostics.append(error(
-            Code.CONFLICTING_FIELDS,
-            f"label {label!r} and annotation {c.TUNER_SERVER_KEY}={existing!r} disagree", (*path, "label"),
-            "keep one of them"))
+        conversion.diagnostics.append(
+            error(
+                Code.CONFLICTING_FIELDS,
+                f"label {label!r} and annotation {c.TUNER_SERVER_KEY}={existing!r} disagree",
+                (*path, "label"),
+                "keep one of them",
+            )
+        )
         return
     annotations[c.TUNER_SERVER_KEY] = label
     conversion.rename((*path, "template", "metadata", "annotations", c.TUNER_SERVER_KEY), (*path, "label"))
@@ -191,11 +221,15 @@ def _label_to_annotation(conversion: Conversion, replica: dict[str, Any], replic
 
 def _convert_list_form(conversion: Conversion) -> None:
     spec = conversion.data.get("spec")
-    conversion.diagnostics.append(warning(
-        Code.CONVERTED,
-        f"converted from {LIST_VERSION} to {c.API_VERSION}: pods and services are now named "
-        "<job>-<type>-<index> (no runtime id); " + _DEFAULTS_NOTE,
-        ("apiVersion",), "run `mxjob convert` and commit the v1 form"))
+    conversion.diagnostics.append(
+        warning(
+            Code.CONVERTED,
+            f"converted from {LIST_VERSION} to {c.API_VERSION}: pods and services are now named "
+            "<job>-<type>-<index> (no runtime id); " + _DEFAULTS_NOTE,
+            ("apiVersion",),
+            "run `mxjob convert` and commit the v1 form",
+        )
+    )
     if not isinstance(spec, dict):
         return
     items = spec.pop("replicaSpecs", None)
@@ -204,9 +238,14 @@ def _convert_list_form(conversion: Conversion) -> None:
     spec.pop("RuntimeId", None)
     termination = spec.pop("terminationPolicy", None)
     if termination:
-        conversion.diagnostics.append(warning(
-            Code.FIELD_DROPPED, "terminationPolicy has no v1 equivalent: the Scheduler decides the job",
-            ("spec", "terminationPolicy"), "remove terminationPolicy"))
+        conversion.diagnostics.append(
+            warning(
+                Code.FIELD_DROPPED,
+                "terminationPolicy has no v1 equivalent: the Scheduler decides the job",
+                ("spec", "terminationPolicy"),
+                "remove terminationPolicy",
+            )
+        )
     if "cleanupPodPolicy" in spec:
         cleanup = spec.pop("cleanupPodPolicy")
         spec.setdefault("runPolicy", {})["cleanPodPolicy"] = cleanup or "All"
@@ -222,14 +261,23 @@ def _convert_list_form(conversion: Conversion) -> None:
         raw_type = item.pop("mxReplicaType", "WORKER")
         replica_type = _ALPHA1_TYPES.get(str(raw_type).upper())
         if replica_type is None:
-            conversion.diagnostics.append(error(
-                Code.UNKNOWN_REPLICA_TYPE, f"mxReplicaType {raw_type!r} is not SCHEDULER, SERVER or WORKER",
-                (*source, "mxReplicaType")))
+            conversion.diagnostics.append(
+                error(
+                    Code.UNKNOWN_REPLICA_TYPE,
+                    f"mxReplicaType {raw_type!r} is not SCHEDULER, SERVER or WORKER",
+                    (*source, "mxReplicaType"),
+                )
+            )
             continue
         if replica_type in replica_specs:
-            conversion.diagnostics.append(error(
-                Code.CONFLICTING_FIELDS, f"more than one replicaSpecs entry of type {raw_type}", source,
-                "merge them into one entry"))
+            conversion.diagnostics.append(
+                error(
+                    Code.CONFLICTING_FIELDS,
+                    f"more than one replicaSpecs entry of type {raw_type}",
+                    source,
+                    "merge them into one entry",
+                )
+            )
             continue
         _convert_alpha1_item(item, default_image, scheduler_name)
         replica_specs[replica_type] = item

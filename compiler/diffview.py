@@ -103,7 +103,8 @@ def _mask(value: Any) -> str:
 
 def _ignored(path: tuple[str, ...], options: ViewOptions) -> bool:
     return bool(options.exact or options.ignores) and (
-        path in options.exact or any(p.matches(path) for p in options.ignores))
+        path in options.exact or any(p.matches(path) for p in options.ignores)
+    )
 
 
 def normalise(obj: dict[str, Any], options: ViewOptions) -> dict[str, Any]:
@@ -195,8 +196,11 @@ def project(live: Any, desired: Any, field: str = "") -> Any:
         candidate = list_key(field, desired)
         if candidate and list_key(field, live) == candidate:
             wanted = {item_key(candidate, item): item for item in desired}
-            return [project(item, wanted[item_key(candidate, item)], field) for item in live
-                    if item_key(candidate, item) in wanted]
+            return [
+                project(item, wanted[item_key(candidate, item)], field)
+                for item in live
+                if item_key(candidate, item) in wanted
+            ]
         if len(live) == len(desired):
             return [project(a, b, field) for a, b in zip(live, desired, strict=True)]
     return live

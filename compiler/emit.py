@@ -126,7 +126,7 @@ class Emitter:
         if len(text) > _CACHEABLE_LENGTH:
             prefix = self._prefix
             if prefix is not None and text.startswith(prefix[0]):
-                tail = single_quoted_body(text[len(prefix[0]):])
+                tail = single_quoted_body(text[len(prefix[0]) :])
                 if tail is not None:
                     return f"'{prefix[1]}{tail}'"
             return quote(text)

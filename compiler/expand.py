@@ -119,8 +119,13 @@ def render_job_object(job: MXJob) -> Manifest:
     return ordered
 
 
-def expand(job: MXJob, *, include_job: bool = True, render: dict[str, str] | None = None,
-           expect_prefix: Callable[[str], None] | None = None) -> Iterator[Manifest]:
+def expand(
+    job: MXJob,
+    *,
+    include_job: bool = True,
+    render: dict[str, str] | None = None,
+    expect_prefix: Callable[[str], None] | None = None,
+) -> Iterator[Manifest]:
     """ConfigMap, Services, then Pods (scheduler first), then the MXJob: the order GitOps keeps.
 
     `render` records the options that shaped the pods (target, gang scheduler) in the ConfigMap, so the

@@ -80,8 +80,11 @@ class GangScheduler:
         known = backends()
         backend = known.get(name)
         if backend is None or (equals and (backend.argument is None or not argument)):
-            forms = [form for b in known.values()
-                     for form in ((b.kind, f"{b.kind}={b.argument}") if b.argument else (b.kind,))]
+            forms = [
+                form
+                for b in known.values()
+                for form in ((b.kind, f"{b.kind}={b.argument}") if b.argument else (b.kind,))
+            ]
             raise ValueError(f"{text!r}: use {', '.join(forms[:-1])} or {forms[-1]}")
         return cls(backend.kind, argument or backend.default_argument)
 
@@ -117,8 +120,13 @@ def choose_scheduler(job: MXJob, flag: GangScheduler | None) -> tuple[GangSchedu
         try:
             chosen = GangScheduler.parse(str(value))
         except ValueError as exc:
-            return None, [error(Code.INVALID_VALUE, f"annotation {GANG_ANNOTATION}: {exc}",
-                                ("metadata", "annotations", GANG_ANNOTATION))]
+            return None, [
+                error(
+                    Code.INVALID_VALUE,
+                    f"annotation {GANG_ANNOTATION}: {exc}",
+                    ("metadata", "annotations", GANG_ANNOTATION),
+                )
+            ]
     for backend in backends().values():
         if chosen is None or backend.kind != chosen.kind:
             found.extend(backend.absent(job))
@@ -130,9 +138,13 @@ def gang_forms() -> str:
     return "|".join(f"{b.kind}[={b.argument}]" if b.argument else b.kind for b in backends().values())
 
 
-def plan_gang(job: MXJob, scheduler: GangScheduler, priorities: Mapping[str, int],
-              priority_sources: Mapping[str, str], kubernetes_version: str | None = None,
-              ) -> tuple[Gang, list[Diagnostic]]:
+def plan_gang(
+    job: MXJob,
+    scheduler: GangScheduler,
+    priorities: Mapping[str, int],
+    priority_sources: Mapping[str, str],
+    kubernetes_version: str | None = None,
+) -> tuple[Gang, list[Diagnostic]]:
     policy: dict[str, Any] = job.run_policy.scheduling_policy or {}
     backend = scheduler.backend
     found: list[Diagnostic] = []
@@ -140,8 +152,9 @@ def plan_gang(job: MXJob, scheduler: GangScheduler, priorities: Mapping[str, int
     min_member = int(policy.get("minAvailable", total))
     computes = backend.min_resources and "minResources" not in policy and min_member > 0
     # Without minResources to compute the PriorityClass order still ranks the members, quietly.
-    ranked = _first_members(job, min_member, priorities if backend.min_resources else {}, priority_sources,
-                            found if computes else [])
+    ranked = _first_members(
+        job, min_member, priorities if backend.min_resources else {}, priority_sources, found if computes else []
+    )
     min_resources: dict[str, str] | None = None
     if backend.min_resources and "minResources" in policy:
         min_resources = dict(policy["minResources"])
@@ -152,9 +165,14 @@ def plan_gang(job: MXJob, scheduler: GangScheduler, priorities: Mapping[str, int
     found.extend(_scheduler_name_conflicts(job, scheduler))
     found.extend(backend.findings(plan))
     if min_member > total:
-        found.append(warning(Code.REPLICA_COUNT, f"minAvailable {min_member} is more than the job's {total} pods: "
-                                                 "the group can never be scheduled",
-                             (*SCHEDULING_POLICY, "minAvailable"), f"set minAvailable to at most {total}"))
+        found.append(
+            warning(
+                Code.REPLICA_COUNT,
+                f"minAvailable {min_member} is more than the job's {total} pods: the group can never be scheduled",
+                (*SCHEDULING_POLICY, "minAvailable"),
+                f"set minAvailable to at most {total}",
+            )
+        )
     group = backend.group(plan)
     return Gang(scheduler, plan, None if group is None else _group_object(job, group)), found
 
@@ -165,8 +183,7 @@ def _group_object(job: MXJob, group: GroupObject) -> dict[str, Any]:
     if job.namespace:
         metadata["namespace"] = job.namespace
     metadata["labels"] = {c.LABEL_OPERATOR_NAME: c.OPERATOR_NAME, c.LABEL_JOB_NAME: job.name}
-    annotations = {k: v for k, v in (job.document["metadata"].get("annotations") or {}).items()
-                   if k != GANG_ANNOTATION}
+    annotations = {k: v for k, v in (job.document["metadata"].get("annotations") or {}).items() if k != GANG_ANNOTATION}
     if annotations:
         metadata["annotations"] = annotations
     return {"apiVersion": api_version, "kind": kind, "metadata": metadata, "spec": spec}
@@ -190,8 +207,9 @@ def template_priority_class(job: MXJob) -> str | None:
     return None
 
 
-def _first_members(job: MXJob, min_member: int, priorities: Mapping[str, int], sources: Mapping[str, str],
-                   notes: list[Diagnostic]) -> list[tuple[Replica, int]]:
+def _first_members(
+    job: MXJob, min_member: int, priorities: Mapping[str, int], sources: Mapping[str, str], notes: list[Diagnostic]
+) -> list[tuple[Replica, int]]:
     """The first minMember pods per replica type, highest PriorityClass value first (ties: rendering order)."""
     ranked: list[tuple[int, int, Replica]] = []
     used: list[str] = []
@@ -203,12 +221,15 @@ def _first_members(job: MXJob, min_member: int, priorities: Mapping[str, int], s
                 value = priorities[name]
                 used.append(f"{name}={value} ({sources.get(name, 'given')})")
             else:
-                notes.append(warning(
-                    Code.PRIORITY_UNKNOWN,
-                    f"the value of PriorityClass {name!r} is not known offline; {replica.type} pods count as 0 "
-                    "when minResources picks the first minMember pods",
-                    ("spec", "mxReplicaSpecs", replica.type, "template", "spec", "priorityClassName"),
-                    f"pass --priority-class {name}=VALUE or include the PriorityClass object in the input"))
+                notes.append(
+                    warning(
+                        Code.PRIORITY_UNKNOWN,
+                        f"the value of PriorityClass {name!r} is not known offline; {replica.type} pods count as 0 "
+                        "when minResources picks the first minMember pods",
+                        ("spec", "mxReplicaSpecs", replica.type, "template", "spec", "priorityClassName"),
+                        f"pass --priority-class {name}=VALUE or include the PriorityClass object in the input",
+                    )
+                )
         ranked.append((-value, order, replica))
     chosen: list[tuple[Replica, int]] = []
     remaining = max(min_member, 0)
@@ -217,8 +238,13 @@ def _first_members(job: MXJob, min_member: int, priorities: Mapping[str, int], s
         remaining -= count
         chosen.append((replica, count))
     if used:
-        notes.append(info(Code.PRIORITY_ORDER, "PodGroup minResources ordered pods by "
-                          f"PriorityClass {', '.join(used)}", SCHEDULING_POLICY))
+        notes.append(
+            info(
+                Code.PRIORITY_ORDER,
+                f"PodGroup minResources ordered pods by PriorityClass {', '.join(used)}",
+                SCHEDULING_POLICY,
+            )
+        )
     return chosen
 
 
@@ -244,8 +270,10 @@ def _scheduler_name_conflicts(job: MXJob, scheduler: GangScheduler) -> Iterator[
     for replica in job.replicas:
         own = replica.template["spec"].get("schedulerName")
         if own and scheduler.scheduler_name is not None and own != scheduler.scheduler_name:
-            yield warning(Code.SCHEDULER_NAME_KEPT,
-                          f"{replica.type} pods keep schedulerName {own!r}, so the gang scheduler "
-                          f"{scheduler.scheduler_name!r} does not place them",
-                          ("spec", "mxReplicaSpecs", replica.type, "template", "spec", "schedulerName"),
-                          "remove schedulerName from the template")
+            yield warning(
+                Code.SCHEDULER_NAME_KEPT,
+                f"{replica.type} pods keep schedulerName {own!r}, so the gang scheduler "
+                f"{scheduler.scheduler_name!r} does not place them",
+                ("spec", "mxReplicaSpecs", replica.type, "template", "spec", "schedulerName"),
+                "remove schedulerName from the template",
+            )

@@ -39,9 +39,18 @@ from mxjob_gitops.compiler.source import SourceDocument
 
 Manifest = dict[str, Any]
 # Diagnostics about a key itself point at the key, not at its value.
-_KEY_CODES = frozenset({Code.UNKNOWN_FIELD, Code.UNKNOWN_REPLICA_TYPE, Code.REPLICA_TYPE_CASE,
-                        Code.CONFLICTING_FIELDS, Code.SERVER_FIELDS_DROPPED, Code.FIELD_DROPPED,
-                        Code.TEMPLATE_METADATA_IGNORED, Code.TTL_DROPPED})
+_KEY_CODES = frozenset(
+    {
+        Code.UNKNOWN_FIELD,
+        Code.UNKNOWN_REPLICA_TYPE,
+        Code.REPLICA_TYPE_CASE,
+        Code.CONFLICTING_FIELDS,
+        Code.SERVER_FIELDS_DROPPED,
+        Code.FIELD_DROPPED,
+        Code.TEMPLATE_METADATA_IGNORED,
+        Code.TTL_DROPPED,
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +113,9 @@ class JobRendering:
         return render_job(self._valid(), self.options, expect_prefix)
 
 
-def compile_job(obj: Mapping[str, Any], options: RenderOptions = RenderOptions(), *,
-                origin: str = "<job>") -> JobRendering:
+def compile_job(
+    obj: Mapping[str, Any], options: RenderOptions = RenderOptions(), *, origin: str = "<job>"
+) -> JobRendering:
     """Validate, convert and default one MXJob given as a dict (never changed); errors are values, never raised.
 
     `origin` names the job in diagnostics (a file name, `cluster:ns/name`); their paths point into `obj`.
@@ -114,8 +124,9 @@ def compile_job(obj: Mapping[str, Any], options: RenderOptions = RenderOptions()
     data = dict(obj)
     document = SourceDocument(data, origin, 0)
     if not is_mxjob(data):
-        problem = error(Code.NOT_AN_OBJECT, "not an MXJob: kind must be MXJob, apiVersion kubeflow.org/*", (),
-                        "pass an MXJob")
+        problem = error(
+            Code.NOT_AN_OBJECT, "not an MXJob: kind must be MXJob, apiVersion kubeflow.org/*", (), "pass an MXJob"
+        )
         return JobRendering(options, (locate(problem, document, (), None),), None)
     priorities = dict(options.priority_classes)
     compiled, found = compile_object(data, options, True, priorities, dict.fromkeys(priorities, "given"))
@@ -123,15 +134,20 @@ def compile_job(obj: Mapping[str, Any], options: RenderOptions = RenderOptions()
     return JobRendering(options, located, compiled)
 
 
-def compile_object(obj: Manifest, options: RenderOptions, defaults: bool, priorities: Mapping[str, int],
-                   sources: Mapping[str, str]) -> tuple[CompiledJob | None, list[Diagnostic]]:
+def compile_object(
+    obj: Manifest, options: RenderOptions, defaults: bool, priorities: Mapping[str, int], sources: Mapping[str, str]
+) -> tuple[CompiledJob | None, list[Diagnostic]]:
     """The core shared by compile_job and compile_documents: diagnostics not yet located in a source."""
     conversion = to_v1(obj)
     if has_errors(conversion.diagnostics):
         return None, conversion.diagnostics
     normalise(conversion)
-    found = [*conversion.diagnostics, *check_schema(conversion.data), *check_rules(conversion.data),
-             *(pod_count_problems(conversion.data, options.max_pods) if defaults else ())]
+    found = [
+        *conversion.diagnostics,
+        *check_schema(conversion.data),
+        *check_rules(conversion.data),
+        *(pod_count_problems(conversion.data, options.max_pods) if defaults else ()),
+    ]
     if has_errors(found) or not defaults:
         return (None if has_errors(found) else CompiledJob(conversion, None)), found
     conversion.data = canonicalise(conversion.data, mxjob_schema())
@@ -143,25 +159,32 @@ def compile_object(obj: Manifest, options: RenderOptions, defaults: bool, priori
         gang, notes = plan_gang(job, scheduler, priorities, sources, options.kubernetes_version)
         found.extend(notes)
     elif job.run_policy.scheduling_policy is not None:
-        found.append(warning(Code.GANG_POLICY_IGNORED,
-                             "schedulingPolicy has no effect without a gang scheduler",
-                             ("spec", "runPolicy", "schedulingPolicy"),
-                             f"pass --gang-scheduler {gang_forms()} or annotate the job with "
-                             f"{GANG_ANNOTATION}"))
+        found.append(
+            warning(
+                Code.GANG_POLICY_IGNORED,
+                "schedulingPolicy has no effect without a gang scheduler",
+                ("spec", "runPolicy", "schedulingPolicy"),
+                f"pass --gang-scheduler {gang_forms()} or annotate the job with {GANG_ANNOTATION}",
+            )
+        )
     if has_errors(found):
         return None, found
     return CompiledJob(conversion, job, gang), found
 
 
-def render_job(compiled: CompiledJob, options: RenderOptions,
-               expect_prefix: Callable[[str], None] | None = None) -> Iterator[Manifest]:
+def render_job(
+    compiled: CompiledJob, options: RenderOptions, expect_prefix: Callable[[str], None] | None = None
+) -> Iterator[Manifest]:
     """The manifests of one compiled job, through the decorations its options select (expect_prefix: see expand)."""
     job = _defaulted(compiled)
     # What shaped the pods, for the reconciler to render a deleted pod again exactly as Git holds it.
     gang = compiled.gang
-    record = RenderOptions(target=options.target, gang_scheduler=gang.scheduler if gang else None,
-                           kubernetes_version=options.kubernetes_version if gang and gang.scheduler.backend.versioned
-                           else None, max_pods=options.max_pods).to_record()
+    record = RenderOptions(
+        target=options.target,
+        gang_scheduler=gang.scheduler if gang else None,
+        kubernetes_version=options.kubernetes_version if gang and gang.scheduler.backend.versioned else None,
+        max_pods=options.max_pods,
+    ).to_record()
     manifests = expand(job, include_job=options.include_job, render=record, expect_prefix=expect_prefix)
     return decorate(manifests, JobContext(job, options, compiled.gang))
 
@@ -192,11 +215,19 @@ def _pod_address(job: MXJob, name: str) -> tuple[Replica, int] | None:
     return None
 
 
-def locate(diagnostic: Diagnostic, document: SourceDocument, prefix: JsonPath,
-           conversion: Conversion | None) -> Diagnostic:
+def locate(
+    diagnostic: Diagnostic, document: SourceDocument, prefix: JsonPath, conversion: Conversion | None
+) -> Diagnostic:
     """The diagnostic with its path in the source document and that path's file, line and column."""
     path = conversion.origin(diagnostic.path) if conversion else diagnostic.path
     key = diagnostic.code in _KEY_CODES
     location = document.locate((*prefix, *path), key=key)
-    return Diagnostic(diagnostic.code, diagnostic.severity, diagnostic.message, (*prefix, *path), location,
-                      document.index, diagnostic.hint)
+    return Diagnostic(
+        diagnostic.code,
+        diagnostic.severity,
+        diagnostic.message,
+        (*prefix, *path),
+        location,
+        document.index,
+        diagnostic.hint,
+    )

@@ -96,11 +96,18 @@ def resolve_version(requested: str) -> str:
         raise VersionUnavailable(f"{requested!r} is not a Kubernetes version like 1.35 (available offline: {span})")
     minor = f"{int(match.group(1))}.{int(match.group(2))}"
     if minor not in versions:
-        more = "" if _extra_root() is not None else (
-            "; the schemas of every Kubernetes version since 1.25 come with the [schemas] extra "
-            "(pip install '<mxjob-gitops wheel or Git URL>[schemas]')")
-        raise VersionUnavailable(f"no Kubernetes {minor} schemas are available offline (available: {span}); "
-                                 f"pick one of those with --kubernetes-version{more}")
+        more = (
+            ""
+            if _extra_root() is not None
+            else (
+                "; the schemas of every Kubernetes version since 1.25 come with the [schemas] extra "
+                "(pip install '<mxjob-gitops wheel or Git URL>[schemas]')"
+            )
+        )
+        raise VersionUnavailable(
+            f"no Kubernetes {minor} schemas are available offline (available: {span}); "
+            f"pick one of those with --kubernetes-version{more}"
+        )
     return minor
 
 
@@ -162,8 +169,12 @@ def _kubernetes_validator(version: str, strict: bool, name: str) -> Draft202012V
 def _absolute_refs(node: Any) -> Any:
     """Point `#/$defs/…` references at the definitions document (as the per-kind files do)."""
     if isinstance(node, dict):
-        return {k: f"{DEFINITIONS_URI}{v}" if k == "$ref" and isinstance(v, str) and v.startswith("#")
-                else _absolute_refs(v) for k, v in node.items()}
+        return {
+            k: f"{DEFINITIONS_URI}{v}"
+            if k == "$ref" and isinstance(v, str) and v.startswith("#")
+            else _absolute_refs(v)
+            for k, v in node.items()
+        }
     if isinstance(node, list):
         return [_absolute_refs(v) for v in node]
     return node
@@ -228,8 +239,9 @@ def _fast_registry(version: str, strict: bool) -> Any:
 def _fast_validator(version: str, strict: bool, source: str, name: str) -> Any:
     if source == "own":
         return jsonschema_rs.validator_for(_own_schema(name, strict))
-    return jsonschema_rs.validator_for(_kubernetes_schema(version, strict, name),
-                                       registry=_fast_registry(version, strict))
+    return jsonschema_rs.validator_for(
+        _kubernetes_schema(version, strict, name), registry=_fast_registry(version, strict)
+    )
 
 
 def accepted_fast(manifest: dict[str, Any], version: str, strict: bool) -> bool:

@@ -135,12 +135,23 @@ def pod_count_problems(data: dict[str, Any], max_pods: int) -> list[Diagnostic]:
             continue
         total += max(count, 0)
         if count > max_pods:
-            found.append(error(Code.LIMIT_EXCEEDED, f"{replica_type} has {count:,} replicas; a job may have at most "
-                               f"{max_pods:,} pods", ("spec", "mxReplicaSpecs", replica_type, "replicas"),
-                               "pass --max-pods N to allow more; the rendering grows with the square of N"))
+            found.append(
+                error(
+                    Code.LIMIT_EXCEEDED,
+                    f"{replica_type} has {count:,} replicas; a job may have at most {max_pods:,} pods",
+                    ("spec", "mxReplicaSpecs", replica_type, "replicas"),
+                    "pass --max-pods N to allow more; the rendering grows with the square of N",
+                )
+            )
     if total > max_pods and not found:
-        found.append(error(Code.LIMIT_EXCEEDED, f"the job has {total:,} pods; at most {max_pods:,} are allowed",
-                           ("spec", "mxReplicaSpecs"), "pass --max-pods to allow more"))
+        found.append(
+            error(
+                Code.LIMIT_EXCEEDED,
+                f"the job has {total:,} pods; at most {max_pods:,} are allowed",
+                ("spec", "mxReplicaSpecs"),
+                "pass --max-pods to allow more",
+            )
+        )
     return found
 
 
@@ -162,6 +173,10 @@ def output_problem(estimate: int, max_pods: int) -> Diagnostic | None:
     limit = output_limit(max_pods)
     if estimate <= limit:
         return None
-    return error(Code.LIMIT_EXCEEDED, f"with this job the rendering would be about {estimate // 2**20:,} MiB; "
-                 f"at most {limit // 2**20:,} MiB are written", ("spec", "mxReplicaSpecs"),
-                 "render fewer or smaller jobs per run (a higher --max-pods also raises this limit)")
+    return error(
+        Code.LIMIT_EXCEEDED,
+        f"with this job the rendering would be about {estimate // 2**20:,} MiB; "
+        f"at most {limit // 2**20:,} MiB are written",
+        ("spec", "mxReplicaSpecs"),
+        "render fewer or smaller jobs per run (a higher --max-pods also raises this limit)",
+    )

@@ -39,8 +39,10 @@ class Replica:
     def mxnet_ports(self) -> tuple[ContainerPort, ...]:
         for container in as_list(as_dict(self.template.get("spec")).get("containers")):
             if container.get("name") == c.DEFAULT_CONTAINER:
-                return tuple(ContainerPort(p.get("name"), p["containerPort"], p.get("protocol"))
-                             for p in as_list(container.get("ports")))
+                return tuple(
+                    ContainerPort(p.get("name"), p["containerPort"], p.get("protocol"))
+                    for p in as_list(container.get("ports"))
+                )
         return ()
 
     @property

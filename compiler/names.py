@@ -25,8 +25,10 @@ _SUBDOMAIN = re.compile(r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-
 _DNS1035 = re.compile(r"[a-z](?:[-a-z0-9]*[a-z0-9])?")
 # A kind is a Go type name (CamelCase identifier); apiVersion is `version` or `group/version`.
 _KIND = re.compile(r"[A-Za-z][A-Za-z0-9]{0,62}")
-_API_VERSION = re.compile(r"(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*/)?"
-                          r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?")
+_API_VERSION = re.compile(
+    r"(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*/)?"
+    r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"
+)
 
 
 def dns1123_label(value: str) -> str:
@@ -43,8 +45,7 @@ def dns1123_subdomain(value: str) -> str:
     if len(value) > MAX_SUBDOMAIN:
         return f"must be no more than {MAX_SUBDOMAIN} characters"
     if not _SUBDOMAIN.fullmatch(value):
-        return ("must consist of lower-case letters, digits, '-' and '.', and start and end with a letter or "
-                "digit")
+        return "must consist of lower-case letters, digits, '-' and '.', and start and end with a letter or digit"
     return ""
 
 
@@ -53,8 +54,7 @@ def dns1035_label(value: str) -> str:
     if len(value) > MAX_LABEL:
         return f"must be no more than {MAX_LABEL} characters"
     if not _DNS1035.fullmatch(value):
-        return ("must consist of lower-case letters, digits and '-', start with a letter and end with a letter "
-                "or digit")
+        return "must consist of lower-case letters, digits and '-', start with a letter and end with a letter or digit"
     return ""
 
 
@@ -124,20 +124,31 @@ def identity_problems(obj: dict[str, Any]) -> Iterator[Diagnostic]:
             continue
         why = name_problem(kind_text, value, prefix=prefix) if isinstance(value, str) else "must be a string"
         if why:
-            yield error(Code.INVALID_NAME, f"metadata.{key} {_shown(value)} {why}", ("metadata", key),
-                        f"a {kind_text or 'object'} name {_rule_text(kind_text)}")
+            yield error(
+                Code.INVALID_NAME,
+                f"metadata.{key} {_shown(value)} {why}",
+                ("metadata", key),
+                f"a {kind_text or 'object'} name {_rule_text(kind_text)}",
+            )
     namespace = metadata.get("namespace")
     if namespace is not None:
         why = dns1123_label(namespace) if isinstance(namespace, str) else "must be a string"
         if why:
-            yield error(Code.INVALID_NAME, f"metadata.namespace {_shown(namespace)} {why}",
-                        ("metadata", "namespace"), "a namespace is a DNS-1123 label, like team-a")
+            yield error(
+                Code.INVALID_NAME,
+                f"metadata.namespace {_shown(namespace)} {why}",
+                ("metadata", "namespace"),
+                "a namespace is a DNS-1123 label, like team-a",
+            )
 
 
 def _rule_text(kind: str) -> str:
     rule = NAME_RULES.get(kind, dns1123_subdomain)
-    return {"dns1123_label": "is a DNS-1123 label", "dns1035_label": "is a DNS-1035 label",
-            "path_segment": "is a path segment"}.get(rule.__name__, "is a DNS-1123 subdomain, like my-app.v1")
+    return {
+        "dns1123_label": "is a DNS-1123 label",
+        "dns1035_label": "is a DNS-1035 label",
+        "path_segment": "is a path segment",
+    }.get(rule.__name__, "is a DNS-1123 subdomain, like my-app.v1")
 
 
 def _shown(value: object) -> str:

@@ -18,15 +18,24 @@ def normalise(conversion: Conversion) -> None:
         for key in dropped:
             del metadata[key]
         if dropped:
-            conversion.diagnostics.append(warning(
-                Code.SERVER_FIELDS_DROPPED,
-                f"metadata.{', metadata.'.join(dropped)} are set by the API server and were dropped",
-                ("metadata", dropped[0]), "remove them from the file in Git"))
+            conversion.diagnostics.append(
+                warning(
+                    Code.SERVER_FIELDS_DROPPED,
+                    f"metadata.{', metadata.'.join(dropped)} are set by the API server and were dropped",
+                    ("metadata", dropped[0]),
+                    "remove them from the file in Git",
+                )
+            )
     if "status" in data:
         del data["status"]
-        conversion.diagnostics.append(warning(
-            Code.SERVER_FIELDS_DROPPED, "status is written by the reconciler and was dropped", ("status",),
-            "remove status from the file in Git"))
+        conversion.diagnostics.append(
+            warning(
+                Code.SERVER_FIELDS_DROPPED,
+                "status is written by the reconciler and was dropped",
+                ("status",),
+                "remove status from the file in Git",
+            )
+        )
     spec = data.get("spec")
     if isinstance(spec, dict) and isinstance(spec.get("mxReplicaSpecs"), dict):
         _normalise_replica_types(conversion, spec["mxReplicaSpecs"])
@@ -38,14 +47,23 @@ def _normalise_replica_types(conversion: Conversion, replicas: dict[str, Any]) -
         for key in list(replicas):
             if key != canonical and key.lower() == canonical.lower():
                 if canonical in replicas:
-                    conversion.diagnostics.append(warning(
-                        Code.REPLICA_TYPE_CASE,
-                        f"replica type {key!r} replaces {canonical!r}, as the operator did",
-                        ("spec", "mxReplicaSpecs", key), f"keep a single {canonical} entry"))
+                    conversion.diagnostics.append(
+                        warning(
+                            Code.REPLICA_TYPE_CASE,
+                            f"replica type {key!r} replaces {canonical!r}, as the operator did",
+                            ("spec", "mxReplicaSpecs", key),
+                            f"keep a single {canonical} entry",
+                        )
+                    )
                 else:
-                    conversion.diagnostics.append(warning(
-                        Code.REPLICA_TYPE_CASE, f"replica type {key!r} was read as {canonical!r}",
-                        ("spec", "mxReplicaSpecs", key), f"write {canonical}"))
+                    conversion.diagnostics.append(
+                        warning(
+                            Code.REPLICA_TYPE_CASE,
+                            f"replica type {key!r} was read as {canonical!r}",
+                            ("spec", "mxReplicaSpecs", key),
+                            f"write {canonical}",
+                        )
+                    )
                 replicas[canonical] = replicas.pop(key)
                 conversion.rename(("spec", "mxReplicaSpecs", canonical), ("spec", "mxReplicaSpecs", key))
                 break

@@ -144,14 +144,18 @@ _FIELDS = (
     _Field("target", "target", Target.PLAIN, _target, str),
     _Field("namespace", "namespace", None, _namespace, str),
     _Field("gangScheduler", "gang_scheduler", None, lambda text: GangScheduler.parse(text) if text else None, str),
-    _Field("priorityClasses", "priority_classes", (),
-           lambda text: priority_pairs(p for p in text.split(",") if p.strip()),
-           lambda pairs: ",".join(f"{name}={value}" for name, value in pairs)),
-    _Field("kubernetesVersion", "kubernetes_version", None, lambda text: kubernetes_minor(text) if text else None,
-           str),
+    _Field(
+        "priorityClasses",
+        "priority_classes",
+        (),
+        lambda text: priority_pairs(p for p in text.split(",") if p.strip()),
+        lambda pairs: ",".join(f"{name}={value}" for name, value in pairs),
+    ),
+    _Field("kubernetesVersion", "kubernetes_version", None, lambda text: kubernetes_minor(text) if text else None, str),
     _Field("job", "include_job", True, lambda text: text.lower() not in _FALSE, lambda flag: str(flag).lower()),
-    _Field("keepRendered", "keep_rendered", False, lambda text: text.lower() not in _FALSE,
-           lambda flag: str(flag).lower()),
+    _Field(
+        "keepRendered", "keep_rendered", False, lambda text: text.lower() not in _FALSE, lambda flag: str(flag).lower()
+    ),
     _Field("maxPods", "max_pods", DEFAULT_MAX_PODS, _max_pods, str),
 )
 _BY_KEY = {spec.key: spec for spec in _FIELDS}

@@ -45,8 +45,9 @@ class Plan:
         for item in self.items:
             yield from self.item_manifests(item, expect_prefix)
 
-    def item_manifests(self, item: CompiledJob | Manifest,
-                       expect_prefix: Callable[[str], None] | None = None) -> Iterator[Manifest]:
+    def item_manifests(
+        self, item: CompiledJob | Manifest, expect_prefix: Callable[[str], None] | None = None
+    ) -> Iterator[Manifest]:
         """The manifests of one valid item, even when other items of the plan are invalid (for validate)."""
         if isinstance(item, CompiledJob):
             yield from render_job(item, self.options, expect_prefix)
@@ -59,8 +60,9 @@ class Plan:
             yield item.conversion.data if isinstance(item, CompiledJob) else item
 
 
-def compile_documents(documents: Sequence[SourceDocument], options: RenderOptions = RenderOptions(),
-                      *, defaults: bool = True) -> Plan:
+def compile_documents(
+    documents: Sequence[SourceDocument], options: RenderOptions = RenderOptions(), *, defaults: bool = True
+) -> Plan:
     """Compile every object of every document (compile_job's core per MXJob); other objects pass through.
 
     Without `defaults` jobs are only converted and checked (for `mxjob convert`).
@@ -73,9 +75,19 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
         for prefix, obj in iter_objects(document):
             problem, at = ("", ()) if isinstance(obj, dict) and is_mxjob(obj) else _not_an_object(obj)
             if problem:
-                plan.diagnostics.append(locate(error(Code.NOT_AN_OBJECT, problem, at, "every document, and every "
-                                                     "item of a List, needs apiVersion, kind and metadata.name"),
-                                               document, prefix, None))
+                plan.diagnostics.append(
+                    locate(
+                        error(
+                            Code.NOT_AN_OBJECT,
+                            problem,
+                            at,
+                            "every document, and every item of a List, needs apiVersion, kind and metadata.name",
+                        ),
+                        document,
+                        prefix,
+                        None,
+                    )
+                )
                 continue
             bad_identity = [locate(d, document, prefix, None) for d in identity_problems(obj)]
             if bad_identity:
@@ -90,8 +102,9 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
                 plan.items.append(compiled)
                 plan.origins.append((document, prefix))
                 job = compiled.job
-                identities = (list(job_identities(job, options, compiled.gang)) if job
-                              else [identity(compiled.conversion.data)])
+                identities = (
+                    list(job_identities(job, options, compiled.gang)) if job else [identity(compiled.conversion.data)]
+                )
             else:
                 plan.items.append(obj)
                 plan.origins.append((document, prefix))
@@ -100,10 +113,20 @@ def compile_documents(documents: Sequence[SourceDocument], options: RenderOption
                 first = seen.setdefault(ident, (document, prefix))
                 if first[0] is not document or first[1] != prefix:
                     where = first[0].locate(first[1])  # located only now: positions cost a second parse
-                    plan.diagnostics.append(locate(error(
-                        Code.DUPLICATE_OBJECT,
-                        f"{ident[1]} {ident[2] + '/' if ident[2] else ''}{ident[3]} is also produced by {where}",
-                        (), "rename one of the jobs or objects"), document, prefix, None))
+                    namespace = ident[2] + "/" if ident[2] else ""
+                    plan.diagnostics.append(
+                        locate(
+                            error(
+                                Code.DUPLICATE_OBJECT,
+                                f"{ident[1]} {namespace}{ident[3]} is also produced by {where}",
+                                (),
+                                "rename one of the jobs or objects",
+                            ),
+                            document,
+                            prefix,
+                            None,
+                        )
+                    )
     too_big = _output_problem(plan)
     if too_big is not None:
         plan.diagnostics.append(too_big)
@@ -116,8 +139,9 @@ def _output_problem(plan: Plan) -> Diagnostic | None:
     for item, (document, prefix) in zip(plan.items, plan.origins, strict=True):
         if isinstance(item, CompiledJob) and item.job is not None:
             job = item.job
-            total += estimated_output_bytes([(job.name, sum(r.replicas for r in job.replicas),
-                                              [r.template for r in job.replicas])])
+            total += estimated_output_bytes(
+                [(job.name, sum(r.replicas for r in job.replicas), [r.template for r in job.replicas])]
+            )
             problem = output_problem(total, plan.options.max_pods)
             if problem is not None:
                 return locate(problem, document, prefix, None)
@@ -150,8 +174,9 @@ def rendered_jobs(documents: Sequence[SourceDocument]) -> set[tuple[str, str]]:
     return found
 
 
-def priority_classes(documents: Sequence[SourceDocument],
-                     options: RenderOptions) -> tuple[dict[str, int], dict[str, str]]:
+def priority_classes(
+    documents: Sequence[SourceDocument], options: RenderOptions
+) -> tuple[dict[str, int], dict[str, str]]:
     """PriorityClass values known offline: objects in the input, overridden by --priority-class."""
     values: dict[str, int] = {}
     sources: dict[str, str] = {}
@@ -174,8 +199,12 @@ def identity(obj: Manifest) -> Identity:
     metadata = obj.get("metadata")
     if not isinstance(metadata, dict):
         metadata = {}
-    return (str(obj.get("apiVersion", "")), str(obj.get("kind", "")), str(metadata.get("namespace") or ""),
-            str(metadata.get("name") or metadata.get("generateName") or ""))
+    return (
+        str(obj.get("apiVersion", "")),
+        str(obj.get("kind", "")),
+        str(metadata.get("namespace") or ""),
+        str(metadata.get("name") or metadata.get("generateName") or ""),
+    )
 
 
 def job_identities(job: MXJob, options: RenderOptions, gang: Gang | None) -> Iterator[Identity]:
@@ -198,7 +227,12 @@ def sort_diagnostics(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
 
     def key(d: Diagnostic) -> tuple[str, int, int, int, str]:
         loc = d.location
-        return (loc.file if loc else "", loc.line if loc else 0, loc.column if loc else 0, rank[d.severity],
-                d.code.value)
+        return (
+            loc.file if loc else "",
+            loc.line if loc else 0,
+            loc.column if loc else 0,
+            rank[d.severity],
+            d.code.value,
+        )
 
     return sorted(diagnostics, key=key)

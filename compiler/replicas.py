@@ -44,23 +44,36 @@ class Traits:
 
 
 TRAITS: dict[str, Traits] = {
-    ReplicaType.SCHEDULER: Traits(JobMode.TRAIN, rendezvous=True, worker_id=False, decides_success=True,
-                                  exactly_one=True, any_case=True),
-    ReplicaType.SERVER: Traits(JobMode.TRAIN, rendezvous=False, worker_id=False, decides_success=False,
-                               exactly_one=False, any_case=True),
-    ReplicaType.WORKER: Traits(JobMode.TRAIN, rendezvous=False, worker_id=True, decides_success=False,
-                               exactly_one=False, any_case=True),
-    ReplicaType.TUNER_TRACKER: Traits(JobMode.TUNE, rendezvous=True, worker_id=False, decides_success=False,
-                                      exactly_one=True, any_case=False),
-    ReplicaType.TUNER_SERVER: Traits(JobMode.TUNE, rendezvous=False, worker_id=False, decides_success=False,
-                                     exactly_one=False, any_case=False),
-    ReplicaType.TUNER: Traits(JobMode.TUNE, rendezvous=False, worker_id=False, decides_success=True,
-                              exactly_one=True, any_case=False),
+    ReplicaType.SCHEDULER: Traits(
+        JobMode.TRAIN, rendezvous=True, worker_id=False, decides_success=True, exactly_one=True, any_case=True
+    ),
+    ReplicaType.SERVER: Traits(
+        JobMode.TRAIN, rendezvous=False, worker_id=False, decides_success=False, exactly_one=False, any_case=True
+    ),
+    ReplicaType.WORKER: Traits(
+        JobMode.TRAIN, rendezvous=False, worker_id=True, decides_success=False, exactly_one=False, any_case=True
+    ),
+    ReplicaType.TUNER_TRACKER: Traits(
+        JobMode.TUNE, rendezvous=True, worker_id=False, decides_success=False, exactly_one=True, any_case=False
+    ),
+    ReplicaType.TUNER_SERVER: Traits(
+        JobMode.TUNE, rendezvous=False, worker_id=False, decides_success=False, exactly_one=False, any_case=False
+    ),
+    ReplicaType.TUNER: Traits(
+        JobMode.TUNE, rendezvous=False, worker_id=False, decides_success=True, exactly_one=True, any_case=False
+    ),
 }
 
 # The variables the operator appends to every container, in its order; DMLC_WORKER_ID follows for worker_id types.
-SHARED_ENV = ("MX_CONFIG", "DMLC_PS_ROOT_PORT", "DMLC_PS_ROOT_URI", "DMLC_NUM_SERVER", "DMLC_NUM_WORKER",
-              "DMLC_ROLE", "DMLC_USE_KUBERNETES")
+SHARED_ENV = (
+    "MX_CONFIG",
+    "DMLC_PS_ROOT_PORT",
+    "DMLC_PS_ROOT_URI",
+    "DMLC_NUM_SERVER",
+    "DMLC_NUM_WORKER",
+    "DMLC_ROLE",
+    "DMLC_USE_KUBERNETES",
+)
 WORKER_ID_ENV = "DMLC_WORKER_ID"
 
 

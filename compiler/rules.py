@@ -58,9 +58,12 @@ def _check_name(metadata: dict[str, Any], replicas: dict[str, Any]) -> Iterator[
         yield error(Code.MISSING_FIELD, "the job has no metadata.name", ("metadata",), "add metadata.name")
         return
     if not DNS1035.match(name):
-        yield error(Code.JOB_NAME, f"job name {name!r} is not a DNS-1035 label", ("metadata", "name"),
-                    "use lower-case letters, digits and '-', starting with a letter and ending with a letter "
-                    "or digit")
+        yield error(
+            Code.JOB_NAME,
+            f"job name {name!r} is not a DNS-1035 label",
+            ("metadata", "name"),
+            "use lower-case letters, digits and '-', starting with a letter and ending with a letter or digit",
+        )
     longest = ""
     for replica_type, replica in replicas.items():
         count = replica_count(replica)
@@ -69,13 +72,18 @@ def _check_name(metadata: dict[str, Any], replicas: dict[str, Any]) -> Iterator[
             longest = max(longest, generated, key=len)
     if len(longest) > c.MAX_DNS_LABEL:
         allowed = c.MAX_DNS_LABEL - (len(longest) - len(name))
-        yield error(Code.NAME_TOO_LONG,
-                    f"generated name {longest!r} has {len(longest)} characters; Kubernetes allows "
-                    f"{c.MAX_DNS_LABEL}", ("metadata", "name"),
-                    f"shorten the job name to at most {max(allowed, 1)} characters")
+        yield error(
+            Code.NAME_TOO_LONG,
+            f"generated name {longest!r} has {len(longest)} characters; Kubernetes allows {c.MAX_DNS_LABEL}",
+            ("metadata", "name"),
+            f"shorten the job name to at most {max(allowed, 1)} characters",
+        )
     elif len(name) > c.MAX_DNS_LABEL:
-        yield error(Code.NAME_TOO_LONG, f"job name has {len(name)} characters; Kubernetes allows "
-                                        f"{c.MAX_DNS_LABEL}", ("metadata", "name"))
+        yield error(
+            Code.NAME_TOO_LONG,
+            f"job name has {len(name)} characters; Kubernetes allows {c.MAX_DNS_LABEL}",
+            ("metadata", "name"),
+        )
 
 
 def _check_layout(job_mode: Any, replicas: dict[str, Any]) -> Iterator[Diagnostic]:
@@ -88,61 +96,89 @@ def _check_layout(job_mode: Any, replicas: dict[str, Any]) -> Iterator[Diagnosti
     missing = [t for t in types if t not in replicas]
     if missing and not lone_worker:
         alone = " (or one Worker alone)" if train else ""
-        yield error(Code.JOB_MODE_LAYOUT, f"{job_mode} needs {', '.join(types[:-1])} and {types[-1]}{alone}; "
-                    f"missing {', '.join(missing)}", REPLICAS, f"add {', '.join(missing)}")
+        yield error(
+            Code.JOB_MODE_LAYOUT,
+            f"{job_mode} needs {', '.join(types[:-1])} and {types[-1]}{alone}; missing {', '.join(missing)}",
+            REPLICAS,
+            f"add {', '.join(missing)}",
+        )
     for replica_type in types:
         if TRAITS[replica_type].exactly_one:
             yield from _exactly_one(replicas, replica_type)
     if not train and c.TUNER_SERVER in replicas and replica_count(replicas[c.TUNER_SERVER]) < 1:
-        yield error(Code.REPLICA_COUNT, "MXTune needs at least one TunerServer",
-                    (*REPLICAS, c.TUNER_SERVER, "replicas"), "set replicas to 1 or more")
+        yield error(
+            Code.REPLICA_COUNT,
+            "MXTune needs at least one TunerServer",
+            (*REPLICAS, c.TUNER_SERVER, "replicas"),
+            "set replicas to 1 or more",
+        )
 
 
 def _foreign_types(replicas: dict[str, Any], foreign: frozenset[str], mode: str) -> Iterator[Diagnostic]:
     for replica_type in replicas:
         if replica_type in foreign:
             other = c.MX_TUNE if mode == c.MX_TRAIN else c.MX_TRAIN
-            yield error(Code.JOB_MODE_LAYOUT, f"replica type {replica_type} belongs to {other}, not {mode}",
-                        (*REPLICAS, replica_type), f"remove it or set jobMode: {other}")
+            yield error(
+                Code.JOB_MODE_LAYOUT,
+                f"replica type {replica_type} belongs to {other}, not {mode}",
+                (*REPLICAS, replica_type),
+                f"remove it or set jobMode: {other}",
+            )
 
 
 def _exactly_one(replicas: dict[str, Any], replica_type: str) -> Iterator[Diagnostic]:
     if replica_type in replicas and replica_count(replicas[replica_type]) != 1:
-        yield error(Code.REPLICA_COUNT, f"a job has exactly one {replica_type}; replicas is "
-                                        f"{replica_count(replicas[replica_type])}",
-                    (*REPLICAS, replica_type, "replicas"), "set replicas: 1")
+        yield error(
+            Code.REPLICA_COUNT,
+            f"a job has exactly one {replica_type}; replicas is {replica_count(replicas[replica_type])}",
+            (*REPLICAS, replica_type, "replicas"),
+            "set replicas: 1",
+        )
 
 
 def _check_replica(replica_type: str, replica: dict[str, Any]) -> Iterator[Diagnostic]:
     base: JsonPath = (*REPLICAS, replica_type)
     if replica.get("replicas") == 0:
-        yield warning(Code.ZERO_REPLICAS, f"{replica_type} has 0 replicas: no pods of this type are rendered",
-                      (*base, "replicas"))
+        yield warning(
+            Code.ZERO_REPLICAS, f"{replica_type} has 0 replicas: no pods of this type are rendered", (*base, "replicas")
+        )
     template = as_dict(replica.get("template"))
     metadata = as_dict(template.get("metadata"))
     for key, value in metadata.items():
         if key not in _COPIED_TEMPLATE_METADATA and not (key == "creationTimestamp" and value is None):
-            yield warning(Code.TEMPLATE_METADATA_IGNORED,
-                          f"template metadata.{key} is ignored: pods are named and placed by the job",
-                          (*base, "template", "metadata", key), f"remove metadata.{key}")
+            yield warning(
+                Code.TEMPLATE_METADATA_IGNORED,
+                f"template metadata.{key} is ignored: pods are named and placed by the job",
+                (*base, "template", "metadata", key),
+                f"remove metadata.{key}",
+            )
     pod_spec = as_dict(template.get("spec"))
     policy = replica.get("restartPolicy", c.DEFAULT_RESTART_POLICY)
     own = pod_spec.get("restartPolicy")
-    if isinstance(policy, str) and policy in c.RESTART_POLICIES and own is not None \
-            and own != pod_restart_policy(policy):
-        yield warning(Code.RESTART_POLICY_OVERRIDDEN,
-                      f"template restartPolicy {own!r} is replaced by {pod_restart_policy(policy)!r} from the "
-                      f"replica's restartPolicy {policy!r}", (*base, "template", "spec", "restartPolicy"),
-                      "set restartPolicy on the replica spec, not in the template")
+    if (
+        isinstance(policy, str)
+        and policy in c.RESTART_POLICIES
+        and own is not None
+        and own != pod_restart_policy(policy)
+    ):
+        yield warning(
+            Code.RESTART_POLICY_OVERRIDDEN,
+            f"template restartPolicy {own!r} is replaced by {pod_restart_policy(policy)!r} from the "
+            f"replica's restartPolicy {policy!r}",
+            (*base, "template", "spec", "restartPolicy"),
+            "set restartPolicy on the replica spec, not in the template",
+        )
     if pod_spec.get("schedulingGates"):
         # The API server lets a pod update remove scheduling gates but never add one (kubernetes
         # pkg/apis/core/validation/validation.go, validateOnlyDeletedSchedulingGates from ValidatePodUpdate),
         # so a gate declared in Git drifts for good once a controller lifts it.
-        yield warning(Code.SCHEDULING_GATES,
-                      "schedulingGates on a Git-declared pod: once a controller removes a gate, the pod differs "
-                      "from Git forever (gates cannot be re-added), and a sync with Force/Replace restarts it",
-                      (*base, "template", "spec", "schedulingGates"),
-                      "let the controller that lifts the gate add it at admission, as Kueue does")
+        yield warning(
+            Code.SCHEDULING_GATES,
+            "schedulingGates on a Git-declared pod: once a controller removes a gate, the pod differs "
+            "from Git forever (gates cannot be re-added), and a sync with Force/Replace restarts it",
+            (*base, "template", "spec", "schedulingGates"),
+            "let the controller that lifts the gate add it at admission, as Kueue does",
+        )
     yield from _check_containers(pod_spec, (*base, "template", "spec"), generated_env_names(replica_type))
 
 
@@ -151,22 +187,30 @@ def _check_containers(pod_spec: dict[str, Any], base: JsonPath, generated: tuple
     names = [str(as_dict(item).get("name")) for item in containers]
     if c.DEFAULT_CONTAINER not in names:
         close = suggest(c.DEFAULT_CONTAINER, names)
-        yield error(Code.NO_MXNET_CONTAINER, "the template has no container named 'mxnet'", (*base, "containers"),
-                    f"rename your training container to mxnet{'; ' + close if close else ''}")
+        yield error(
+            Code.NO_MXNET_CONTAINER,
+            "the template has no container named 'mxnet'",
+            (*base, "containers"),
+            f"rename your training container to mxnet{'; ' + close if close else ''}",
+        )
     for position, item in enumerate(containers):
         container = as_dict(item)
         path = (*base, "containers", position)
         if not container.get("image"):
-            yield error(Code.EMPTY_IMAGE, f"container {container.get('name')!r} has no image", (*path, "image"),
-                        "set image")
+            yield error(
+                Code.EMPTY_IMAGE, f"container {container.get('name')!r} has no image", (*path, "image"), "set image"
+            )
         for env_position, env in enumerate(as_list(container.get("env"))):
             name = as_dict(env).get("name")
             if name in generated:
-                yield warning(Code.ENV_OVERRIDDEN,
-                              f"env {name} is generated for this replica type; your entry is replaced by it "
-                              "(the operator appended its own, which won; the duplicate is dropped because "
-                              "server-side apply rejects duplicate env names)",
-                              (*path, "env", env_position, "name"), f"remove {name} from env")
+                yield warning(
+                    Code.ENV_OVERRIDDEN,
+                    f"env {name} is generated for this replica type; your entry is replaced by it "
+                    "(the operator appended its own, which won; the duplicate is dropped because "
+                    "server-side apply rejects duplicate env names)",
+                    (*path, "env", env_position, "name"),
+                    f"remove {name} from env",
+                )
         if container.get("name") == c.DEFAULT_CONTAINER:
             yield from _check_ports(as_list(container.get("ports")), (*path, "ports"))
 
@@ -179,21 +223,35 @@ def _check_ports(ports: list[Any], base: JsonPath) -> Iterator[Diagnostic]:
     for position, port in enumerate(ports):
         name = as_dict(port).get("name")
         if name is None and total > 1:
-            yield error(Code.SERVICE_PORTS, "every port of the mxnet container needs a name: each one becomes a "
-                                            "port of the replica's Service", (*base, position), "add a name")
+            yield error(
+                Code.SERVICE_PORTS,
+                "every port of the mxnet container needs a name: each one becomes a port of the replica's Service",
+                (*base, position),
+                "add a name",
+            )
         elif isinstance(name, str) and name in names:  # a name of another type is the schema's finding
-            yield error(Code.SERVICE_PORTS, f"port name {name!r} is used twice", (*base, position, "name"),
-                        "give every port a unique name")
+            yield error(
+                Code.SERVICE_PORTS,
+                f"port name {name!r} is used twice",
+                (*base, position, "name"),
+                "give every port a unique name",
+            )
         elif isinstance(name, str):
             names[name] = position
 
 
 def _check_run_policy(run_policy: dict[str, Any]) -> Iterator[Diagnostic]:
     if "ttlSecondsAfterFinished" in run_policy:
-        yield warning(Code.TTL_DROPPED,
-                      "ttlSecondsAfterFinished is not rendered: deleting a Git-tracked job makes Argo CD or Flux "
-                      "create it again, and the job runs again", ("spec", "runPolicy", "ttlSecondsAfterFinished"),
-                      "remove it; delete finished jobs by removing them from Git")
+        yield warning(
+            Code.TTL_DROPPED,
+            "ttlSecondsAfterFinished is not rendered: deleting a Git-tracked job makes Argo CD or Flux "
+            "create it again, and the job runs again",
+            ("spec", "runPolicy", "ttlSecondsAfterFinished"),
+            "remove it; delete finished jobs by removing them from Git",
+        )
     if run_policy.get("suspend") is True:
-        yield info(Code.SUSPENDED, "the job is suspended: its pods and services are not rendered",
-                   ("spec", "runPolicy", "suspend"))
+        yield info(
+            Code.SUSPENDED,
+            "the job is suspended: its pods and services are not rendered",
+            ("spec", "runPolicy", "suspend"),
+        )

@@ -50,9 +50,11 @@ def strict_integer_validator() -> type[Draft202012Validator]:
     from jsonschema import Draft202012Validator, validators
 
     checker = Draft202012Validator.TYPE_CHECKER.redefine(
-        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool))
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)
+    )
     extended: type[Draft202012Validator] = validators.extend(  # type: ignore[no-untyped-call]
-        Draft202012Validator, type_checker=checker)
+        Draft202012Validator, type_checker=checker
+    )
     return extended
 
 
@@ -135,31 +137,49 @@ def _translate(err: ValidationError) -> Iterator[Diagnostic]:
     elif validator == "type":
         expected = err.validator_value
         # In YAML's words, as type_name() describes what was found: a mapping, a list.
-        wanted = " or ".join(_YAML_WORDS.get(str(t), str(t)) for t in (expected if isinstance(expected, list)
-                                                                         else [expected]))
-        yield error(Code.WRONG_TYPE, f"{field} must be {_article(wanted)}, got "
-                                     f"{_got(err.instance)}", path, _type_hint(expected, err.instance))
+        wanted = " or ".join(
+            _YAML_WORDS.get(str(t), str(t)) for t in (expected if isinstance(expected, list) else [expected])
+        )
+        yield error(
+            Code.WRONG_TYPE,
+            f"{field} must be {_article(wanted)}, got {_got(err.instance)}",
+            path,
+            _type_hint(expected, err.instance),
+        )
     elif validator in ("enum", "const"):
         value: Any = err.validator_value
         allowed = value if validator == "enum" else [value]
         choices = [_describe(a) if not isinstance(a, str) else a for a in allowed]
         hint = suggest(str(err.instance), choices) or f"use one of {', '.join(choices)}"
-        yield error(Code.INVALID_VALUE, f"{field} is {_describe(err.instance)}, which is not an allowed value",
-                    path, hint)
+        yield error(
+            Code.INVALID_VALUE, f"{field} is {_describe(err.instance)}, which is not an allowed value", path, hint
+        )
     elif validator in _LIMITS:
         message, hint = _limit(field, validator, err.validator_value, err.instance)
         yield error(Code.OUT_OF_RANGE, message, path, hint)
     elif validator in ("oneOf", "anyOf"):
-        yield error(Code.WRONG_TYPE, f"{field} has the wrong shape: {_describe(err.instance)}", path,
-                    _choices(schema) or "see `kubectl explain` for the field's form")
+        yield error(
+            Code.WRONG_TYPE,
+            f"{field} has the wrong shape: {_describe(err.instance)}",
+            path,
+            _choices(schema) or "see `kubectl explain` for the field's form",
+        )
     elif validator == "pattern":
-        yield error(Code.INVALID_VALUE, f"{field} is {_describe(err.instance)}, which does not match "
-                                        f"{err.validator_value}", path, "write a value that matches the pattern")
+        yield error(
+            Code.INVALID_VALUE,
+            f"{field} is {_describe(err.instance)}, which does not match {err.validator_value}",
+            path,
+            "write a value that matches the pattern",
+        )
     else:
         rule = json.dumps(err.validator_value, ensure_ascii=False)
-        yield error(Code.SCHEMA, f"{field} is {_describe(err.instance)}, which breaks the schema's {validator} rule "
-                                 f"({rule if len(rule) <= 60 else rule[:57] + '...'})", path,
-                    "see `kubectl explain` for what the field accepts")
+        yield error(
+            Code.SCHEMA,
+            f"{field} is {_describe(err.instance)}, which breaks the schema's {validator} rule "
+            f"({rule if len(rule) <= 60 else rule[:57] + '...'})",
+            path,
+            "see `kubectl explain` for what the field accepts",
+        )
 
 
 # Range and size keywords: (what is counted, how the value compares, the fix); {limit} is the schema's bound.
@@ -202,19 +222,29 @@ def _type_hint(expected: Any, value: Any) -> str:
     if "boolean" in wanted and isinstance(value, str) and value.strip().lower() in _BOOLEAN_WORDS:
         return f"write {_BOOLEAN_WORDS[value.strip().lower()]} without quotes"
     if "string" in wanted and isinstance(value, bool | int | float):
-        return f"quote it: \"{json.dumps(value)}\""
+        return f'quote it: "{json.dumps(value)}"'
     if "object" in wanted:
         return "write it as key: value lines below the field"
     if "array" in wanted:
-        return "write it as \"- item\" lines below the field, or [a, b]"
+        return 'write it as "- item" lines below the field, or [a, b]'
     return f"write {' or '.join(_article(_YAML_WORDS.get(w, w)) for w in wanted if w != 'null')}"
 
 
 _YAML_WORDS = {"object": "mapping", "array": "list"}
 
 
-_BOOLEAN_WORDS = {"true": "true", "false": "false", "yes": "true", "no": "false", "on": "true", "off": "false",
-                  "y": "true", "n": "false", "1": "true", "0": "false"}
+_BOOLEAN_WORDS = {
+    "true": "true",
+    "false": "false",
+    "yes": "true",
+    "no": "false",
+    "on": "true",
+    "off": "false",
+    "y": "true",
+    "n": "false",
+    "1": "true",
+    "0": "false",
+}
 
 
 def _article(noun: str) -> str:

@@ -79,8 +79,12 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     def construct_yaml_float(self, node: yaml.ScalarNode) -> Any:
         value = super().construct_yaml_float(node)
         if math.isinf(value) or math.isnan(value):
-            self._problem(Code.NOT_JSON, f"{node.value!r} is not a number Kubernetes can store", node,
-                          "quote it to make it a string")
+            self._problem(
+                Code.NOT_JSON,
+                f"{node.value!r} is not a number Kubernetes can store",
+                node,
+                "quote it to make it a string",
+            )
         return value
 
     def construct_as_string(self, node: yaml.Node) -> str:
@@ -208,10 +212,18 @@ def parse_text(text: str, file: str) -> ParseResult:
     source = SourceText(file, text)
     too_deep = depth_problem(text)
     if too_deep is not None:
-        return ParseResult([], [Diagnostic(Code.LIMIT_EXCEEDED, Severity.ERROR,
-                                           f"the input nests deeper than {MAX_DEPTH} levels here",
-                                           location=source.position(file, too_deep),
-                                           hint="nothing from this file was used")])
+        return ParseResult(
+            [],
+            [
+                Diagnostic(
+                    Code.LIMIT_EXCEEDED,
+                    Severity.ERROR,
+                    f"the input nests deeper than {MAX_DEPTH} levels here",
+                    location=source.position(file, too_deep),
+                    hint="nothing from this file was used",
+                )
+            ],
+        )
     loader = _Loader(text)
     anchors = "&" in text
     index = 0
@@ -220,9 +232,16 @@ def parse_text(text: str, file: str) -> ParseResult:
             node = loader.get_node()
             problem = alias_problem(node) if anchors else None
             if problem is not None:
-                diagnostics.append(Diagnostic(Code.LIMIT_EXCEEDED, Severity.ERROR, problem[0],
-                                              location=source.position(file, problem[1].start_mark.index),
-                                              document=index, hint="nothing from this file was used"))
+                diagnostics.append(
+                    Diagnostic(
+                        Code.LIMIT_EXCEEDED,
+                        Severity.ERROR,
+                        problem[0],
+                        location=source.position(file, problem[1].start_mark.index),
+                        document=index,
+                        hint="nothing from this file was used",
+                    )
+                )
                 documents.clear()
                 break
             data = loader.construct_document(node)
@@ -237,29 +256,43 @@ def parse_text(text: str, file: str) -> ParseResult:
         location = source.position(file, mark.index) if mark else Location(file)
         what = " ".join(str(part) for part in (exc.context, exc.problem) if part)
         diagnostics.append(
-            Diagnostic(Code.YAML_SYNTAX, Severity.ERROR, f"YAML syntax error: {what}", location=location,
-                       document=index, hint="fix the YAML; nothing from this file was used")
+            Diagnostic(
+                Code.YAML_SYNTAX,
+                Severity.ERROR,
+                f"YAML syntax error: {what}",
+                location=location,
+                document=index,
+                hint="fix the YAML; nothing from this file was used",
+            )
         )
     except yaml.YAMLError as exc:
         diagnostics.append(
-            Diagnostic(Code.YAML_SYNTAX, Severity.ERROR, f"YAML error: {exc}", location=Location(file),
-                       document=index)
+            Diagnostic(Code.YAML_SYNTAX, Severity.ERROR, f"YAML error: {exc}", location=Location(file), document=index)
         )
     finally:
         loader.dispose()
     for problem_ in loader.problems:
         diagnostics.append(
-            Diagnostic(problem_.code, Severity.ERROR, problem_.message,
-                       location=source.position(file, problem_.index), hint=problem_.hint)
+            Diagnostic(
+                problem_.code,
+                Severity.ERROR,
+                problem_.message,
+                location=source.position(file, problem_.index),
+                hint=problem_.hint,
+            )
         )
     return ParseResult(documents, diagnostics)
 
 
 def _not_a_mapping(document: SourceDocument, data: Any) -> Diagnostic:
-    return Diagnostic(Code.NOT_AN_OBJECT, Severity.ERROR,
-                      f"document {document.index + 1} is a {type(data).__name__}, not a Kubernetes object",
-                      location=document.locate(()), document=document.index,
-                      hint="each document must be a mapping with apiVersion and kind")
+    return Diagnostic(
+        Code.NOT_AN_OBJECT,
+        Severity.ERROR,
+        f"document {document.index + 1} is a {type(data).__name__}, not a Kubernetes object",
+        location=document.locate(()),
+        document=document.index,
+        hint="each document must be a mapping with apiVersion and kind",
+    )
 
 
 def event_loader(text: str) -> yaml.SafeLoader:

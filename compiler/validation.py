@@ -91,17 +91,30 @@ def validate_plan(plan: Plan, kubernetes_version: str, strict: bool) -> Iterator
         generated = isinstance(item, CompiledJob)
         origin = document.locate(prefix)
         for manifest in plan.item_manifests(item):
-            yield _check(manifest, kubernetes_version, strict, origin,
-                         None if generated else (document, prefix), generated)
+            yield _check(
+                manifest, kubernetes_version, strict, origin, None if generated else (document, prefix), generated
+            )
 
 
-def _check(manifest: Manifest, version: str, strict: bool, origin: Location,
-           source: tuple[SourceDocument, JsonPath] | None, generated: bool) -> ObjectResult:
+def _check(
+    manifest: Manifest,
+    version: str,
+    strict: bool,
+    origin: Location,
+    source: tuple[SourceDocument, JsonPath] | None,
+    generated: bool,
+) -> ObjectResult:
     metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
     assert isinstance(metadata, dict)
-    result = ObjectResult(str(manifest.get("apiVersion", "")), str(manifest.get("kind", "")),
-                          str(metadata.get("namespace") or ""), str(metadata.get("name") or ""),
-                          Status.VALID, origin, generated)
+    result = ObjectResult(
+        str(manifest.get("apiVersion", "")),
+        str(manifest.get("kind", "")),
+        str(metadata.get("namespace") or ""),
+        str(metadata.get("name") or ""),
+        Status.VALID,
+        origin,
+        generated,
+    )
     if not has_schema(manifest, version):
         return replace(result, status=Status.SKIPPED)
     validator = None if accepted_fast(manifest, version, strict) else validator_for(manifest, version, strict)
@@ -113,6 +126,7 @@ def _check(manifest: Manifest, version: str, strict: bool, origin: Location,
         if source is not None:
             document, prefix = source
             location = document.locate((*prefix, *problem.path), key=problem.at_key)
-        findings.append(Finding(format_path(problem.path), problem.message, location, code=problem.code,
-                                hint=problem.hint))
+        findings.append(
+            Finding(format_path(problem.path), problem.message, location, code=problem.code, hint=problem.hint)
+        )
     return result.with_findings(tuple(findings))

@@ -48,8 +48,13 @@ class Applier:
             return None
         meta = job["metadata"]
         if self.writer is None:
-            log.info("would write status", extra={"job": f"{meta.get('namespace')}/{meta['name']}",
-                                                  "conditions": [x["type"] for x in plan.status["conditions"]]})
+            log.info(
+                "would write status",
+                extra={
+                    "job": f"{meta.get('namespace')}/{meta['name']}",
+                    "conditions": [x["type"] for x in plan.status["conditions"]],
+                },
+            )
             return None
         return self.writer.replace_status({**job, "status": plan.status})
 
@@ -76,16 +81,19 @@ class Applier:
         if failures:
             raise failures[0]
 
-    def _one(self, writer: Writer, job: dict[str, Any], namespace: str, action: Action,
-             pods: Mapping[str, Mapping[str, Any]]) -> None:
+    def _one(
+        self, writer: Writer, job: dict[str, Any], namespace: str, action: Action, pods: Mapping[str, Mapping[str, Any]]
+    ) -> None:
         match action:
             case Event():
                 with contextlib.suppress(Conflict):  # recorded before a crash: the same name, already there
                     writer.create(self._event(job, action))
             case DeletePod():
                 if writer.delete("v1", "Pod", namespace, action.name, action.uid or None):
-                    log.info(f"deleted pod {action.name}: {action.reason}",
-                             extra={"job": f"{namespace}/{job['metadata']['name']}"})
+                    log.info(
+                        f"deleted pod {action.name}: {action.reason}",
+                        extra={"job": f"{namespace}/{job['metadata']['name']}"},
+                    )
             case CreatePod():
                 with contextlib.suppress(Conflict):  # there already (the GitOps engine's, or ours before a crash)
                     writer.create({**action.manifest})
@@ -106,36 +114,62 @@ class Applier:
         labels = metadata.get("labels") or {}
         now = timestamp(self.clock())
         if "kustomize.toolkit.fluxcd.io/name" in labels:
-            writer.merge_patch("kustomize.toolkit.fluxcd.io/v1", "Kustomization",
-                               labels.get("kustomize.toolkit.fluxcd.io/namespace", "flux-system"),
-                               labels["kustomize.toolkit.fluxcd.io/name"],
-                               {"metadata": {"annotations": {FLUX_REQUESTED_AT: now}}})
+            writer.merge_patch(
+                "kustomize.toolkit.fluxcd.io/v1",
+                "Kustomization",
+                labels.get("kustomize.toolkit.fluxcd.io/namespace", "flux-system"),
+                labels["kustomize.toolkit.fluxcd.io/name"],
+                {"metadata": {"annotations": {FLUX_REQUESTED_AT: now}}},
+            )
         tracking = (metadata.get("annotations") or {}).get(ARGO_TRACKING)
         if tracking:
             application = tracking.split(":", 1)[0]
             app_namespace, _, app_name = application.rpartition("_")
-            writer.merge_patch("argoproj.io/v1alpha1", "Application", app_namespace or
-                               self.settings.argocd_namespace, app_name,
-                               {"metadata": {"annotations": {ARGO_REFRESH: "normal"}}})
+            writer.merge_patch(
+                "argoproj.io/v1alpha1",
+                "Application",
+                app_namespace or self.settings.argocd_namespace,
+                app_name,
+                {"metadata": {"annotations": {ARGO_REFRESH: "normal"}}},
+            )
 
     def _event(self, job: dict[str, Any], event: Event) -> dict[str, Any]:
         meta = job["metadata"]
         now = timestamp(self.clock())
         return {
-            "apiVersion": "v1", "kind": "Event",
+            "apiVersion": "v1",
+            "kind": "Event",
             "metadata": {"name": event_name(meta, event), "namespace": meta.get("namespace")},
-            "involvedObject": {"apiVersion": c.API_VERSION, "kind": c.KIND, "name": meta["name"],
-                               "namespace": meta.get("namespace"), "uid": meta.get("uid"),
-                               "resourceVersion": meta.get("resourceVersion")},
-            "type": event.type.value, "reason": event.reason.value, "message": event.message,
-            "source": {"component": "mxjob-reconciler"}, "firstTimestamp": now, "lastTimestamp": now, "count": 1,
+            "involvedObject": {
+                "apiVersion": c.API_VERSION,
+                "kind": c.KIND,
+                "name": meta["name"],
+                "namespace": meta.get("namespace"),
+                "uid": meta.get("uid"),
+                "resourceVersion": meta.get("resourceVersion"),
+            },
+            "type": event.type.value,
+            "reason": event.reason.value,
+            "message": event.message,
+            "source": {"component": "mxjob-reconciler"},
+            "firstTimestamp": now,
+            "lastTimestamp": now,
+            "count": 1,
         }
 
 
 def event_name(job_metadata: Mapping[str, Any], event: Event) -> str:
     """`<job>.<16 hex>`: the same decision about the same job version gives the same name."""
-    identity = "\0".join(str(x) for x in (job_metadata.get("uid"), job_metadata.get("generation"),
-                                          event.reason.value, event.message, event.about))
+    identity = "\0".join(
+        str(x)
+        for x in (
+            job_metadata.get("uid"),
+            job_metadata.get("generation"),
+            event.reason.value,
+            event.message,
+            event.about,
+        )
+    )
     return f"{job_metadata['name']}.{hashlib.sha256(identity.encode()).hexdigest()[:16]}"
 
 

@@ -17,8 +17,11 @@ from mxjob_gitops.reconciler.vocabulary import RestartMode
 
 class _JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        entry: dict[str, Any] = {"time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S%z"),
-                                 "level": record.levelname.lower(), "message": record.getMessage()}
+        entry: dict[str, Any] = {
+            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S%z"),
+            "level": record.levelname.lower(),
+            "message": record.getMessage(),
+        }
         for key in ("job", "action", "conditions"):
             if hasattr(record, key):
                 entry[key] = getattr(record, key)
@@ -48,37 +51,97 @@ def configure_logging(fmt: str, verbosity: int = 0) -> None:
 @click.option("--once", is_flag=True, help="One full pass over every job, then exit (cron, CI).")
 @click.option("--dry-run", is_flag=True, help="Log what would be done; change nothing.")
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--restart-mode", type=click.Choice([m.value for m in RestartMode]),
-              default=RestartMode.RECREATE.value, show_default=True,
-              help="recreate: delete a failed pod and create it again from the rendering; gitops: only delete "
-                   "and let Argo CD or Flux recreate it.")
-@click.option("--exit-codes", default="", metavar="CODE=CLASS,...",
-              help="Override the exit-code table, e.g. 1=retryable,137=permanent,OOMKilled=retryable.")
-@click.option("--argocd-namespace", default="argocd", show_default=True,
-              help="Where Argo CD Applications live, for refresh nudges in gitops mode.")
+@click.option(
+    "--restart-mode",
+    type=click.Choice([m.value for m in RestartMode]),
+    default=RestartMode.RECREATE.value,
+    show_default=True,
+    help="recreate: delete a failed pod and create it again from the rendering; gitops: only delete "
+    "and let Argo CD or Flux recreate it.",
+)
+@click.option(
+    "--exit-codes",
+    default="",
+    metavar="CODE=CLASS,...",
+    help="Override the exit-code table, e.g. 1=retryable,137=permanent,OOMKilled=retryable.",
+)
+@click.option(
+    "--argocd-namespace",
+    default="argocd",
+    show_default=True,
+    help="Where Argo CD Applications live, for refresh nudges in gitops mode.",
+)
 @click.option("--metrics-address", default=":8080", show_default=True, help="Prometheus /metrics address.")
 @click.option("--health-address", default=":8081", show_default=True, help="/healthz and /readyz address.")
-@click.option("--leader-election/--no-leader-election", default=True, show_default=True,
-              help="Act only while holding a coordination.k8s.io Lease (run two replicas safely).")
-@click.option("--leader-election-namespace", envvar="POD_NAMESPACE", show_envvar=True,
-              help="Where the Lease lives (default: the in-cluster namespace, else the kubeconfig context's).")
-@click.option("--leader-election-timings", default="15,10,2", show_default=True, metavar="LEASE,RENEW,RETRY",
-              help="Lease duration, renew deadline and retry period in seconds (lease > renew > retry).")
-@click.option("--workers", type=click.IntRange(1, 64), default=4, show_default=True,
-              help="Jobs reconciled at the same time (one job is never worked on twice at once).")
-@click.option("--watch-timeout", type=click.IntRange(1, 3600), default=60, show_default=True,
-              help="Server-side watch timeout (s); a watch silent this long plus 10 s is re-listed, and "
-                   "/healthz fails after twice this plus 30 s of silence.")
-@click.option("--max-pods", type=click.IntRange(1), default=DEFAULT_MAX_PODS, show_default=True,
-              help="Refuse (Event + Refused condition) a job with more pods, or more replicas of one type.")
-@click.option("--pass-timeout", type=click.FloatRange(1), default=60.0, show_default=True,
-              help="--once: seconds each job may spend (its own requests and waits, retries and restarts included).")
+@click.option(
+    "--leader-election/--no-leader-election",
+    default=True,
+    show_default=True,
+    help="Act only while holding a coordination.k8s.io Lease (run two replicas safely).",
+)
+@click.option(
+    "--leader-election-namespace",
+    envvar="POD_NAMESPACE",
+    show_envvar=True,
+    help="Where the Lease lives (default: the in-cluster namespace, else the kubeconfig context's).",
+)
+@click.option(
+    "--leader-election-timings",
+    default="15,10,2",
+    show_default=True,
+    metavar="LEASE,RENEW,RETRY",
+    help="Lease duration, renew deadline and retry period in seconds (lease > renew > retry).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=4,
+    show_default=True,
+    help="Jobs reconciled at the same time (one job is never worked on twice at once).",
+)
+@click.option(
+    "--watch-timeout",
+    type=click.IntRange(1, 3600),
+    default=60,
+    show_default=True,
+    help="Server-side watch timeout (s); a watch silent this long plus 10 s is re-listed, and "
+    "/healthz fails after twice this plus 30 s of silence.",
+)
+@click.option(
+    "--max-pods",
+    type=click.IntRange(1),
+    default=DEFAULT_MAX_PODS,
+    show_default=True,
+    help="Refuse (Event + Refused condition) a job with more pods, or more replicas of one type.",
+)
+@click.option(
+    "--pass-timeout",
+    type=click.FloatRange(1),
+    default=60.0,
+    show_default=True,
+    help="--once: seconds each job may spend (its own requests and waits, retries and restarts included).",
+)
 @verbosity_options
-def reconcile(kubeconfig: str | None, kube_context: str | None, namespaces: tuple[str, ...], once: bool,
-              dry_run: bool, log_format: str, restart_mode: str, exit_codes: str, argocd_namespace: str,
-              metrics_address: str, health_address: str, leader_election: bool,
-              leader_election_namespace: str | None, leader_election_timings: str, workers: int,
-              watch_timeout: int, max_pods: int, pass_timeout: float) -> None:
+def reconcile(
+    kubeconfig: str | None,
+    kube_context: str | None,
+    namespaces: tuple[str, ...],
+    once: bool,
+    dry_run: bool,
+    log_format: str,
+    restart_mode: str,
+    exit_codes: str,
+    argocd_namespace: str,
+    metrics_address: str,
+    health_address: str,
+    leader_election: bool,
+    leader_election_namespace: str | None,
+    leader_election_timings: str,
+    workers: int,
+    watch_timeout: int,
+    max_pods: int,
+    pass_timeout: float,
+) -> None:
     """Watch MXJobs and their pods; write status, restart pods whose exit code is retryable.
 
     Exit codes: 0 done (--once: every job reconciled); 1 (--once) some jobs could not be reconciled (each
@@ -101,9 +164,12 @@ def reconcile(kubeconfig: str | None, kube_context: str | None, namespaces: tupl
         except ValueError as exc:
             raise fail(f"--exit-codes {exc}", USAGE) from None
         timings = _timings(leader_election_timings)
-        settings = Settings(tuple(namespaces), table,
-                            ApplySettings(dry_run, RestartMode(restart_mode) is RestartMode.RECREATE, argocd_namespace),
-                            Bounds(max_pods, max_pods))
+        settings = Settings(
+            tuple(namespaces),
+            table,
+            ApplySettings(dry_run, RestartMode(restart_mode) is RestartMode.RECREATE, argocd_namespace),
+            Bounds(max_pods, max_pods),
+        )
         try:
             from mxjob_gitops.reconciler.controller import identity
 
@@ -119,8 +185,7 @@ def reconcile(kubeconfig: str | None, kube_context: str | None, namespaces: tupl
             if leader_election:
                 namespace = leader_election_namespace or lease_namespace(kubeconfig, kube_context)
                 elector = LeaderElector(cluster, namespace, identity(), reconciler.clock, *timings)
-            serve(reconciler, metrics_address, health_address, elector, workers=workers,
-                  watch_timeout=watch_timeout)
+            serve(reconciler, metrics_address, health_address, elector, workers=workers, watch_timeout=watch_timeout)
         except ClusterError as exc:
             raise fail(str(exc), USAGE) from None
 
@@ -140,11 +205,14 @@ def _timings(text: str) -> tuple[int, float, float]:
         first, second, third = text.split(",")
         lease, renew, retry = int(first), float(second), float(third)
     except ValueError:
-        raise fail(f"--leader-election-timings {text!r}: LEASE,RENEW,RETRY (whole seconds, then seconds)",
-                   USAGE) from None
+        raise fail(
+            f"--leader-election-timings {text!r}: LEASE,RENEW,RETRY (whole seconds, then seconds)", USAGE
+        ) from None
     if not 0 < retry < renew < lease:
-        raise fail("--leader-election-timings: the lease must outlast the renew deadline, which must "
-                   "outlast the retry period", USAGE)
+        raise fail(
+            "--leader-election-timings: the lease must outlast the renew deadline, which must outlast the retry period",
+            USAGE,
+        )
     return lease, renew, retry
 
 

@@ -37,10 +37,19 @@ class Informer:
     """One list+watch cache: resumes from the last resourceVersion, lists again on 410 Gone, backs off on
     errors, follows bookmarks. `on_change` gets every object that was added, changed or removed."""
 
-    def __init__(self, reconciler: Reconciler, api_version: str, kind: str, namespace: str | None, selector: str,
-                 on_change: Callable[[dict[str, Any], bool], None], stop: threading.Event,
-                 keep: Callable[[dict[str, Any]], dict[str, Any]] = lambda obj: obj,
-                 watch_timeout: int = WATCH_TIMEOUT_SECONDS, watch_grace: float = WATCH_READ_GRACE_SECONDS) -> None:
+    def __init__(
+        self,
+        reconciler: Reconciler,
+        api_version: str,
+        kind: str,
+        namespace: str | None,
+        selector: str,
+        on_change: Callable[[dict[str, Any], bool], None],
+        stop: threading.Event,
+        keep: Callable[[dict[str, Any]], dict[str, Any]] = lambda obj: obj,
+        watch_timeout: int = WATCH_TIMEOUT_SECONDS,
+        watch_grace: float = WATCH_READ_GRACE_SECONDS,
+    ) -> None:
         self.reconciler = reconciler
         self.watch_timeout = watch_timeout
         self.watch_grace = watch_grace
@@ -66,8 +75,7 @@ class Informer:
         delay = BACKOFF_MIN
         while not self.stop.is_set():
             try:
-                listed, version = cluster.list_with_version(self.api_version, self.kind, self.namespace,
-                                                            self.selector)
+                listed, version = cluster.list_with_version(self.api_version, self.kind, self.namespace, self.selector)
                 items = [self.keep(o) for o in listed]
                 fresh = {(str(_meta(o).get("namespace") or ""), str(_meta(o).get("name"))): o for o in items}
                 with self.lock:
@@ -97,8 +105,9 @@ class Informer:
         return time.monotonic() - self.last_seen
 
     def _watch(self, version: str) -> str:
-        for event in self.reconciler.cluster.watch(self.api_version, self.kind, self.namespace, self.selector,
-                                                   version, self.watch_timeout, self.watch_grace):
+        for event in self.reconciler.cluster.watch(
+            self.api_version, self.kind, self.namespace, self.selector, version, self.watch_timeout, self.watch_grace
+        ):
             self.last_seen = time.monotonic()
             if self.stop.is_set():
                 break
@@ -119,9 +128,15 @@ class Informer:
 
 
 class Controller:
-    def __init__(self, reconciler: Reconciler, stop: threading.Event | None = None, workers: int = WORKERS,
-                 watch_timeout: int = WATCH_TIMEOUT_SECONDS, retry_cap: float = RETRY_CAP_SECONDS,
-                 watch_grace: float = WATCH_READ_GRACE_SECONDS) -> None:
+    def __init__(
+        self,
+        reconciler: Reconciler,
+        stop: threading.Event | None = None,
+        workers: int = WORKERS,
+        watch_timeout: int = WATCH_TIMEOUT_SECONDS,
+        retry_cap: float = RETRY_CAP_SECONDS,
+        watch_grace: float = WATCH_READ_GRACE_SECONDS,
+    ) -> None:
         self.reconciler = reconciler
         self.retry_cap = retry_cap
         self.stop = stop or threading.Event()
@@ -139,10 +154,35 @@ class Controller:
         self._by_job: dict[Key, dict[str, dict[str, Any]]] = {}
         self._index_lock = threading.Lock()
         namespaces = reconciler.settings.namespaces or (None,)
-        self.jobs = [Informer(reconciler, c.API_VERSION, c.KIND, ns, "", self._job_changed, self.stop,
-                              watch_timeout=watch_timeout, watch_grace=watch_grace) for ns in namespaces]
-        self.pods = [Informer(reconciler, "v1", "Pod", ns, POD_SELECTOR, self._pod_changed, self.stop, trim_pod,
-                              watch_timeout, watch_grace) for ns in namespaces]
+        self.jobs = [
+            Informer(
+                reconciler,
+                c.API_VERSION,
+                c.KIND,
+                ns,
+                "",
+                self._job_changed,
+                self.stop,
+                watch_timeout=watch_timeout,
+                watch_grace=watch_grace,
+            )
+            for ns in namespaces
+        ]
+        self.pods = [
+            Informer(
+                reconciler,
+                "v1",
+                "Pod",
+                ns,
+                POD_SELECTOR,
+                self._pod_changed,
+                self.stop,
+                trim_pod,
+                watch_timeout,
+                watch_grace,
+            )
+            for ns in namespaces
+        ]
 
     def _job_changed(self, obj: dict[str, Any], deleted: bool) -> None:
         self.queue.add((str(_meta(obj).get("namespace") or ""), str(_meta(obj).get("name"))))
@@ -168,8 +208,9 @@ class Controller:
         """Empty when ready; else why not: a cache never listed, or one that heard nothing for too long."""
         if not self.ready():
             return "caches not synced"
-        stale = [f"{i.kind} ({i.silent_for():.0f} s)" for i in (*self.jobs, *self.pods)
-                 if i.silent_for() > self.stale_window]
+        stale = [
+            f"{i.kind} ({i.silent_for():.0f} s)" for i in (*self.jobs, *self.pods) if i.silent_for() > self.stale_window
+        ]
         return f"cache not refreshed for longer than {self.stale_window} s: {', '.join(stale)}" if stale else ""
 
     def health(self) -> str:
@@ -177,8 +218,11 @@ class Controller:
         dead = [t.name for t in self.threads if not t.is_alive()]
         if dead and not self.stop.is_set():
             return f"threads not running: {', '.join(dead)}"
-        stalled = [f"{i.kind} ({i.silent_for():.0f} s)" for i in (*self.jobs, *self.pods)
-                   if i.silent_for() > self.silence_window]
+        stalled = [
+            f"{i.kind} ({i.silent_for():.0f} s)"
+            for i in (*self.jobs, *self.pods)
+            if i.silent_for() > self.silence_window
+        ]
         return f"watch silent longer than {self.silence_window} s: {', '.join(stalled)}" if stalled else ""
 
     def _job(self, key: Key) -> dict[str, Any] | None:
@@ -241,8 +285,9 @@ class Controller:
             self.queue.add(key, result.again_in + 0.05)
 
     def start(self) -> list[threading.Thread]:
-        threads = [threading.Thread(target=i.run, name=f"informer-{i.kind}", daemon=True)
-                   for i in (*self.jobs, *self.pods)]
+        threads = [
+            threading.Thread(target=i.run, name=f"informer-{i.kind}", daemon=True) for i in (*self.jobs, *self.pods)
+        ]
         threads += [threading.Thread(target=self.work, name=f"worker-{n}", daemon=True) for n in range(self.workers)]
         for thread in threads:
             thread.start()
@@ -250,9 +295,15 @@ class Controller:
         return threads
 
 
-def serve(reconciler: Reconciler, metrics_address: str, health_address: str, elector: LeaderElector | None,
-          stop: threading.Event | None = None, workers: int = WORKERS,
-          watch_timeout: int = WATCH_TIMEOUT_SECONDS) -> None:
+def serve(
+    reconciler: Reconciler,
+    metrics_address: str,
+    health_address: str,
+    elector: LeaderElector | None,
+    stop: threading.Event | None = None,
+    workers: int = WORKERS,
+    watch_timeout: int = WATCH_TIMEOUT_SECONDS,
+) -> None:
     """Run until SIGTERM/SIGINT (or `stop`); the lease is released on the way out."""
     controller = Controller(reconciler, stop, workers, watch_timeout)
     servers = [http_server(address, controller) for address in dict.fromkeys((metrics_address, health_address))]

@@ -66,10 +66,23 @@ class _Work:
         self.requeue = seconds if self.requeue is None else min(self.requeue, seconds)
 
 
-def decide(job: JobView, pods: Sequence[PodView], now: datetime, previous: Mapping[str, Any],
-           table: ExitTable | None = None, recreate: bool = True, rendering: PodSource | None = None) -> Plan:
-    work = _Work(job, now, [Condition.from_dict(x) for x in previous.get("conditions") or []],
-                 {k: v for k, v in previous.items() if k != "conditions"}, recreate, rendering)
+def decide(
+    job: JobView,
+    pods: Sequence[PodView],
+    now: datetime,
+    previous: Mapping[str, Any],
+    table: ExitTable | None = None,
+    recreate: bool = True,
+    rendering: PodSource | None = None,
+) -> Plan:
+    work = _Work(
+        job,
+        now,
+        [Condition.from_dict(x) for x in previous.get("conditions") or []],
+        {k: v for k, v in previous.items() if k != "conditions"},
+        recreate,
+        rendering,
+    )
     work.status["replicaStatuses"] = _replica_statuses(job, pods)
     if is_finished(work.conditions):
         _clean_up(work, pods)
@@ -83,8 +96,11 @@ def decide(job: JobView, pods: Sequence[PodView], now: datetime, previous: Mappi
 
 def pods_to_create(previous: Mapping[str, Any], pods: Sequence[PodView]) -> list[str]:
     """Pods whose restart is recorded as pending and that are gone: what a recreation needs rendered."""
-    pending = {name for name, record in (previous.get("podRestarts") or {}).items()
-               if isinstance(record, Mapping) and record.get("pending")}
+    pending = {
+        name
+        for name, record in (previous.get("podRestarts") or {}).items()
+        if isinstance(record, Mapping) and record.get("pending")
+    }
     if not pending:
         return []
     return sorted(pending - {pod.name for pod in pods if pod.name in pending})
@@ -94,11 +110,13 @@ def refuse(name: str, previous: Mapping[str, Any], now: datetime, reason: Reason
     """A job the reconciler will not act on (too large): a Refused condition and an Event, nothing else."""
     conditions = [Condition.from_dict(x) for x in previous.get("conditions") or []]
     if not any(x.type == ConditionType.CREATED for x in conditions):
-        conditions = set_condition(conditions, ConditionType.CREATED, "True", Reason.CREATED,
-                                   f"MXJob {name} is created.", timestamp(now))
+        conditions = set_condition(
+            conditions, ConditionType.CREATED, "True", Reason.CREATED, f"MXJob {name} is created.", timestamp(now)
+        )
     conditions = set_condition(conditions, ConditionType.REFUSED, "True", reason, message, timestamp(now))
-    return Plan({**previous, "conditions": [x.to_dict() for x in conditions]},
-                (Event(EventType.WARNING, reason, message),))
+    return Plan(
+        {**previous, "conditions": [x.to_dict() for x in conditions]}, (Event(EventType.WARNING, reason, message),)
+    )
 
 
 def _replica_statuses(job: JobView, pods: Sequence[PodView]) -> dict[str, dict[str, int]]:
@@ -180,8 +198,10 @@ def _run(work: _Work, pods: Sequence[PodView], table: ExitTable) -> None:
             work.actions.append(Nudge(release.name))
     failed_types: dict[str, int] = {}
     backoff = False
-    for pod in sorted((p for p in pods if p.phase is PodPhase.FAILED and (not p.deleting or kueue.held_failed(p))),
-                      key=lambda p: (p.replica_type, p.index)):
+    for pod in sorted(
+        (p for p in pods if p.phase is PodPhase.FAILED and (not p.deleting or kueue.held_failed(p))),
+        key=lambda p: (p.replica_type, p.index),
+    ):
         outcome = _failed_pod(work, pod, pods, table, restarts)
         if outcome is Outcome.FAIL:
             failed_types[pod.replica_type] = failed_types.get(pod.replica_type, 0) + 1
@@ -190,12 +210,10 @@ def _run(work: _Work, pods: Sequence[PodView], table: ExitTable) -> None:
     work.status["restartCounts"] = _restart_counts(restarts)
     if failed_types:
         replica_type, count = sorted(failed_types.items())[0]
-        _fail(work, pods, f"mxjob {name} is failed because {count} {replica_type} replica(s) failed.",
-              delete_all=False)
+        _fail(work, pods, f"mxjob {name} is failed because {count} {replica_type} replica(s) failed.", delete_all=False)
         return
     if backoff or _past_limit(work.job.backoff_limit, backoff_count(work.job, pods, restarts)):
-        _fail(work, pods, f"Job {name} has failed because it has reached the specified backoff limit",
-              delete_all=True)
+        _fail(work, pods, f"Job {name} has failed because it has reached the specified backoff limit", delete_all=True)
         return
     _progress(work, pods)
 
@@ -207,11 +225,20 @@ def _requeue_stopped(work: _Work, pods: Sequence[PodView], restarts: dict[str, A
         record = restarts.get(pod.name) or {}
         if record.get("uid") == pod.uid:
             continue
-        restarts[pod.name] = {"type": pod.replica_type, "count": int(record.get("count", 0)), "uid": pod.uid,
-                              "pending": True, "keep": dict(pod.ownership) or record.get("keep") or {}}
-        work.event(EventType.WARNING, Reason.RESTARTING,
-                   f"Kueue stopped pod {pod.name} (the group was preempted or evicted): it is created again and "
-                   "queued; this is not counted against backoffLimit", pod.uid)
+        restarts[pod.name] = {
+            "type": pod.replica_type,
+            "count": int(record.get("count", 0)),
+            "uid": pod.uid,
+            "pending": True,
+            "keep": dict(pod.ownership) or record.get("keep") or {},
+        }
+        work.event(
+            EventType.WARNING,
+            Reason.RESTARTING,
+            f"Kueue stopped pod {pod.name} (the group was preempted or evicted): it is created again and "
+            "queued; this is not counted against backoffLimit",
+            pod.uid,
+        )
 
 
 def _recreate(work: _Work, pods: Sequence[PodView], restarts: dict[str, Any]) -> None:
@@ -220,8 +247,12 @@ def _recreate(work: _Work, pods: Sequence[PodView], restarts: dict[str, Any]) ->
         rendered = work.rendering.pod(pod_name) if work.rendering is not None else None
         if rendered is None:
             restarts[pod_name] = {k: v for k, v in restarts[pod_name].items() if k != "pending"}
-            work.event(EventType.WARNING, Reason.NOT_RECREATED,
-                       f"pod {pod_name} is not part of the job's rendering any more; not created again", pod_name)
+            work.event(
+                EventType.WARNING,
+                Reason.NOT_RECREATED,
+                f"pod {pod_name} is not part of the job's rendering any more; not created again",
+                pod_name,
+            )
             continue
         work.actions.append(CreatePod(pod_name, _with_ownership(rendered, restarts[pod_name].get("keep") or {})))
 
@@ -234,8 +265,9 @@ def _with_ownership(rendered: Mapping[str, Any], keep: Mapping[str, Any]) -> dic
     return {**rendered, "metadata": metadata}
 
 
-def _failed_pod(work: _Work, pod: PodView, pods: Sequence[PodView], table: ExitTable,
-                restarts: dict[str, Any]) -> Outcome:
+def _failed_pod(
+    work: _Work, pod: PodView, pods: Sequence[PodView], table: ExitTable, restarts: dict[str, Any]
+) -> Outcome:
     policy = work.job.replicas[pod.replica_type].restart_policy
     verdict = table.classify(pod.exit_code, pod.reason)
     record = restarts.get(pod.name) or {}
@@ -259,22 +291,31 @@ def _failed_pod(work: _Work, pod: PodView, pods: Sequence[PodView], table: ExitT
         work.later((ready_at - work.now).total_seconds())
         return Outcome.WAIT
     work.exits.append((pod.replica_type, pod.exit_code, verdict.value))
-    restarts[pod.name] = {"type": pod.replica_type, "count": previous + 1, "uid": pod.uid,
-                          "pending": True, "keep": dict(pod.ownership) or record.get("keep") or {}}
+    restarts[pod.name] = {
+        "type": pod.replica_type,
+        "count": previous + 1,
+        "uid": pod.uid,
+        "pending": True,
+        "keep": dict(pod.ownership) or record.get("keep") or {},
+    }
     work.actions.append(_exit_event(work, pod, verdict))
     work.actions.append(DeletePod(pod.name, pod.uid, DeleteReason.RESTART))
     if not work.recreate:
         work.actions.append(Nudge(pod.name))
-    work.condition(ConditionType.RESTARTING, Reason.RESTARTING,
-                   f"job {work.job.name} is restarting because {pod.replica_type} replica(s) failed.")
+    work.condition(
+        ConditionType.RESTARTING,
+        Reason.RESTARTING,
+        f"job {work.job.name} is restarting because {pod.replica_type} replica(s) failed.",
+    )
     work.event(EventType.WARNING, Reason.RESTARTING, f"restarting pod {pod.name}", pod.uid)
     return Outcome.RESTART
 
 
 def _exit_event(work: _Work, pod: PodView, verdict: ExitClass) -> Event:
     what = f"exited with code {pod.exit_code}" if pod.exit_code is not None else f"failed ({pod.reason or 'no code'})"
-    return Event(EventType.WARNING, Reason.EXITED,
-                 f"Pod: {work.job.namespace}.{pod.name} {what} ({verdict.value})", pod.uid)
+    return Event(
+        EventType.WARNING, Reason.EXITED, f"Pod: {work.job.namespace}.{pod.name} {what} ({verdict.value})", pod.uid
+    )
 
 
 def backoff_count(job: JobView, pods: Sequence[PodView], restarts: Mapping[str, Any]) -> int:
@@ -283,8 +324,9 @@ def backoff_count(job: JobView, pods: Sequence[PodView], restarts: Mapping[str, 
     (OnFailure, Always, ExitCode); to that we add every recreation we recorded (a pod deleted and created
     again starts at restartCount 0, so Go would forget it)."""
     counted = {t for t, spec in job.replicas.items() if spec.restart_policy in BACKOFF_COUNTED}
-    in_place = sum(p.restart_count for p in pods if p.restart_count and p.phase is PodPhase.RUNNING
-                   and p.replica_type in counted)
+    in_place = sum(
+        p.restart_count for p in pods if p.restart_count and p.phase is PodPhase.RUNNING and p.replica_type in counted
+    )
     return in_place + sum(int(r.get("count", 0)) for r in restarts.values() if isinstance(r, Mapping))
 
 
@@ -312,8 +354,12 @@ def _past_deadline(work: _Work, pods: Sequence[PodView]) -> bool:
     if remaining > 0:
         work.later(remaining)
         return False
-    _fail(work, pods, f"Job {work.job.name} has failed because it was active longer than specified deadline",
-          delete_all=True)
+    _fail(
+        work,
+        pods,
+        f"Job {work.job.name} has failed because it was active longer than specified deadline",
+        delete_all=True,
+    )
     return True
 
 

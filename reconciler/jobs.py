@@ -46,22 +46,29 @@ def check_size(obj: Mapping[str, Any], bounds: Bounds) -> None:
     total = 0
     for replica_type, spec in specs.items():
         count = spec.get("replicas", 1) if isinstance(spec, Mapping) else 1
-        count = int(count) if isinstance(count, int | float) and not isinstance(count, bool) and count == count \
-            and abs(count) < 1e18 else 1
+        count = (
+            int(count)
+            if isinstance(count, int | float) and not isinstance(count, bool) and count == count and abs(count) < 1e18
+            else 1
+        )
         if count > bounds.max_replicas:
-            raise TooLarge(f"{replica_type} has {count:,} replicas; this reconciler acts on at most "
-                           f"{bounds.max_replicas:,} per replica type (--max-pods)")
+            raise TooLarge(
+                f"{replica_type} has {count:,} replicas; this reconciler acts on at most "
+                f"{bounds.max_replicas:,} per replica type (--max-pods)"
+            )
         total += max(count, 0)
     if total > bounds.max_pods:
-        raise TooLarge(f"the job has {total:,} pods; this reconciler acts on at most {bounds.max_pods:,} "
-                       f"(--max-pods)")
+        raise TooLarge(f"the job has {total:,} pods; this reconciler acts on at most {bounds.max_pods:,} (--max-pods)")
 
 
 def compile_live(obj: Mapping[str, Any], options: RenderOptions) -> JobRendering:
     """The one call into the compiler: a live MXJob (status ignored) to its rendering; JobError when invalid."""
     metadata = obj.get("metadata") or {}
-    rendering = compile_job({k: v for k, v in obj.items() if k != "status"}, options,
-                            origin=f"cluster:{metadata.get('namespace', '')}/{metadata.get('name', '')}")
+    rendering = compile_job(
+        {k: v for k, v in obj.items() if k != "status"},
+        options,
+        origin=f"cluster:{metadata.get('namespace', '')}/{metadata.get('name', '')}",
+    )
     if not rendering.ok:
         raise JobError("; ".join(d.render() for d in rendering.errors()) or "not an MXJob")
     return rendering
@@ -70,10 +77,17 @@ def compile_live(obj: Mapping[str, Any], options: RenderOptions) -> JobRendering
 def job_view(obj: Mapping[str, Any], job: MXJob) -> JobView:
     policy = job.run_policy
     annotations = {str(k): str(v) for k, v in ((obj.get("metadata") or {}).get("annotations") or {}).items()}
-    return JobView(job.namespace or "", job.name, job.job_mode,
-                   {r.type: ReplicaPolicy(r.replicas, RestartPolicy(r.restart_policy)) for r in job.replicas},
-                   CleanPodPolicy(policy.clean_pod_policy), policy.backoff_limit, policy.active_deadline_seconds,
-                   policy.suspend, annotations)
+    return JobView(
+        job.namespace or "",
+        job.name,
+        job.job_mode,
+        {r.type: ReplicaPolicy(r.replicas, RestartPolicy(r.restart_policy)) for r in job.replicas},
+        CleanPodPolicy(policy.clean_pod_policy),
+        policy.backoff_limit,
+        policy.active_deadline_seconds,
+        policy.suspend,
+        annotations,
+    )
 
 
 def render_options(config_map: Mapping[str, Any] | None, namespace: str) -> RenderOptions:
@@ -89,8 +103,7 @@ def render_options(config_map: Mapping[str, Any] | None, namespace: str) -> Rend
 def spec_version(obj: Mapping[str, Any]) -> str:
     """What the view depends on: uid, spec and annotations (status writes do not change it)."""
     metadata = obj.get("metadata") or {}
-    text = json.dumps([metadata.get("uid"), obj.get("spec"), metadata.get("annotations")], sort_keys=True,
-                      default=str)
+    text = json.dumps([metadata.get("uid"), obj.get("spec"), metadata.get("annotations")], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -34,8 +34,13 @@ class Cluster:
             raise ClusterError(f"cannot reach the Kubernetes API: {_reason(exc)}") from exc
 
     @classmethod
-    def connect(cls, kubeconfig: str | None = None, context: str | None = None, user_agent: str = USER_AGENT,
-                request_timeout: tuple[float, float] = REQUEST_TIMEOUT_SECONDS) -> Cluster:
+    def connect(
+        cls,
+        kubeconfig: str | None = None,
+        context: str | None = None,
+        user_agent: str = USER_AGENT,
+        request_timeout: tuple[float, float] = REQUEST_TIMEOUT_SECONDS,
+    ) -> Cluster:
         """kubeconfig (flag, KUBECONFIG, ~/.kube/config), else the in-cluster service account."""
         from kubernetes import client, config
         from kubernetes.config.config_exception import ConfigException
@@ -69,8 +74,9 @@ class Cluster:
             raise ClusterError(f"the cluster does not serve {api_version} {kind}")
         return resource
 
-    def list_with_version(self, api_version: str, kind: str, namespace: str | None,
-                          label_selector: str) -> tuple[list[dict[str, Any]], str]:
+    def list_with_version(
+        self, api_version: str, kind: str, namespace: str | None, label_selector: str
+    ) -> tuple[list[dict[str, Any]], str]:
         """Items and the list's resourceVersion, to watch from."""
         resource = self.require(api_version, kind)
         try:
@@ -83,8 +89,16 @@ class Cluster:
             item.setdefault("kind", kind)
         return items, str((found.get("metadata") or {}).get("resourceVersion") or "")
 
-    def watch(self, api_version: str, kind: str, namespace: str | None, label_selector: str,
-              resource_version: str, timeout_seconds: int, grace: float = WATCH_READ_GRACE_SECONDS) -> Any:
+    def watch(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None,
+        label_selector: str,
+        resource_version: str,
+        timeout_seconds: int,
+        grace: float = WATCH_READ_GRACE_SECONDS,
+    ) -> Any:
         """Events as dicts {type, object}; ends when the server ends the stream. A 410 raises Gone; a stream
         silent for longer than the server-side timeout plus a grace (a stalled watch) raises Transient."""
         from kubernetes import watch
@@ -92,9 +106,15 @@ class Cluster:
         resource = self.require(api_version, kind)
         try:
             for event in watch.Watch().stream(
-                    resource.get, namespace=namespace or None, label_selector=label_selector,
-                    resource_version=resource_version, serialize=False, timeout_seconds=timeout_seconds,
-                    allow_watch_bookmarks=True, _request_timeout=(10, timeout_seconds + grace)):
+                resource.get,
+                namespace=namespace or None,
+                label_selector=label_selector,
+                resource_version=resource_version,
+                serialize=False,
+                timeout_seconds=timeout_seconds,
+                allow_watch_bookmarks=True,
+                _request_timeout=(10, timeout_seconds + grace),
+            ):
                 raw = event.get("raw_object") or {}
                 if event.get("type") == WatchEventType.ERROR:
                     if raw.get("code") == 410:
@@ -128,14 +148,16 @@ class Cluster:
             return []
         return self.list_with_version(api_version, kind, namespace, label_selector)[0]
 
+
 def _no_hidden_retries(api_client: Any) -> None:
     """urllib3 would retry a 429/503 with Retry-After by sleeping in the calling thread (blocking a worker for
     as long as the server asks); we retry by requeueing the job instead, so every answer comes straight back."""
     import urllib3
 
     pool_manager = api_client.rest_client.pool_manager
-    pool_manager.connection_pool_kw["retries"] = urllib3.Retry(total=0, respect_retry_after_header=False,
-                                                               raise_on_status=False, raise_on_redirect=False)
+    pool_manager.connection_pool_kw["retries"] = urllib3.Retry(
+        total=0, respect_retry_after_header=False, raise_on_status=False, raise_on_redirect=False
+    )
 
 
 def _default_timeout(api_client: Any, timeout: tuple[float, float]) -> None:
@@ -240,8 +262,9 @@ class Writer:
         resource = self.cluster.require(obj["apiVersion"], obj["kind"])
         namespace = (obj.get("metadata") or {}).get("namespace")
         try:
-            created: dict[str, Any] = resource.create(body=obj, namespace=namespace,
-                                                      field_manager=FIELD_MANAGER).to_dict()
+            created: dict[str, Any] = resource.create(
+                body=obj, namespace=namespace, field_manager=FIELD_MANAGER
+            ).to_dict()
         except Exception as exc:
             _raise(exc, f"create {obj['kind']} {obj['metadata'].get('name')}")
         return created
@@ -268,8 +291,9 @@ class Writer:
         metadata = obj["metadata"]
         target = resource.status if status else resource
         try:
-            updated: dict[str, Any] = target.replace(body=obj, namespace=metadata.get("namespace"),
-                                                     field_manager=FIELD_MANAGER).to_dict()
+            updated: dict[str, Any] = target.replace(
+                body=obj, namespace=metadata.get("namespace"), field_manager=FIELD_MANAGER
+            ).to_dict()
         except Exception as exc:
             what = "status of" if status else "replace"
             _raise(exc, f"{what} {obj['kind']} {metadata.get('namespace')}/{metadata.get('name')}")
@@ -278,8 +302,15 @@ class Writer:
     def replace_status(self, obj: dict[str, Any]) -> dict[str, Any]:
         return self.replace(obj, status=True)
 
-    def merge_patch(self, api_version: str, kind: str, namespace: str, name: str,
-                    patch: dict[str, Any] | list[dict[str, Any]], missing_ok: bool = False) -> None:
+    def merge_patch(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str,
+        name: str,
+        patch: dict[str, Any] | list[dict[str, Any]],
+        missing_ok: bool = False,
+    ) -> None:
         """A JSON merge patch (a dict), or a JSON patch (a list of operations; a failed `test` raises)."""
         self._check()
         from kubernetes.dynamic.exceptions import NotFoundError
@@ -287,8 +318,13 @@ class Writer:
         resource = self.cluster.require(api_version, kind)
         content_type = "application/json-patch+json" if isinstance(patch, list) else "application/merge-patch+json"
         try:
-            resource.patch(body=patch, name=name, namespace=namespace or None, content_type=content_type,
-                           field_manager=FIELD_MANAGER)
+            resource.patch(
+                body=patch,
+                name=name,
+                namespace=namespace or None,
+                content_type=content_type,
+                field_manager=FIELD_MANAGER,
+            )
         except NotFoundError as exc:
             if not missing_ok:
                 _raise(exc, f"patch {kind} {namespace}/{name}")

@@ -81,10 +81,11 @@ class ReleasePod:
 
     def patch(self) -> list[dict[str, Any]]:
         """A JSON patch that applies only to this pod (uid) with exactly the observed finalizers."""
-        return [{"op": "test", "path": "/metadata/uid", "value": self.uid},
-                {"op": "test", "path": "/metadata/finalizers", "value": list(self.finalizers)},
-                {"op": "replace", "path": "/metadata/finalizers",
-                 "value": [f for f in self.finalizers if f != FINALIZER]}]
+        return [
+            {"op": "test", "path": "/metadata/uid", "value": self.uid},
+            {"op": "test", "path": "/metadata/finalizers", "value": list(self.finalizers)},
+            {"op": "replace", "path": "/metadata/finalizers", "value": [f for f in self.finalizers if f != FINALIZER]},
+        ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +98,10 @@ class MarkUnretriable:
     def patch(self) -> list[dict[str, Any]]:
         """A JSON patch for this pod (uid) only; the annotations map exists on every pod of a Kueue group (Kueue
         refuses one without kueue.x-k8s.io/pod-group-total-count), else the API server answers 422."""
-        return [{"op": "test", "path": "/metadata/uid", "value": self.uid},
-                {"op": "add", "path": "/metadata/annotations/" + RETRIABLE_ANNOTATION.replace("/", "~1"),
-                 "value": "false"}]
+        return [
+            {"op": "test", "path": "/metadata/uid", "value": self.uid},
+            {"op": "add", "path": "/metadata/annotations/" + RETRIABLE_ANNOTATION.replace("/", "~1"), "value": "false"},
+        ]
 
 
 def stopped(pod: PodView) -> bool:

@@ -28,9 +28,17 @@ def micro_time(moment: datetime) -> str:
 
 
 class LeaderElector:
-    def __init__(self, cluster: Cluster, namespace: str, identity: str, clock: Callable[[], datetime],
-                 lease_seconds: int = 15, renew_deadline: float = 10.0, retry_period: float = 2.0,
-                 on_change: Callable[[bool], None] = lambda leader: None) -> None:
+    def __init__(
+        self,
+        cluster: Cluster,
+        namespace: str,
+        identity: str,
+        clock: Callable[[], datetime],
+        lease_seconds: int = 15,
+        renew_deadline: float = 10.0,
+        retry_period: float = 2.0,
+        on_change: Callable[[bool], None] = lambda leader: None,
+    ) -> None:
         if not 0 < retry_period < renew_deadline < lease_seconds:
             raise ValueError("leader election needs retry period < renew deadline < lease duration")
         self.cluster = cluster
@@ -67,13 +75,22 @@ class LeaderElector:
     def _try_acquire(self) -> bool:
         now = self.clock()
         lease = self.cluster.get("coordination.k8s.io/v1", "Lease", self.namespace, LEASE_NAME)
-        spec = {"holderIdentity": self.identity, "leaseDurationSeconds": self.lease_seconds,
-                "renewTime": micro_time(now)}
+        spec = {
+            "holderIdentity": self.identity,
+            "leaseDurationSeconds": self.lease_seconds,
+            "renewTime": micro_time(now),
+        }
         try:
             if lease is None:
                 spec["acquireTime"] = micro_time(now)
-                self.writer.create({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-                                    "metadata": {"name": LEASE_NAME, "namespace": self.namespace}, "spec": spec})
+                self.writer.create(
+                    {
+                        "apiVersion": "coordination.k8s.io/v1",
+                        "kind": "Lease",
+                        "metadata": {"name": LEASE_NAME, "namespace": self.namespace},
+                        "spec": spec,
+                    }
+                )
                 return True
             current = lease.get("spec") or {}
             holder = current.get("holderIdentity")

@@ -16,8 +16,13 @@ from mxjob_gitops.compiler import constants as c
 from mxjob_gitops.compiler import identity
 from mxjob_gitops.reconciler.kube import Cluster, context_namespace
 
-MANAGED_KINDS = (("v1", "Pod"), ("v1", "Service"), ("v1", "ConfigMap"),
-                 ("scheduling.volcano.sh/v1beta1", "PodGroup"), ("scheduling.x-k8s.io/v1alpha1", "PodGroup"))
+MANAGED_KINDS = (
+    ("v1", "Pod"),
+    ("v1", "Service"),
+    ("v1", "ConfigMap"),
+    ("scheduling.volcano.sh/v1beta1", "PodGroup"),
+    ("scheduling.x-k8s.io/v1alpha1", "PodGroup"),
+)
 SCOPES = ("jobs", "namespace")
 SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
@@ -51,8 +56,9 @@ def _owned_jobs(desired: list[dict[str, Any]]) -> dict[str, set[str]]:
     return jobs
 
 
-def fetch(desired: list[dict[str, Any]], kubeconfig: str | None, context: str | None,
-          scope: str = "jobs") -> list[dict[str, Any]]:
+def fetch(
+    desired: list[dict[str, Any]], kubeconfig: str | None, context: str | None, scope: str = "jobs"
+) -> list[dict[str, Any]]:
     cluster = Cluster.connect(kubeconfig, context)
     live: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str, str]] = set()
@@ -71,8 +77,9 @@ def fetch(desired: list[dict[str, Any]], kubeconfig: str | None, context: str | 
             if not owned.get(namespace):
                 continue
             selector += f",{c.LABEL_JOB_NAME} in ({','.join(sorted(owned[namespace]))})"
-        candidates = [item for api_version, kind in MANAGED_KINDS
-                      for item in cluster.list(api_version, kind, namespace, selector)]
+        candidates = [
+            item for api_version, kind in MANAGED_KINDS for item in cluster.list(api_version, kind, namespace, selector)
+        ]
         if scope == "namespace":
             candidates.extend(cluster.list(c.API_VERSION, c.KIND, namespace, ""))
         for item in candidates:

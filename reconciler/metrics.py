@@ -19,27 +19,45 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         labels = ["job_namespace"]
-        self.jobs_created = Counter("mxjob_jobs_created_total", "Jobs seen for the first time (Created).", labels,
-                                    registry=self.registry)
-        self.jobs_succeeded = Counter("mxjob_jobs_succeeded_total", "Jobs that succeeded.", labels,
-                                      registry=self.registry)
+        self.jobs_created = Counter(
+            "mxjob_jobs_created_total", "Jobs seen for the first time (Created).", labels, registry=self.registry
+        )
+        self.jobs_succeeded = Counter(
+            "mxjob_jobs_succeeded_total", "Jobs that succeeded.", labels, registry=self.registry
+        )
         self.jobs_failed = Counter("mxjob_jobs_failed_total", "Jobs that failed.", labels, registry=self.registry)
-        self.jobs_restarted = Counter("mxjob_jobs_restarted_total", "Pods restarted by the reconciler.", labels,
-                                      registry=self.registry)
-        self.pod_exits = Counter("mxjob_pod_exits_total", "Failed mxnet containers acted on, by code and class.",
-                                 ["replica_type", "code", "exit_class"], registry=self.registry)
-        self.reconcile_duration = Histogram("mxjob_reconcile_duration_seconds", "One job's observe-decide-act.",
-                                            registry=self.registry)
-        self.watch_restarts = Counter("mxjob_watch_restarts_total", "Watches started again (end, error, 410).",
-                                      ["kind", "reason"], registry=self.registry)
+        self.jobs_restarted = Counter(
+            "mxjob_jobs_restarted_total", "Pods restarted by the reconciler.", labels, registry=self.registry
+        )
+        self.pod_exits = Counter(
+            "mxjob_pod_exits_total",
+            "Failed mxnet containers acted on, by code and class.",
+            ["replica_type", "code", "exit_class"],
+            registry=self.registry,
+        )
+        self.reconcile_duration = Histogram(
+            "mxjob_reconcile_duration_seconds", "One job's observe-decide-act.", registry=self.registry
+        )
+        self.watch_restarts = Counter(
+            "mxjob_watch_restarts_total",
+            "Watches started again (end, error, 410).",
+            ["kind", "reason"],
+            registry=self.registry,
+        )
         self.reconcile_errors = Counter(
-            "mxjob_reconcile_errors_total", "Reconciles of a job that failed, by kind (invalid, too_large, api, "
-            "transient, internal); the job is retried with back-off.", ["job_namespace", "kind"],
-            registry=self.registry)
+            "mxjob_reconcile_errors_total",
+            "Reconciles of a job that failed, by kind (invalid, too_large, api, "
+            "transient, internal); the job is retried with back-off.",
+            ["job_namespace", "kind"],
+            registry=self.registry,
+        )
         self.reconcile_skipped = Counter(
-            "mxjob_reconcile_skipped_total", "Reconciles put off because this replica may not write now "
+            "mxjob_reconcile_skipped_total",
+            "Reconciles put off because this replica may not write now "
             "(not_leader: it does not know it holds the lease; fenced: it lost that knowledge mid-way).",
-            ["reason"], registry=self.registry)
+            ["reason"],
+            registry=self.registry,
+        )
         self.is_leader = Gauge("mxjob_is_leader", "1 while this replica holds the lease.", registry=self.registry)
 
     def observe(self, namespace: str, previous: Mapping[str, Any], plan: Plan) -> None:

@@ -65,8 +65,14 @@ class Result:
 
 
 class Reconciler:
-    def __init__(self, cluster: Cluster, settings: Settings, clock: Callable[[], datetime] = utc_now,
-                 metrics: Metrics | None = None, fence: Callable[[], bool] = lambda: True) -> None:
+    def __init__(
+        self,
+        cluster: Cluster,
+        settings: Settings,
+        clock: Callable[[], datetime] = utc_now,
+        metrics: Metrics | None = None,
+        fence: Callable[[], bool] = lambda: True,
+    ) -> None:
         self.cluster = cluster
         self.settings = settings
         self.clock = clock
@@ -129,8 +135,9 @@ class Reconciler:
             if self.settings.apply.recreate and pods_to_create(previous, views):
                 config_map = self.cluster.get("v1", "ConfigMap", view.namespace, config_map_name(job_obj))
                 rendering = self.jobs.rendering(job_obj, config_map)
-            plan = decide(view, views, self.clock(), previous, self.settings.table, self.settings.apply.recreate,
-                          rendering)
+            plan = decide(
+                view, views, self.clock(), previous, self.settings.table, self.settings.apply.recreate, rendering
+            )
             self.applier.events(job_obj, plan)
             try:
                 self.applier.status(job_obj, plan)
@@ -145,8 +152,10 @@ class Reconciler:
             raise Transient("the status write kept conflicting")
         self.applier.actions(job_obj, plan, {str((p.get("metadata") or {}).get("name")): p for p in pods})
         self.metrics.observe(view.namespace, previous, plan)
-        restarting = any(isinstance(a, CreatePod | ReleasePod) or (isinstance(a, DeletePod) and a.reason.is_restart)
-                         for a in plan.actions)
+        restarting = any(
+            isinstance(a, CreatePod | ReleasePod) or (isinstance(a, DeletePod) and a.reason.is_restart)
+            for a in plan.actions
+        )
         return Result(plan, follow_up=restarting and self.settings.apply.recreate and not self.settings.apply.dry_run)
 
     def run_once(self, timeout: float = 60.0, sleep: Callable[[float], None] = time.sleep) -> dict[Key, str]:

@@ -102,15 +102,29 @@ class PodView:
             restarts += int(container.get("restartCount") or 0)
             if container.get("name") != c.DEFAULT_CONTAINER:
                 continue
-            terminated = ((container.get("state") or {}).get("terminated")
-                          or (container.get("lastState") or {}).get("terminated") or {})
+            terminated = (
+                (container.get("state") or {}).get("terminated")
+                or (container.get("lastState") or {}).get("terminated")
+                or {}
+            )
             if "exitCode" in terminated:
                 code = int(terminated["exitCode"])
                 reason = str(terminated.get("reason") or reason)
                 finished = parse_time(terminated.get("finishedAt"))
-        return cls(str(metadata.get("name")), str(metadata.get("uid") or ""), replica_type, int(index),
-                   PodPhase.parse(status.get("phase")), code, reason, finished, restarts,
-                   bool(metadata.get("deletionTimestamp")), ownership_of(metadata), KueuePod.of(pod))
+        return cls(
+            str(metadata.get("name")),
+            str(metadata.get("uid") or ""),
+            replica_type,
+            int(index),
+            PodPhase.parse(status.get("phase")),
+            code,
+            reason,
+            finished,
+            restarts,
+            bool(metadata.get("deletionTimestamp")),
+            ownership_of(metadata),
+            KueuePod.of(pod),
+        )
 
 
 def trim_pod(pod: Mapping[str, Any]) -> dict[str, Any]:
@@ -120,8 +134,11 @@ def trim_pod(pod: Mapping[str, Any]) -> dict[str, Any]:
     would hold gigabytes."""
     metadata = pod.get("metadata") or {}
     status = pod.get("status") or {}
-    kept_metadata = {k: metadata[k] for k in ("name", "namespace", "uid", "resourceVersion", "labels",
-                                                "deletionTimestamp") if k in metadata}
+    kept_metadata = {
+        k: metadata[k]
+        for k in ("name", "namespace", "uid", "resourceVersion", "labels", "deletionTimestamp")
+        if k in metadata
+    }
     annotations = {k: v for k, v in (metadata.get("annotations") or {}).items() if k == ARGO_TRACKING}
     if annotations:
         kept_metadata["annotations"] = annotations
@@ -132,10 +149,10 @@ def trim_pod(pod: Mapping[str, Any]) -> dict[str, Any]:
     kept_metadata.update(kueue_metadata)
     kept_status.update(kueue_status)
     for key in ("initContainerStatuses", "containerStatuses"):
-        kept_status[key] = [{k: c[k] for k in ("name", "restartCount", "state", "lastState") if k in c}
-                            for c in status.get(key) or []]
-    return {"apiVersion": pod.get("apiVersion", "v1"), "kind": "Pod", "metadata": kept_metadata,
-            "status": kept_status}
+        kept_status[key] = [
+            {k: c[k] for k in ("name", "restartCount", "state", "lastState") if k in c} for c in status.get(key) or []
+        ]
+    return {"apiVersion": pod.get("apiVersion", "v1"), "kind": "Pod", "metadata": kept_metadata, "status": kept_status}
 
 
 def ownership_of(metadata: Mapping[str, Any]) -> dict[str, Any]:
@@ -154,18 +171,30 @@ class Condition:
     last_transition: str
 
     def to_dict(self) -> dict[str, str]:
-        return {"type": self.type, "status": self.status, "reason": self.reason, "message": self.message,
-                "lastUpdateTime": self.last_update, "lastTransitionTime": self.last_transition}
+        return {
+            "type": self.type,
+            "status": self.status,
+            "reason": self.reason,
+            "message": self.message,
+            "lastUpdateTime": self.last_update,
+            "lastTransitionTime": self.last_transition,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Condition:
-        return cls(str(data.get("type")), str(data.get("status")), str(data.get("reason") or ""),
-                   str(data.get("message") or ""), str(data.get("lastUpdateTime") or ""),
-                   str(data.get("lastTransitionTime") or ""))
+        return cls(
+            str(data.get("type")),
+            str(data.get("status")),
+            str(data.get("reason") or ""),
+            str(data.get("message") or ""),
+            str(data.get("lastUpdateTime") or ""),
+            str(data.get("lastTransitionTime") or ""),
+        )
 
 
-def set_condition(conditions: list[Condition], kind: ConditionType, status: str, reason: str, message: str,
-                  now: str) -> list[Condition]:
+def set_condition(
+    conditions: list[Condition], kind: ConditionType, status: str, reason: str, message: str, now: str
+) -> list[Condition]:
     """The training operator's UpdateJobConditions: Failed is terminal, same status and reason is a no-op,
     the transition time survives a reason change, Running and Restarting replace each other, and a
     finished job's Running turns False. The newest condition is last (the CRD's State column reads it)."""
@@ -175,12 +204,20 @@ def set_condition(conditions: list[Condition], kind: ConditionType, status: str,
     if current is not None and current.status == status and current.reason == reason:
         return conditions
     transition = current.last_transition if current is not None and current.status == status else now
-    kept = [x for x in conditions if x.type != kind
-            and not (kind == ConditionType.RUNNING and x.type == ConditionType.RESTARTING)
-            and not (kind == ConditionType.RESTARTING and x.type == ConditionType.RUNNING)]
+    kept = [
+        x
+        for x in conditions
+        if x.type != kind
+        and not (kind == ConditionType.RUNNING and x.type == ConditionType.RESTARTING)
+        and not (kind == ConditionType.RESTARTING and x.type == ConditionType.RUNNING)
+    ]
     if kind in (ConditionType.SUCCEEDED, ConditionType.FAILED):
-        kept = [Condition(x.type, "False", x.reason, x.message, now, now) if x.type == ConditionType.RUNNING and
-                x.status == "True" else x for x in kept]
+        kept = [
+            Condition(x.type, "False", x.reason, x.message, now, now)
+            if x.type == ConditionType.RUNNING and x.status == "True"
+            else x
+            for x in kept
+        ]
     return [*kept, Condition(str(kind), status, str(reason), message, now, transition)]
 
 

@@ -21,21 +21,34 @@ from structural import STORED_KEYS, check
 from mxjob_gitops.compiler.emit import to_yaml
 
 # What the server stores of a schema node (schemas/structural.py STORED_KEYS, minus what a CRD may not use).
-KEPT_KEYS = STORED_KEYS - {"$schema", "id", "title", "$ref", "definitions", "dependencies", "additionalItems",
-                           "patternProperties", "nullable", "format"}
+KEPT_KEYS = STORED_KEYS - {
+    "$schema",
+    "id",
+    "title",
+    "$ref",
+    "definitions",
+    "dependencies",
+    "additionalItems",
+    "patternProperties",
+    "nullable",
+    "format",
+}
 KEPT_FORMATS = {"date-time", "int32", "int64", "byte", "date", "double", "float"}
 # List-map keys the Kubernetes types leave optional get the default the API server gives them, as controller-gen
 # writes it from the `+default` markers in k8s.io/api/core/v1/types.go (ContainerPort.Protocol "TCP";
 # LocalObjectReference.Name ""): apiextensions' validateMapListKeysMapSet wants every key required or defaulted.
 LIST_MAP_KEY_DEFAULTS = {"protocol": "TCP", "name": ""}
 # controller-gen's pattern for resource.Quantity (k8s.io/apimachinery/pkg/api/resource/quantity.go grammar).
-QUANTITY_PATTERN = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?"
-                    r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
+QUANTITY_PATTERN = (
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?"
+    r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+)
 FLOAT_EXACT = 2**53
 
 
-def structural(node: dict[str, Any], definitions: dict[str, Any], keep_description: bool,
-               trail: tuple[str, ...] = ()) -> dict[str, Any]:
+def structural(
+    node: dict[str, Any], definitions: dict[str, Any], keep_description: bool, trail: tuple[str, ...] = ()
+) -> dict[str, Any]:
     ref = node.get("$ref")
     if isinstance(ref, str):
         name = ref.rsplit("/", 1)[-1]
@@ -107,7 +120,8 @@ def _run_policy_rules(run_policy: dict[str, Any]) -> None:
     """The training operator's rules: suspend defaults to false, and the queue of a job is immutable."""
     run_policy["suspend"]["default"] = False
     run_policy["schedulingPolicy"]["properties"]["queue"]["x-kubernetes-validations"] = [
-        {"rule": "self == oldSelf", "message": "spec.runPolicy.schedulingPolicy.queue is immutable"}]
+        {"rule": "self == oldSelf", "message": "spec.runPolicy.schedulingPolicy.queue is immutable"}
+    ]
 
 
 def build_crd(mxjob: dict[str, Any]) -> str:
@@ -124,28 +138,37 @@ def build_crd(mxjob: dict[str, Any]) -> str:
     crd = {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
-        "metadata": {"name": "mxjobs.kubeflow.org",
-                     "labels": {"app.kubernetes.io/name": "mxjob-gitops", "app.kubernetes.io/component": "crd"}},
+        "metadata": {
+            "name": "mxjobs.kubeflow.org",
+            "labels": {"app.kubernetes.io/name": "mxjob-gitops", "app.kubernetes.io/component": "crd"},
+        },
         "spec": {
             "group": "kubeflow.org",
-            "names": {"kind": "MXJob", "listKind": "MXJobList", "plural": "mxjobs", "singular": "mxjob",
-                      "categories": ["kubeflow", "all-jobs"]},
+            "names": {
+                "kind": "MXJob",
+                "listKind": "MXJobList",
+                "plural": "mxjobs",
+                "singular": "mxjob",
+                "categories": ["kubeflow", "all-jobs"],
+            },
             "scope": "Namespaced",
             # The server's default (apiextensions v1 SetDefaults_CustomResourceDefinitionSpec), written out so
             # that the stored CRD equals this file.
             "conversion": {"strategy": "None"},
-            "versions": [{
-                "name": "v1",
-                "served": True,
-                "storage": True,
-                "subresources": {"status": {}},
-                "additionalPrinterColumns": [
-                    {"name": "State", "type": "string", "jsonPath": ".status.conditions[-1:].type"},
-                    {"name": "Mode", "type": "string", "jsonPath": ".spec.jobMode", "priority": 1},
-                    {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
-                ],
-                "schema": {"openAPIV3Schema": root},
-            }],
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "subresources": {"status": {}},
+                    "additionalPrinterColumns": [
+                        {"name": "State", "type": "string", "jsonPath": ".status.conditions[-1:].type"},
+                        {"name": "Mode", "type": "string", "jsonPath": ".spec.jobMode", "priority": 1},
+                        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+                    ],
+                    "schema": {"openAPIV3Schema": root},
+                }
+            ],
         },
     }
     header = "# Generated by schemas/generate.py from the MXJob schema; do not edit.\n"

@@ -19,8 +19,11 @@ from mxjob_gitops.compiler.replicas import ReplicaType
 KUBERNETES_VERSION = "1.35.0"
 HERE = Path(__file__).resolve().parent
 REF_PREFIX = "/api/_definitions.json#/$defs/"
-ROOTS = ("io.k8s.api.core.v1.PodTemplateSpec", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-         "io.k8s.apimachinery.pkg.api.resource.Quantity")
+ROOTS = (
+    "io.k8s.api.core.v1.PodTemplateSpec",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+    "io.k8s.apimachinery.pkg.api.resource.Quantity",
+)
 
 REPLICA_TYPES = [t.value for t in ReplicaType]
 INT32_MAX = 2**31 - 1
@@ -76,9 +79,11 @@ def mxjob_definitions() -> dict[str, Any]:
             "additionalProperties": False,
             "required": ["jobMode", "mxReplicaSpecs"],
             "properties": {
-                "jobMode": {"type": "string", "enum": ["MXTrain", "MXTune"],
-                            "description": "MXTrain (Scheduler, Server, Worker) or MXTune (TunerTracker, "
-                                           "TunerServer, Tuner)."},
+                "jobMode": {
+                    "type": "string",
+                    "enum": ["MXTrain", "MXTune"],
+                    "description": "MXTrain (Scheduler, Server, Worker) or MXTune (TunerTracker, TunerServer, Tuner).",
+                },
                 "mxReplicaSpecs": {
                     "type": "object",
                     "minProperties": 1,
@@ -95,8 +100,11 @@ def mxjob_definitions() -> dict[str, Any]:
             "required": ["template"],
             "properties": {
                 "replicas": _int(0, "Number of pods of this replica type (default 1)."),
-                "restartPolicy": {"type": "string", "enum": ["Always", "OnFailure", "Never", "ExitCode"],
-                                  "description": "What happens when a pod fails (default Never)."},
+                "restartPolicy": {
+                    "type": "string",
+                    "enum": ["Always", "OnFailure", "Never", "ExitCode"],
+                    "description": "What happens when a pod fails (default Never).",
+                },
                 "template": {"$ref": "#/$defs/io.k8s.api.core.v1.PodTemplateSpec"},
             },
         },
@@ -104,11 +112,19 @@ def mxjob_definitions() -> dict[str, Any]:
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "cleanPodPolicy": {"type": "string", "enum": ["All", "Running", "None"],
-                                   "description": "Which pods to delete when the job finishes (default None)."},
+                "cleanPodPolicy": {
+                    "type": "string",
+                    "enum": ["All", "Running", "None"],
+                    "description": "Which pods to delete when the job finishes (default None).",
+                },
                 "ttlSecondsAfterFinished": _int(0, "Seconds after completion before the job is deleted."),
-                "activeDeadlineSeconds": {"type": "integer", "format": "int64", "minimum": 0, "maximum": 2**63 - 1,
-                                          "description": "Seconds the job may run before it is failed."},
+                "activeDeadlineSeconds": {
+                    "type": "integer",
+                    "format": "int64",
+                    "minimum": 0,
+                    "maximum": 2**63 - 1,
+                    "description": "Seconds the job may run before it is failed.",
+                },
                 "backoffLimit": _int(0, "Restarts allowed before the job is failed."),
                 "schedulingPolicy": {"$ref": "#/$defs/SchedulingPolicy"},
                 "suspend": {"type": "boolean", "description": "Suspend the job: no pods run (default false)."},
@@ -160,16 +176,21 @@ def status_definitions() -> dict[str, Any]:
                 "startTime": time,
                 "completionTime": time,
                 "lastReconcileTime": time,
-                "restartCounts": {"type": "object", "additionalProperties": counter,
-                                  "description": "Pod restarts made by the reconciler, per replica type."},
+                "restartCounts": {
+                    "type": "object",
+                    "additionalProperties": counter,
+                    "description": "Pod restarts made by the reconciler, per replica type.",
+                },
             },
         },
         "JobCondition": {
             "type": "object",
             "required": ["type", "status"],
             "properties": {
-                "type": {"type": "string",
-                         "enum": ["Created", "Running", "Restarting", "Succeeded", "Failed", "Suspended"]},
+                "type": {
+                    "type": "string",
+                    "enum": ["Created", "Running", "Restarting", "Succeeded", "Failed", "Suspended"],
+                },
                 "status": {"type": "string", "enum": ["True", "False", "Unknown"]},
                 "reason": {"type": "string"},
                 "message": {"type": "string"},
@@ -188,10 +209,13 @@ def _object_meta_ref() -> dict[str, Any]:
     return {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
 
 
-def pod_group_schema(definitions: dict[str, Any], api_version: str, spec: dict[str, Any],
-                     status: dict[str, Any]) -> dict[str, Any]:
-    needed = closure(definitions, ("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-                                   "io.k8s.apimachinery.pkg.api.resource.Quantity"))
+def pod_group_schema(
+    definitions: dict[str, Any], api_version: str, spec: dict[str, Any], status: dict[str, Any]
+) -> dict[str, Any]:
+    needed = closure(
+        definitions,
+        ("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "io.k8s.apimachinery.pkg.api.resource.Quantity"),
+    )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"PodGroup {api_version}",
@@ -211,25 +235,50 @@ def pod_group_schema(definitions: dict[str, Any], api_version: str, spec: dict[s
 
 
 def pod_group_schemas(definitions: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    quantities = {"type": "object",
-                  "additionalProperties": {"$ref": "#/$defs/io.k8s.apimachinery.pkg.api.resource.Quantity"}}
+    quantities = {
+        "type": "object",
+        "additionalProperties": {"$ref": "#/$defs/io.k8s.apimachinery.pkg.api.resource.Quantity"},
+    }
     counter = _int(0)
-    volcano = pod_group_schema(definitions, "scheduling.volcano.sh/v1beta1", {
-        "minMember": counter,
-        "minTaskMember": {"type": "object", "additionalProperties": counter},
-        "queue": {"type": "string"},
-        "priorityClassName": {"type": "string"},
-        "minResources": quantities,
-        "networkTopology": {"type": "object", "properties": {"mode": {"type": "string", "enum": ["hard", "soft"]},
-                                                             "highestTierAllowed": counter}},
-    }, {"phase": {"type": "string"}, "conditions": {"type": "array", "items": {"type": "object"}},
-        "running": counter, "succeeded": counter, "failed": counter})
-    plugins = pod_group_schema(definitions, "scheduling.x-k8s.io/v1alpha1", {
-        "minMember": counter,
-        "minResources": quantities,
-        "scheduleTimeoutSeconds": counter,
-    }, {"phase": {"type": "string"}, "occupiedBy": {"type": "string"}, "running": counter,
-        "succeeded": counter, "failed": counter, "scheduleStartTime": {"type": "string", "format": "date-time"}})
+    volcano = pod_group_schema(
+        definitions,
+        "scheduling.volcano.sh/v1beta1",
+        {
+            "minMember": counter,
+            "minTaskMember": {"type": "object", "additionalProperties": counter},
+            "queue": {"type": "string"},
+            "priorityClassName": {"type": "string"},
+            "minResources": quantities,
+            "networkTopology": {
+                "type": "object",
+                "properties": {"mode": {"type": "string", "enum": ["hard", "soft"]}, "highestTierAllowed": counter},
+            },
+        },
+        {
+            "phase": {"type": "string"},
+            "conditions": {"type": "array", "items": {"type": "object"}},
+            "running": counter,
+            "succeeded": counter,
+            "failed": counter,
+        },
+    )
+    plugins = pod_group_schema(
+        definitions,
+        "scheduling.x-k8s.io/v1alpha1",
+        {
+            "minMember": counter,
+            "minResources": quantities,
+            "scheduleTimeoutSeconds": counter,
+        },
+        {
+            "phase": {"type": "string"},
+            "occupiedBy": {"type": "string"},
+            "running": counter,
+            "succeeded": counter,
+            "failed": counter,
+            "scheduleStartTime": {"type": "string", "format": "date-time"},
+        },
+    )
     return {
         "kubeconform/scheduling.volcano.sh/podgroup_v1beta1.json": volcano,
         "kubeconform/scheduling.x-k8s.io/podgroup_v1alpha1.json": plugins,

@@ -26,28 +26,98 @@ from typing import Any
 
 from jsonschema import Draft4Validator
 
-STORED_KEYS = frozenset({
-    "id", "$schema", "$ref", "description", "type", "format", "title", "default", "maximum", "exclusiveMaximum",
-    "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems",
-    "multipleOf", "enum", "maxProperties", "minProperties", "required", "items", "allOf", "oneOf", "anyOf", "not",
-    "properties", "additionalProperties", "patternProperties", "dependencies", "additionalItems", "definitions",
-    "externalDocs", "example", "nullable", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource",
-    "x-kubernetes-int-or-string", "x-kubernetes-list-map-keys", "x-kubernetes-list-type", "x-kubernetes-map-type",
-    # Since Kubernetes 1.25 (beta, on by default); older servers drop it on decode. See docs/real-cluster.md.
-    "x-kubernetes-validations",
-})
+STORED_KEYS = frozenset(
+    {
+        "id",
+        "$schema",
+        "$ref",
+        "description",
+        "type",
+        "format",
+        "title",
+        "default",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "multipleOf",
+        "enum",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "items",
+        "allOf",
+        "oneOf",
+        "anyOf",
+        "not",
+        "properties",
+        "additionalProperties",
+        "patternProperties",
+        "dependencies",
+        "additionalItems",
+        "definitions",
+        "externalDocs",
+        "example",
+        "nullable",
+        "x-kubernetes-preserve-unknown-fields",
+        "x-kubernetes-embedded-resource",
+        "x-kubernetes-int-or-string",
+        "x-kubernetes-list-map-keys",
+        "x-kubernetes-list-type",
+        "x-kubernetes-map-type",
+        # Since Kubernetes 1.25 (beta, on by default); older servers drop it on decode. See docs/real-cluster.md.
+        "x-kubernetes-validations",
+    }
+)
 UNSUPPORTED = ("id", "$ref", "definitions", "dependencies", "additionalItems", "patternProperties")
 TYPES = ("array", "boolean", "integer", "number", "object", "string")
-ROOT_WITH_STATUS = frozenset({
-    "description", "type", "format", "title", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
-    "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "multipleOf", "required", "items",
-    "properties", "externalDocs", "example", "x-kubernetes-preserve-unknown-fields"})
+ROOT_WITH_STATUS = frozenset(
+    {
+        "description",
+        "type",
+        "format",
+        "title",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "multipleOf",
+        "required",
+        "items",
+        "properties",
+        "externalDocs",
+        "example",
+        "x-kubernetes-preserve-unknown-fields",
+    }
+)
 JUNCTORS = ("anyOf", "allOf", "oneOf")
 INT_OR_STRING = [{"type": "integer"}, {"type": "string"}]
-NOT_IN_JUNCTORS = ("type", "additionalProperties", "default", "title", "description", "nullable",
-                   "x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource",
-                   "x-kubernetes-int-or-string", "x-kubernetes-list-map-keys", "x-kubernetes-list-type",
-                   "x-kubernetes-map-type")
+NOT_IN_JUNCTORS = (
+    "type",
+    "additionalProperties",
+    "default",
+    "title",
+    "description",
+    "nullable",
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-embedded-resource",
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-list-type",
+    "x-kubernetes-map-type",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +152,11 @@ def _root(schema: dict[str, Any], status_subresource: bool) -> Iterator[Violatio
     if meta is not None:
         names = set(meta.get("properties", {})) - {"name", "generateName"}
         if meta.get("type") != "object" or set(meta) - {"type", "properties"} or names:
-            yield Violation("root-metadata", f"{path}.properties[metadata]",
-                            "must be type object and may only restrict name and generateName")
+            yield Violation(
+                "root-metadata",
+                f"{path}.properties[metadata]",
+                "must be type object and may only restrict name and generateName",
+            )
 
 
 def _walk(node: dict[str, Any], path: str, level: str) -> Iterator[Violation]:
@@ -235,8 +308,11 @@ def _as_json_schema(node: Any) -> Any:
         return [_as_json_schema(item) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {k: _as_json_schema(v) for k, v in node.items()
-           if not k.startswith("x-kubernetes-") and k not in ("nullable", "default", "format", "properties")}
+    out = {
+        k: _as_json_schema(v)
+        for k, v in node.items()
+        if not k.startswith("x-kubernetes-") and k not in ("nullable", "default", "format", "properties")
+    }
     if "properties" in node:
         out["properties"] = {name: _as_json_schema(child) for name, child in node["properties"].items()}
     if node.get("nullable") and "type" in out:
@@ -264,5 +340,8 @@ def _bounds(node: dict[str, Any], path: str) -> Iterator[Violation]:
     for key in ("minimum", "maximum"):
         bound = node.get(key)
         if isinstance(bound, int) and not isinstance(bound, bool) and int(float(bound)) != bound:
-            yield Violation("bounds-float64", f"{path}.{key}",
-                            f"{bound} is not exactly a float64 and is stored as {int(float(bound))}")
+            yield Violation(
+                "bounds-float64",
+                f"{path}.{key}",
+                f"{bound} is not exactly a float64 and is stored as {int(float(bound))}",
+            )

@@ -51,8 +51,16 @@ def _limit() -> None:
 
 def run_child(args: Sequence[str], cwd: Path, stdin: bytes = b"") -> Refusal:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", _CHILD, *args], input=stdin, capture_output=True, cwd=cwd,
-                          env=env, preexec_fn=_limit, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, *args],
+        input=stdin,
+        capture_output=True,
+        cwd=cwd,
+        env=env,
+        preexec_fn=_limit,
+        timeout=120,
+        check=False,
+    )
     stderr = done.stderr.decode("utf-8", "replace")
     head, _, tail = stderr.rpartition("\n@@ ")
     assert tail, f"the child died: {done.returncode} {stderr[-2000:]}"

@@ -80,8 +80,14 @@ class Fault:
 
 
 def status_body(code: int, reason: str, message: str) -> dict[str, Any]:
-    return {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": message, "reason": reason,
-            "code": code}
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    }
 
 
 def _selector_matches(selector: str, labels: dict[str, str]) -> bool:
@@ -165,18 +171,38 @@ class FakeKubernetes:
         # A mutating admission webhook: called with (group version, plural, object) before an object is stored.
         self.admit: Callable[[str, str, dict[str, Any]], None] | None = None
 
-    def fail(self, method: str, path: str, status: int, times: int = 1, reason: str = "", body: str = "",
-             retry_after: float | None = None) -> None:
+    def fail(
+        self,
+        method: str,
+        path: str,
+        status: int,
+        times: int = 1,
+        reason: str = "",
+        body: str = "",
+        retry_after: float | None = None,
+    ) -> None:
         with self.lock:
-            self.faults.append(Fault(method, re.compile(path), status, times,
-                                     status_body(status, reason or "Injected", f"injected {status}"),
-                                     re.compile(body) if body else None, retry_after))
+            self.faults.append(
+                Fault(
+                    method,
+                    re.compile(path),
+                    status,
+                    times,
+                    status_body(status, reason or "Injected", f"injected {status}"),
+                    re.compile(body) if body else None,
+                    retry_after,
+                )
+            )
 
     def take_fault(self, method: str, path: str, body: bytes = b"") -> Fault | None:
         with self.lock:
             for fault in self.faults:
-                if fault.method in (method, "*") and fault.path.search(path) and fault.times > 0 and (
-                        fault.request_body is None or fault.request_body.search(body.decode(errors="replace"))):
+                if (
+                    fault.method in (method, "*")
+                    and fault.path.search(path)
+                    and fault.times > 0
+                    and (fault.request_body is None or fault.request_body.search(body.decode(errors="replace")))
+                ):
                     fault.times -= 1
                     return fault
         return None
@@ -223,11 +249,14 @@ class FakeKubernetes:
                 metadata["name"] = metadata["generateName"] + uuid.uuid4().hex[:5]
             key = (gv, plural, ns, metadata.get("name", ""))
             if key in self.objects:
-                return 409, status_body(409, "AlreadyExists", f"{plural} \"{key[3]}\" already exists")
+                return 409, status_body(409, "AlreadyExists", f'{plural} "{key[3]}" already exists')
             if ns:
                 metadata["namespace"] = ns
-            metadata.update(uid=str(uuid.uuid4()), resourceVersion=self._next_version(),
-                            creationTimestamp=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+            metadata.update(
+                uid=str(uuid.uuid4()),
+                resourceVersion=self._next_version(),
+                creationTimestamp=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            )
             resource = self.resources[(gv, plural)]
             body.setdefault("apiVersion", gv)
             body.setdefault("kind", resource.kind)
@@ -237,16 +266,20 @@ class FakeKubernetes:
             self._record("ADDED", gv, plural, ns, body)
             return 201, copy.deepcopy(body)
 
-    def update(self, key: tuple[str, str, str, str], body: dict[str, Any], status_only: bool,
-               check_version: bool) -> tuple[int, dict[str, Any]]:
+    def update(
+        self, key: tuple[str, str, str, str], body: dict[str, Any], status_only: bool, check_version: bool
+    ) -> tuple[int, dict[str, Any]]:
         with self.lock:
             current = self.objects.get(key)
             if current is None:
-                return 404, status_body(404, "NotFound", f"{key[1]} \"{key[3]}\" not found")
+                return 404, status_body(404, "NotFound", f'{key[1]} "{key[3]}" not found')
             sent = (body.get("metadata") or {}).get("resourceVersion")
             if check_version and sent and sent != current["metadata"]["resourceVersion"]:
-                return 409, status_body(409, "Conflict", "the object has been modified; please apply your "
-                                                         "changes to the latest version and try again")
+                return 409, status_body(
+                    409,
+                    "Conflict",
+                    "the object has been modified; please apply your changes to the latest version and try again",
+                )
             if status_only:
                 updated = copy.deepcopy(current)
                 updated["status"] = body.get("status", {})
@@ -269,7 +302,7 @@ class FakeKubernetes:
         with self.lock:
             current = self.objects.get(key)
             if current is None:
-                return 404, status_body(404, "NotFound", f"{key[1]} \"{key[3]}\" not found")
+                return 404, status_body(404, "NotFound", f'{key[1]} "{key[3]}" not found')
             if uid and current["metadata"].get("uid") != uid:
                 return 409, status_body(409, "Conflict", "Precondition failed: UID in precondition does not match")
             if current["metadata"].get("finalizers"):  # held: marked deleted, removed with its last finalizer
@@ -285,15 +318,25 @@ class FakeKubernetes:
 
     def list(self, gv: str, plural: str, ns: str | None, selector: str) -> dict[str, Any]:
         with self.lock:
-            items = [copy.deepcopy(o) for (g, p, n, _), o in sorted(self.objects.items())
-                     if g == gv and p == plural and (ns is None or n == ns)
-                     and _selector_matches(selector, (o.get("metadata") or {}).get("labels") or {})]
+            items = [
+                copy.deepcopy(o)
+                for (g, p, n, _), o in sorted(self.objects.items())
+                if g == gv
+                and p == plural
+                and (ns is None or n == ns)
+                and _selector_matches(selector, (o.get("metadata") or {}).get("labels") or {})
+            ]
             kind = self.resources[(gv, plural)].kind
-            return {"apiVersion": gv, "kind": f"{kind}List", "metadata": {"resourceVersion": str(self.version)},
-                    "items": items}
+            return {
+                "apiVersion": gv,
+                "kind": f"{kind}List",
+                "metadata": {"resourceVersion": str(self.version)},
+                "items": items,
+            }
 
-    def watch(self, gv: str, plural: str, ns: str | None, selector: str, since: int,
-              timeout: float) -> Iterator[dict[str, Any]]:
+    def watch(
+        self, gv: str, plural: str, ns: str | None, selector: str, since: int, timeout: float
+    ) -> Iterator[dict[str, Any]]:
         deadline = time.monotonic() + timeout
         position = since
         with self.lock:
@@ -302,8 +345,11 @@ class FakeKubernetes:
                 return
         while time.monotonic() < deadline:
             with self.lock:
-                batch = [e for e in self.events if e[0] > position and e[2] == gv and e[3] == plural
-                         and (ns is None or e[4] == ns)]
+                batch = [
+                    e
+                    for e in self.events
+                    if e[0] > position and e[2] == gv and e[3] == plural and (ns is None or e[4] == ns)
+                ]
                 if not batch:
                     self.lock.wait(min(0.05, max(0.0, deadline - time.monotonic())))
                     continue
@@ -398,7 +444,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif method == "GET":
             obj = state.objects.get(key)
             if obj is None:
-                self._send(404, status_body(404, "NotFound", f"{plural} \"{name}\" not found"))
+                self._send(404, status_body(404, "NotFound", f'{plural} "{name}" not found'))
             else:
                 self._send(200, copy.deepcopy(obj))
         elif method == "PUT":
@@ -415,7 +461,7 @@ class _Handler(BaseHTTPRequestHandler):
         with state.lock:
             current = state.objects.get(key)
             if current is None:
-                self._send(404, status_body(404, "NotFound", f"{key[1]} \"{key[3]}\" not found"))
+                self._send(404, status_body(404, "NotFound", f'{key[1]} "{key[3]}" not found'))
                 return
             if isinstance(patch, list):
                 try:
@@ -498,9 +544,18 @@ class _Server(ThreadingHTTPServer):
             return {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []}
         if path == "/apis":
             groups = sorted({(r.group, r.version) for r in resources if r.group})
-            return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
-                {"name": g, "versions": [{"groupVersion": f"{g}/{v}", "version": v}],
-                 "preferredVersion": {"groupVersion": f"{g}/{v}", "version": v}} for g, v in groups]}
+            return {
+                "kind": "APIGroupList",
+                "apiVersion": "v1",
+                "groups": [
+                    {
+                        "name": g,
+                        "versions": [{"groupVersion": f"{g}/{v}", "version": v}],
+                        "preferredVersion": {"groupVersion": f"{g}/{v}", "version": v},
+                    }
+                    for g, v in groups
+                ],
+            }
         match = re.fullmatch(r"/api/(v1)|/apis/([^/]+)/([^/]+)", path)
         if match is None:
             return None
@@ -509,16 +564,33 @@ class _Server(ThreadingHTTPServer):
         for r in resources:
             if r.group_version == gv:
                 verbs = ["create", "delete", "get", "list", "patch", "update", "watch"]
-                listed.append({"name": r.plural, "singularName": r.kind.lower(), "namespaced": r.namespaced,
-                               "kind": r.kind, "verbs": verbs})
+                listed.append(
+                    {
+                        "name": r.plural,
+                        "singularName": r.kind.lower(),
+                        "namespaced": r.namespaced,
+                        "kind": r.kind,
+                        "verbs": verbs,
+                    }
+                )
                 if r.status:
-                    listed.append({"name": f"{r.plural}/status", "singularName": "", "namespaced": r.namespaced,
-                                   "kind": r.kind, "verbs": ["get", "patch", "update"]})
+                    listed.append(
+                        {
+                            "name": f"{r.plural}/status",
+                            "singularName": "",
+                            "namespaced": r.namespaced,
+                            "kind": r.kind,
+                            "verbs": ["get", "patch", "update"],
+                        }
+                    )
         return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": listed}
 
     def route(self, path: str) -> tuple[str, str, str | None, str | None, str | None] | None:
-        match = re.fullmatch(r"/(?:api/(v1)|apis/([^/]+)/([^/]+))(?:/namespaces/([^/]+))?/([^/]+)"
-                             r"(?:/([^/]+))?(?:/(status))?", path)
+        match = re.fullmatch(
+            r"/(?:api/(v1)|apis/([^/]+)/([^/]+))(?:/namespaces/([^/]+))?/([^/]+)"
+            r"(?:/([^/]+))?(?:/(status))?",
+            path,
+        )
         if match is None:
             return None
         gv = match.group(1) or f"{match.group(2)}/{match.group(3)}"
@@ -552,11 +624,14 @@ class FakeServer:
         self._server.drop_watch_after = events
 
     def kubeconfig(self, path: Any, namespace: str = "default") -> Any:
-        config = {"apiVersion": "v1", "kind": "Config", "current-context": "fake",
-                  "clusters": [{"name": "fake", "cluster": {"server": self.url}}],
-                  "users": [{"name": "fake", "user": {"token": "fake-token"}}],
-                  "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "fake",
-                                                            "namespace": namespace}}]}
+        config = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "current-context": "fake",
+            "clusters": [{"name": "fake", "cluster": {"server": self.url}}],
+            "users": [{"name": "fake", "user": {"token": "fake-token"}}],
+            "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "fake", "namespace": namespace}}],
+        }
         path.write_text(json.dumps(config), encoding="utf-8")
         return path
 

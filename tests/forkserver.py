@@ -22,9 +22,17 @@ def main() -> None:
 
     # Warm what every child would build again: the schema validators behind compile_job.
     container = {"name": "mxnet", "image": "mxnet:1.9"}
-    compiler.compile_job({"apiVersion": "kubeflow.org/v1", "kind": "MXJob", "metadata": {"name": "warm"},
-                          "spec": {"jobMode": "MXTrain", "mxReplicaSpecs": {
-                              "Worker": {"replicas": 1, "template": {"spec": {"containers": [container]}}}}}})
+    compiler.compile_job(
+        {
+            "apiVersion": "kubeflow.org/v1",
+            "kind": "MXJob",
+            "metadata": {"name": "warm"},
+            "spec": {
+                "jobMode": "MXTrain",
+                "mxReplicaSpecs": {"Worker": {"replicas": 1, "template": {"spec": {"containers": [container]}}}},
+            },
+        }
+    )
     print("ready", flush=True)
     for line in sys.stdin:
         kubeconfig, namespace = line.split()

@@ -12,8 +12,21 @@ def main(argv: list[str]) -> int:
     examples = argv[0] if argv else "10000"
     env = {**os.environ, "MXJOB_FUZZ_PROFILE": "long", "MXJOB_FUZZ_EXAMPLES": examples}
     test = Path(__file__).with_name("test_fuzz.py")
-    return subprocess.call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
-                            "--hypothesis-show-statistics", str(test)], env=env, cwd=test.parent.parent)
+    return subprocess.call(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-x",
+            "--hypothesis-show-statistics",
+            str(test),
+        ],
+        env=env,
+        cwd=test.parent.parent,
+    )
 
 
 if __name__ == "__main__":

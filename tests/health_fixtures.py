@@ -19,8 +19,12 @@ NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 
 def mxjob(**run_policy: Any) -> dict[str, Any]:
     """Scheduler, Server and two Workers, all with the ExitCode restart policy."""
-    spec = job("mnist", Scheduler=replica(1, restartPolicy="ExitCode"), Server=replica(1, restartPolicy="ExitCode"),
-               Worker=replica(2, restartPolicy="ExitCode"))
+    spec = job(
+        "mnist",
+        Scheduler=replica(1, restartPolicy="ExitCode"),
+        Server=replica(1, restartPolicy="ExitCode"),
+        Worker=replica(2, restartPolicy="ExitCode"),
+    )
     spec["metadata"]["namespace"] = "ml"
     if run_policy:
         spec["spec"]["runPolicy"] = run_policy

@@ -12,8 +12,9 @@ def container(name: str = "mxnet", image: str = "mxnet:1.9", **extra: Any) -> di
     return {"name": name, "image": image, **extra}
 
 
-def replica(replicas: int | None = None, containers: list[dict[str, Any]] | None = None,
-            **extra: Any) -> dict[str, Any]:
+def replica(
+    replicas: int | None = None, containers: list[dict[str, Any]] | None = None, **extra: Any
+) -> dict[str, Any]:
     spec: dict[str, Any] = {"template": {"spec": {"containers": containers or [container()]}}}
     if replicas is not None:
         spec["replicas"] = replicas
@@ -22,8 +23,12 @@ def replica(replicas: int | None = None, containers: list[dict[str, Any]] | None
 
 
 def job(name: str = "mxnet-job", mode: str = "MXTrain", **replicas: dict[str, Any]) -> dict[str, Any]:
-    return {"apiVersion": "kubeflow.org/v1", "kind": "MXJob", "metadata": {"name": name},
-            "spec": {"jobMode": mode, "mxReplicaSpecs": replicas}}
+    return {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "MXJob",
+        "metadata": {"name": name},
+        "spec": {"jobMode": mode, "mxReplicaSpecs": replicas},
+    }
 
 
 def render(*documents: dict[str, Any], options: RenderOptions | None = None) -> list[dict[str, Any]]:

@@ -10,8 +10,7 @@ import yaml
 from tests.conftest import run_cli
 from tests.fakeapi import FakeServer
 
-PLURALS = {"Pod": "pods", "Service": "services", "ConfigMap": "configmaps", "MXJob": "mxjobs",
-           "PodGroup": "podgroups"}
+PLURALS = {"Pod": "pods", "Service": "services", "ConfigMap": "configmaps", "MXJob": "mxjobs", "PodGroup": "podgroups"}
 
 
 def deploy(server: FakeServer, spec: str, namespace: str = "ml", *flags: str) -> list[dict[str, Any]]:
@@ -25,20 +24,36 @@ def deploy(server: FakeServer, spec: str, namespace: str = "ml", *flags: str) ->
     return manifests
 
 
-def pod_status(phase: str, exit_code: int | None = None, reason: str = "", restarts: int = 0,
-               finished_at: str | None = None) -> dict[str, Any]:
+def pod_status(
+    phase: str, exit_code: int | None = None, reason: str = "", restarts: int = 0, finished_at: str | None = None
+) -> dict[str, Any]:
     """The status a kubelet reports for the `mxnet` container in `phase` (terminated when exit_code is set)."""
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     state: dict[str, Any] = {"running": {"startedAt": now}}
     if exit_code is not None:
-        state = {"terminated": {"exitCode": exit_code, "reason": reason or ("Completed" if exit_code == 0 else "Error"),
-                                "finishedAt": finished_at or now}}
-    return {"phase": phase, "containerStatuses": [
-        {"name": "mxnet", "ready": phase == "Running", "restartCount": restarts, "state": state}]}
+        state = {
+            "terminated": {
+                "exitCode": exit_code,
+                "reason": reason or ("Completed" if exit_code == 0 else "Error"),
+                "finishedAt": finished_at or now,
+            }
+        }
+    return {
+        "phase": phase,
+        "containerStatuses": [{"name": "mxnet", "ready": phase == "Running", "restartCount": restarts, "state": state}],
+    }
 
 
-def set_pod(server: FakeServer, name: str, phase: str, exit_code: int | None = None, reason: str = "",
-            namespace: str = "ml", restarts: int = 0, finished_at: str | None = None) -> None:
+def set_pod(
+    server: FakeServer,
+    name: str,
+    phase: str,
+    exit_code: int | None = None,
+    reason: str = "",
+    namespace: str = "ml",
+    restarts: int = 0,
+    finished_at: str | None = None,
+) -> None:
     key = ("v1", "pods", namespace, name)
     pod = server.state.objects[key]
     status = pod_status(phase, exit_code, reason, restarts, finished_at)

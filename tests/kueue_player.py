@@ -52,8 +52,11 @@ class KueuePlayer:
 
     def pods(self) -> dict[tuple[str, str, str, str], dict[str, Any]]:
         with self.state.lock:
-            return {k: v for k, v in self.state.objects.items()
-                    if k[1] == "pods" and GROUP in ((v.get("metadata") or {}).get("labels") or {})}
+            return {
+                k: v
+                for k, v in self.state.objects.items()
+                if k[1] == "pods" and GROUP in ((v.get("metadata") or {}).get("labels") or {})
+            }
 
     def _write(self, key: tuple[str, str, str, str], pod: dict[str, Any]) -> None:
         code, body = self.state.update(key, pod, status_only=False, check_version=False)
@@ -62,8 +65,7 @@ class KueuePlayer:
     def admit(self) -> None:
         """The group's Workload (its pod sets counted per role, `constructGroupPodSets`) is admitted: ungate."""
         if not self.counts:
-            self.counts = dict(Counter(p["metadata"]["labels"][ROLE] for p in self.pods().values()
-                                       if not _inactive(p)))
+            self.counts = dict(Counter(p["metadata"]["labels"][ROLE] for p in self.pods().values() if not _inactive(p)))
         self.admitted = True
         self.step()
 
@@ -80,19 +82,26 @@ class KueuePlayer:
             for key, pod in pods.items():
                 gates = pod["spec"].get("schedulingGates") or []
                 if any(g["name"] == GATE for g in gates):
-                    self._write(key, {**pod, "spec": {**pod["spec"],
-                                                      "schedulingGates": [g for g in gates if g["name"] != GATE]}})
+                    self._write(
+                        key,
+                        {**pod, "spec": {**pod["spec"], "schedulingGates": [g for g in gates if g["name"] != GATE]}},
+                    )
         for key, pod in pods.items():
             role = pod["metadata"]["labels"][ROLE]
             mine = [p for p in pods.values() if p["metadata"]["labels"][ROLE] == role]
-            if _inactive(pod) and FINALIZER in pod["metadata"].get("finalizers", []) and \
-                    len(mine) > self.counts.get(role, len(mine)):
+            if (
+                _inactive(pod)
+                and FINALIZER in pod["metadata"].get("finalizers", [])
+                and len(mine) > self.counts.get(role, len(mine))
+            ):
                 self._release(key, pod)
 
     def _finish(self, pods: dict[tuple[str, str, str, str], dict[str, Any]], total: int) -> bool:
         phases = [(p.get("status") or {}).get("phase") for p in pods.values()]
-        unretriable = any((p["metadata"].get("annotations") or {}).get("kueue.x-k8s.io/retriable-in-group")
-                          == "false" for p in pods.values())
+        unretriable = any(
+            (p["metadata"].get("annotations") or {}).get("kueue.x-k8s.io/retriable-in-group") == "false"
+            for p in pods.values()
+        )
         running = any(phase in (None, "Pending", "Running") for phase in phases)
         if phases.count("Succeeded") != total and (running or not unretriable):
             return False
@@ -111,11 +120,16 @@ class KueuePlayer:
         """Stop the group: mark every pod a termination target and delete it; the Workload is queued again."""
         self.admitted = False
         for key, pod in self.pods().items():
-            conditions = [*(pod.get("status") or {}).get("conditions", []),
-                          {"type": "TerminationTarget", "status": "True", "reason": "WorkloadEvicted"}]
-            code, body = self.state.update(key, {**pod, "status": {**(pod.get("status") or {}),
-                                                                   "conditions": conditions}},
-                                           status_only=True, check_version=False)
+            conditions = [
+                *(pod.get("status") or {}).get("conditions", []),
+                {"type": "TerminationTarget", "status": "True", "reason": "WorkloadEvicted"},
+            ]
+            code, body = self.state.update(
+                key,
+                {**pod, "status": {**(pod.get("status") or {}), "conditions": conditions}},
+                status_only=True,
+                check_version=False,
+            )
             assert code == 200, body
             code, body = self.state.delete(key)
             assert code == 200, body
@@ -125,4 +139,3 @@ def _inactive(pod: dict[str, Any]) -> bool:
     """`isPodRunnableOrSucceeded` negated: Failed, or deleted before it ran."""
     phase = (pod.get("status") or {}).get("phase")
     return phase == "Failed" or (bool(pod["metadata"].get("deletionTimestamp")) and phase in (None, "Pending"))
-

@@ -76,9 +76,15 @@ def main() -> None:
 
     # Warm what every child would build again: the schema validators behind compile_documents.
     container = {"name": "mxnet", "image": "mxnet:1.9"}
-    warm = {"apiVersion": "kubeflow.org/v1", "kind": "MXJob", "metadata": {"name": "warm"},
-            "spec": {"jobMode": "MXTrain", "mxReplicaSpecs": {
-                "Worker": {"replicas": 1, "template": {"spec": {"containers": [container]}}}}}}
+    warm = {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "MXJob",
+        "metadata": {"name": "warm"},
+        "spec": {
+            "jobMode": "MXTrain",
+            "mxReplicaSpecs": {"Worker": {"replicas": 1, "template": {"spec": {"containers": [container]}}}},
+        },
+    }
     plan = compile_documents(parse_text(json.dumps(warm), "warm.json").documents, RenderOptions())
     assert plan.ok, plan.diagnostics
     list(plan.manifests())

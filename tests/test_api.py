@@ -14,8 +14,11 @@ from mxjob_gitops.compiler.options import parse_field
 from tests.helpers import job, render, replica
 
 _LABEL = st.from_regex(r"[a-z]([-a-z0-9]{0,10}[a-z0-9])?", fullmatch=True)
-_GANGS = st.one_of(st.none(), st.just(GangScheduler.parse("volcano")),
-                   st.builds(lambda name: GangScheduler.parse(f"scheduler-plugins={name}"), _LABEL))
+_GANGS = st.one_of(
+    st.none(),
+    st.just(GangScheduler.parse("volcano")),
+    st.builds(lambda name: GangScheduler.parse(f"scheduler-plugins={name}"), _LABEL),
+)
 OPTIONS = st.builds(
     RenderOptions,
     namespace=st.one_of(st.none(), _LABEL),
@@ -45,11 +48,14 @@ def test_default_record_names_only_the_target() -> None:
     assert RenderOptions().to_record() == {"target": "plain"}
 
 
-@pytest.mark.parametrize(("record", "message"), [
-    ({"target": "argo"}, "target: 'argo': use plain, argocd, flux"),
-    ({"gangScheduler": "slurm"}, "gangScheduler: 'slurm': use volcano"),
-    ({"priorityClasses": "high"}, "priorityClasses: 'high': use NAME=VALUE"),
-])
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ({"target": "argo"}, "target: 'argo': use plain, argocd, flux"),
+        ({"gangScheduler": "slurm"}, "gangScheduler: 'slurm': use volcano"),
+        ({"priorityClasses": "high"}, "priorityClasses: 'high': use NAME=VALUE"),
+    ],
+)
 def test_bad_record_fields_are_named(record: dict[str, str], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         RenderOptions.from_record(record)
@@ -62,13 +68,20 @@ def test_lenient_text_values() -> None:
 
 
 def test_config_map_record_is_read_back() -> None:
-    rendered = render(job(name="r", Worker=replica()), options=RenderOptions(
-        target=Target.ARGOCD, gang_scheduler=GangScheduler.parse("scheduler-plugins=sp"), namespace="ml"))
+    rendered = render(
+        job(name="r", Worker=replica()),
+        options=RenderOptions(
+            target=Target.ARGOCD, gang_scheduler=GangScheduler.parse("scheduler-plugins=sp"), namespace="ml"
+        ),
+    )
     config_map = rendered[0]
     base = RenderOptions(namespace="ml", include_job=False)
     assert RenderOptions.from_config_map(config_map, base) == RenderOptions(
-        namespace="ml", include_job=False, target=Target.ARGOCD,
-        gang_scheduler=GangScheduler.parse("scheduler-plugins=sp"))
+        namespace="ml",
+        include_job=False,
+        target=Target.ARGOCD,
+        gang_scheduler=GangScheduler.parse("scheduler-plugins=sp"),
+    )
     assert RenderOptions.from_config_map({"data": {}}, base) == base
     for broken in ("{", '{"render": []}', '{"render": {"target": "argo"}}'):
         with pytest.raises(ValueError):
@@ -89,7 +102,10 @@ def test_compile_job_returns_located_errors() -> None:
     assert not rendering.ok and rendering.job is None
     [problem] = rendering.errors()
     assert (problem.code, problem.path, problem.location and problem.location.file) == (
-        Code.JOB_NAME, ("metadata", "name"), "cluster:ml/x")
+        Code.JOB_NAME,
+        ("metadata", "name"),
+        "cluster:ml/x",
+    )
     with pytest.raises(ValueError):
         rendering.manifests()
 
@@ -108,6 +124,7 @@ def test_replica_traits_table() -> None:
     manifests = render(job(name="e", Scheduler=replica(), Server=replica(), Worker=replica()))
     for pod in (m for m in manifests if m["kind"] == "Pod"):
         replica_type = {"scheduler": "Scheduler", "server": "Server", "worker": "Worker"}[
-            pod["metadata"]["labels"]["training.kubeflow.org/replica-type"]]
+            pod["metadata"]["labels"]["training.kubeflow.org/replica-type"]
+        ]
         names = tuple(e["name"] for e in pod["spec"]["containers"][0]["env"])
         assert names == generated_env_names(replica_type)

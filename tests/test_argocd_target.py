@@ -49,8 +49,12 @@ def test_no_object_of_a_kustomize_example_carries_a_sync_wave(overlay: str) -> N
     """The same rule for the kustomize example, built by the real kubectl and piped in as users do."""
     kubectl = shutil.which("kubectl")
     assert kubectl is not None, "kubectl is part of the test tools (GUIDE.md)"
-    built = subprocess.run([kubectl, "kustomize", str(EXAMPLES / "kustomize" / "overlays" / overlay)],
-                           capture_output=True, text=True, check=True).stdout
+    built = subprocess.run(
+        [kubectl, "kustomize", str(EXAMPLES / "kustomize" / "overlays" / overlay)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     manifests = _render("-", stdin=built)
     assert any(m["kind"] == "Pod" for m in manifests)
     assert [m["kind"] for m in manifests if WAVE in _annotations(m)] == []

@@ -25,9 +25,15 @@ def _replicas(value: Any) -> dict[str, Any]:
     return spec
 
 
-_ALPHA1 = {"apiVersion": "kubeflow.org/v1alpha1", "kind": "MXJob", "metadata": {"name": "j"},
-           "spec": {"jobMode": "dist", "replicaSpecs": [
-               {"replicas": 1, "mxReplicaType": "SCHEDULER", "template": {"spec": {"containers": 63}}}]}}
+_ALPHA1 = {
+    "apiVersion": "kubeflow.org/v1alpha1",
+    "kind": "MXJob",
+    "metadata": {"name": "j"},
+    "spec": {
+        "jobMode": "dist",
+        "replicaSpecs": [{"replicas": 1, "mxReplicaType": "SCHEDULER", "template": {"spec": {"containers": 63}}}],
+    },
+}
 _GANG = job(name="j", Scheduler=replica(1), Server=replica(1), Worker=replica(1))
 _GANG["spec"]["runPolicy"] = {"schedulingPolicy": {"minAvailable": 2.0}}
 
@@ -49,8 +55,10 @@ SHAPES: dict[str, tuple[Any, int | None]] = {
     "a name 100,000 long": ({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a" * 100_000}}, 5),
     "a name with NUL": ({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a\0b"}}, 5),
     "an MXJob name with NUL": (job(name="a\0b", Worker=replica(1)), 5),
-    "a namespace with NUL": ({"apiVersion": "v1", "kind": "ConfigMap",
-                              "metadata": {"name": "x", "namespace": "a\0b"}}, 6),
+    "a namespace with NUL": (
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "a\0b"}},
+        6,
+    ),
 }
 
 
@@ -59,8 +67,13 @@ SHAPES: dict[str, tuple[Any, int | None]] = {
 def test_malformed_shapes_are_located_errors(tmp_path: Path, command: str, document: Any, line: int | None) -> None:
     source = tmp_path / "in.yaml"
     source.write_text(json.dumps(document, indent=1), encoding="utf-8")
-    args = {"render": ["render"], "render-o": ["render", "-o", str(tmp_path / "out")], "validate": ["validate"],
-            "convert": ["convert"], "diff": ["diff", str(source)]}[command]
+    args = {
+        "render": ["render"],
+        "render-o": ["render", "-o", str(tmp_path / "out")],
+        "validate": ["validate"],
+        "convert": ["convert"],
+        "diff": ["diff", str(source)],
+    }[command]
     result = run_cli([*args, str(source)])
     if command == "convert" and document.get("kind") == "MXJob" and result.exit_code == 0:
         return  # convert rewrites a spec without judging what the schema would refuse in it after conversion
@@ -86,12 +99,17 @@ def test_malformed_items_are_krm_error_results(document: Any, line: int | None) 
 _CONTROLS = "".join(map(chr, [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), 0x2028, 0x2029, 0xFEFF, 0xFFFE]))
 
 
-@pytest.mark.parametrize("args", [["render", "--format", "json"], ["validate", "--format", "json"],
-                                  ["convert", "--format", "json"]])
+@pytest.mark.parametrize(
+    "args", [["render", "--format", "json"], ["validate", "--format", "json"], ["convert", "--format", "json"]]
+)
 def test_json_output_escapes_every_control_character(tmp_path: Path, args: list[str]) -> None:
     """Raw C1 controls are valid JSON, but a YAML reader refuses the stream (JSON is read as YAML everywhere)."""
-    document = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "bad\u0085ns"
-                if "validate" in args else "ns"}, "data": {"k": _CONTROLS}}
+    document = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "x", "namespace": "bad\u0085ns" if "validate" in args else "ns"},
+        "data": {"k": _CONTROLS},
+    }
     source = tmp_path / "in.json"
     source.write_text(json.dumps(document), encoding="utf-8")
     result = run_cli([*args, str(source)])
@@ -102,13 +120,16 @@ def test_json_output_escapes_every_control_character(tmp_path: Path, args: list[
         assert parsed["items"][0]["data"]["k"] == _CONTROLS
 
 
-@pytest.mark.parametrize(("text", "line"), [
-    ("a: 1\r\r\nb: [\r\n", 3),  # CR, then CR LF: two line breaks (YAML 1.2, production b-break)
-    ("a: 1\r\nb: [\r\n", 2),
-    ("a: 1\rb: [\r", 2),
-    ('a: "x\u2028y"\nb: [\n', 2),  # LS, PS and NEL are no line breaks in YAML 1.2
-    ('a: "x\u2029y\u0085z"\nb: [\n', 2),
-])
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("a: 1\r\r\nb: [\r\n", 3),  # CR, then CR LF: two line breaks (YAML 1.2, production b-break)
+        ("a: 1\r\nb: [\r\n", 2),
+        ("a: 1\rb: [\r", 2),
+        ('a: "x\u2028y"\nb: [\n', 2),  # LS, PS and NEL are no line breaks in YAML 1.2
+        ('a: "x\u2029y\u0085z"\nb: [\n', 2),
+    ],
+)
 def test_lines_are_counted_at_yaml_line_breaks_only(tmp_path: Path, text: str, line: int) -> None:
     (tmp_path / "in.yaml").write_bytes(text.encode("utf-8"))
     result = run_cli(["render", str(tmp_path / "in.yaml")])
@@ -118,9 +139,14 @@ def test_lines_are_counted_at_yaml_line_breaks_only(tmp_path: Path, text: str, l
 
 def test_diff_base_reads_paths_that_hold_a_newline(tmp_path: Path) -> None:
     """`git cat-file --batch` reads one request per line: blobs are asked for by object id, never by path."""
+
     def git(*args: str) -> None:
-        subprocess.run(["git", "-c", "user.email=ci@example.com", "-c", "user.name=ci", *args], cwd=tmp_path,
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-c", "user.email=ci@example.com", "-c", "user.name=ci", *args],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+        )
 
     def config_map(name: str, value: str) -> str:
         return json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"v": value}})

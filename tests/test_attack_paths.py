@@ -36,8 +36,7 @@ HOSTILE = {
 
 
 @pytest.mark.parametrize("document", HOSTILE.values(), ids=HOSTILE.keys())
-def test_hostile_identities_are_located_errors_and_nothing_is_written(tmp_path: Path,
-                                                                       document: dict[str, Any]) -> None:
+def test_hostile_identities_are_located_errors_and_nothing_is_written(tmp_path: Path, document: dict[str, Any]) -> None:
     work = tmp_path / "a" / "b"
     work.mkdir(parents=True)
     (work / "in.json").write_text(json.dumps(document), encoding="utf-8")
@@ -63,8 +62,12 @@ def test_validate_never_opens_a_schema_named_by_kind(tmp_path: Path) -> None:
 
 
 def test_rbac_names_with_colons_pass_through(tmp_path: Path) -> None:
-    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-            "metadata": {"name": "system:aggregate-to-edit"}, "rules": []}
+    role = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {"name": "system:aggregate-to-edit"},
+        "rules": [],
+    }
     (tmp_path / "in.json").write_text(json.dumps(role), encoding="utf-8")
     result = run_cli(["render", "-o", str(tmp_path / "out"), str(tmp_path / "in.json")])
     assert result.exit_code == 0, result.stderr
@@ -87,12 +90,15 @@ def test_the_namespace_flag_is_a_dns_label() -> None:
     assert result.exit_code == 2 and result.stdout == ""
 
 
-@pytest.mark.parametrize(("rule", "good", "bad"), [
-    (dns1123_label, ["a", "a-1", "9" * 63], ["", "A", "-a", "a-", "a.b", "a" * 64, "a\0"]),
-    (dns1123_subdomain, ["a.b-c.d", "a" * 253], ["", "a..b", ".a", "a.", "A", "a/b", "a" * 254]),
-    (dns1035_label, ["a", "a-1"], ["1a", "a_", "a.b", "a" * 64]),
-    (path_segment, ["system:controller:x", "A_b"], [".", "..", "a/b", "a%2f", "a\0"]),
-])
+@pytest.mark.parametrize(
+    ("rule", "good", "bad"),
+    [
+        (dns1123_label, ["a", "a-1", "9" * 63], ["", "A", "-a", "a-", "a.b", "a" * 64, "a\0"]),
+        (dns1123_subdomain, ["a.b-c.d", "a" * 253], ["", "a..b", ".a", "a.", "A", "a/b", "a" * 254]),
+        (dns1035_label, ["a", "a-1"], ["1a", "a_", "a.b", "a" * 64]),
+        (path_segment, ["system:controller:x", "A_b"], [".", "..", "a/b", "a%2f", "a\0"]),
+    ],
+)
 def test_name_rules(rule: Any, good: list[str], bad: list[str]) -> None:
     assert [g for g in good if rule(g)] == []
     assert [b for b in bad if not rule(b)] == []
@@ -104,8 +110,12 @@ def test_generate_name_may_end_with_a_dash() -> None:
 
 
 def test_floats_in_integer_fields_are_located_errors_with_a_hint(tmp_path: Path) -> None:
-    spec = job(name="f", Worker=replica(1, containers=[{"name": "mxnet", "image": "x",
-                                                         "ports": [{"name": "mxjob-port", "containerPort": 9091.0}]}]))
+    spec = job(
+        name="f",
+        Worker=replica(
+            1, containers=[{"name": "mxnet", "image": "x", "ports": [{"name": "mxjob-port", "containerPort": 9091.0}]}]
+        ),
+    )
     spec["spec"]["mxReplicaSpecs"]["Worker"]["replicas"] = 1.0
     (tmp_path / "in.yaml").write_text(json.dumps(spec, indent=1), encoding="utf-8")
     result = run_cli(["render", str(tmp_path / "in.yaml")])

@@ -10,17 +10,24 @@ import pytest
 
 from tests.conftest import REPO
 
-SERIES = re.compile(r"^  (?P<name>.+?)\s+(?P<median>\d+\.\d+) \[(?P<low>\d+\.\d+)\.\.(?P<high>\d+\.\d+)\] s"
-                    r"   cpu\s+(?P<cpu>\d+\.\d+) s   peak RSS\s+(?P<rss>\d+) MiB$")
-RATIO = re.compile(r"^  ratio (?P<name>.+): (?P<median>\d+\.\d+) \[(?P<low>\d+\.\d+)\.\.(?P<high>\d+\.\d+)\]"
-                   r"   cpu ratio \d+\.\d+")
+SERIES = re.compile(
+    r"^  (?P<name>.+?)\s+(?P<median>\d+\.\d+) \[(?P<low>\d+\.\d+)\.\.(?P<high>\d+\.\d+)\] s"
+    r"   cpu\s+(?P<cpu>\d+\.\d+) s   peak RSS\s+(?P<rss>\d+) MiB$"
+)
+RATIO = re.compile(
+    r"^  ratio (?P<name>.+): (?P<median>\d+\.\d+) \[(?P<low>\d+\.\d+)\.\.(?P<high>\d+\.\d+)\]"
+    r"   cpu ratio \d+\.\d+"
+)
 
 
-@pytest.mark.parametrize(("script", "blocks"), [
-    ("render_bench.py", 4), ("validate_bench.py", 1), ("outdir_bench.py", 1), ("diff_bench.py", 1)])
+@pytest.mark.parametrize(
+    ("script", "blocks"),
+    [("render_bench.py", 4), ("validate_bench.py", 1), ("outdir_bench.py", 1), ("diff_bench.py", 1)],
+)
 def test_benchmark_prints_figures_baselines_and_ratios(script: str, blocks: int) -> None:
-    result = subprocess.run([sys.executable, str(REPO / "bench" / script), "--quick"], cwd=REPO,
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, str(REPO / "bench" / script), "--quick"], cwd=REPO, capture_output=True, text=True, timeout=600
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert sum("interleaved rounds" in line for line in lines) == blocks, result.stdout

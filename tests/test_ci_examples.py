@@ -37,9 +37,16 @@ def test_github_actions_use_current_majors() -> None:
 
 
 def test_every_install_is_pinned_to_a_source_the_user_controls() -> None:
-    texts = {p: p.read_text(encoding="utf-8") for p in [*GITOPS.rglob("*.y*ml"), REPO / "README.md",
-                                                         *(REPO / "docs").glob("*.md"), REPO / "Dockerfile",
-                                                         *(REPO / "overlays").rglob("*.y*ml")]}
+    texts = {
+        p: p.read_text(encoding="utf-8")
+        for p in [
+            *GITOPS.rglob("*.y*ml"),
+            REPO / "README.md",
+            *(REPO / "docs").glob("*.md"),
+            REPO / "Dockerfile",
+            *(REPO / "overlays").rglob("*.y*ml"),
+        ]
+    }
     for path, text in texts.items():
         for line in text.splitlines():
             if re.search(r"pip install\b", line):
@@ -82,7 +89,8 @@ def _handler(store: _Notes) -> type[BaseHTTPRequestHandler]:
         def _form_body(self) -> str:
             raw = self.rfile.read(int(self.headers["Content-Length"]))
             message = email.parser.BytesParser().parsebytes(
-                f"Content-Type: {self.headers['Content-Type']}\r\n\r\n".encode() + raw)
+                f"Content-Type: {self.headers['Content-Type']}\r\n\r\n".encode() + raw
+            )
             part = next(p for p in message.walk() if p.get_param("name", header="content-disposition") == "body")
             payload = part.get_payload(decode=True)
             assert isinstance(payload, bytes)
@@ -93,7 +101,7 @@ def _handler(store: _Notes) -> type[BaseHTTPRequestHandler]:
             assert match and self.headers["PRIVATE-TOKEN"] == "t"
             size, page = int(match.group(1)), int(match.group(2))
             size = min(size, 100)
-            chunk = store.notes[(page - 1) * size:page * size]
+            chunk = store.notes[(page - 1) * size : page * size]
             more = page * size < len(store.notes)
             self._reply(200, chunk, {"X-Next-Page": str(page + 1) if more else ""})
 
@@ -135,8 +143,9 @@ def gitlab() -> Iterator[tuple[str, _Notes]]:
         server.server_close()
 
 
-def test_gitlab_job_updates_its_notes_on_every_page_and_deletes_stale_ones(gitlab: tuple[str, _Notes],
-                                                                           tmp_path: Path) -> None:
+def test_gitlab_job_updates_its_notes_on_every_page_and_deletes_stale_ones(
+    gitlab: tuple[str, _Notes], tmp_path: Path
+) -> None:
     url, store = gitlab
     job = yaml.safe_load((GITOPS / "gitlab-ci" / "diff.gitlab-ci.yml").read_text(encoding="utf-8"))["mxjob-diff"]
     sync = job["script"][-1]
@@ -144,8 +153,13 @@ def test_gitlab_job_updates_its_notes_on_every_page_and_deletes_stale_ones(gitla
     parts.mkdir()
     (parts / "part-1-of-2.md").write_text("new one\n", encoding="utf-8")
     (parts / "part-2-of-2.md").write_text("new two\n", encoding="utf-8")
-    env = {**os.environ, "CI_API_V4_URL": url, "CI_PROJECT_ID": "7", "CI_MERGE_REQUEST_IID": "3",
-           "MXJOB_DIFF_TOKEN": "t"}
+    env = {
+        **os.environ,
+        "CI_API_V4_URL": url,
+        "CI_PROJECT_ID": "7",
+        "CI_MERGE_REQUEST_IID": "3",
+        "MXJOB_DIFF_TOKEN": "t",
+    }
     done = subprocess.run(["bash", "-c", sync], cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     ours = {n["id"]: n["body"] for n in store.notes if n["body"].startswith("<!-- mxjob-diff")}

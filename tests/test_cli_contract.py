@@ -13,23 +13,26 @@ from tests.helpers import job, replica
 VALID = json.dumps(job(name="ok", Worker=replica()))
 
 
-@pytest.mark.parametrize(("name", "args", "stdin", "code"), [
-    ("valid file", ["render", str(EXAMPLES / "train" / "mx_job_dist_gpu.yaml")], None, 0),
-    ("valid directory", ["render", str(EXAMPLES / "train")], None, 0),
-    ("valid stdin", ["render", "-"], VALID, 0),
-    ("invalid spec", ["render", "-"], VALID.replace('"Worker"', '"Workers"'), 1),
-    ("yaml syntax error", ["render", "-"], "a: [", 1),
-    ("not utf-8", ["render", "-"], b"\xff\xfe\x00", 1),
-    ("missing path", ["render", "does-not-exist.yaml"], None, 2),
-    ("no paths", ["render"], None, 2),
-    ("empty stream", ["render", "-"], "---\n", 2),
-    ("unknown flag", ["render", "--frobnicate", "-"], VALID, 2),
-    ("bad format", ["render", "--format", "xml", "-"], VALID, 2),
-    ("bad namespace", ["render", "-n", "Not_Valid", "-"], VALID, 2),
-    ("stdin twice", ["render", "-", "-"], VALID, 2),
-    ("convert valid", ["convert", "-"], VALID, 0),
-    ("unknown command", ["frobnicate"], None, 2),
-])
+@pytest.mark.parametrize(
+    ("name", "args", "stdin", "code"),
+    [
+        ("valid file", ["render", str(EXAMPLES / "train" / "mx_job_dist_gpu.yaml")], None, 0),
+        ("valid directory", ["render", str(EXAMPLES / "train")], None, 0),
+        ("valid stdin", ["render", "-"], VALID, 0),
+        ("invalid spec", ["render", "-"], VALID.replace('"Worker"', '"Workers"'), 1),
+        ("yaml syntax error", ["render", "-"], "a: [", 1),
+        ("not utf-8", ["render", "-"], b"\xff\xfe\x00", 1),
+        ("missing path", ["render", "does-not-exist.yaml"], None, 2),
+        ("no paths", ["render"], None, 2),
+        ("empty stream", ["render", "-"], "---\n", 2),
+        ("unknown flag", ["render", "--frobnicate", "-"], VALID, 2),
+        ("bad format", ["render", "--format", "xml", "-"], VALID, 2),
+        ("bad namespace", ["render", "-n", "Not_Valid", "-"], VALID, 2),
+        ("stdin twice", ["render", "-", "-"], VALID, 2),
+        ("convert valid", ["convert", "-"], VALID, 0),
+        ("unknown command", ["frobnicate"], None, 2),
+    ],
+)
 def test_exit_codes(name: str, args: list[str], stdin: str | None, code: int) -> None:
     result = run_cli(args, stdin=stdin)
     assert result.exit_code == code, (name, result.stderr)
@@ -62,7 +65,7 @@ spec:
     assert errors == [
         "<stdin>:9:17: error MXJ105 at spec.mxReplicaSpecs.Worker.replicas: replicas is -1, less than the minimum 0 "
         "(use 0 or more)",
-        "<stdin>:10:22: error MXJ103 at spec.mxReplicaSpecs.Worker.restartPolicy: restartPolicy is \"Nevr\", which is "
+        '<stdin>:10:22: error MXJ103 at spec.mxReplicaSpecs.Worker.restartPolicy: restartPolicy is "Nevr", which is '
         "not an allowed value (did you mean 'Never'?)",
         "<stdin>:15:20: error MXJ207 at spec.mxReplicaSpecs.Worker.template.spec.containers[0].image: container "
         "'mxnet' has no image (set image)",
@@ -113,11 +116,14 @@ def test_every_code_is_documented() -> None:
     assert [c.value for c in Code if f"| {c.value} |" not in documented] == []
 
 
-@pytest.mark.parametrize(("stdin", "message"), [
-    ("name: workflow\non: push\n", "not a Kubernetes object: no apiVersion, kind, metadata.name"),
-    ("apiVersion: v1\nkind: List\nitems: [3]\n", "at items[0]: a int where a Kubernetes object belongs"),
-    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "not a Kubernetes object: no metadata.name"),
-])
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        ("name: workflow\non: push\n", "not a Kubernetes object: no apiVersion, kind, metadata.name"),
+        ("apiVersion: v1\nkind: List\nitems: [3]\n", "at items[0]: a int where a Kubernetes object belongs"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "not a Kubernetes object: no metadata.name"),
+    ],
+)
 def test_documents_that_are_not_objects_are_errors(stdin: str, message: str) -> None:
     result = run_cli(["render", "-"], stdin=stdin)
     assert result.exit_code == 1 and result.stdout == ""

@@ -77,8 +77,14 @@ def test_completion_scripts(shell: str) -> None:
 
 def test_completion_completes_commands_and_flags() -> None:
     env = {**os.environ, "_MXJOB_COMPLETE": "bash_complete", "COMP_WORDS": "mxjob diff --un", "COMP_CWORD": "2"}
-    done = subprocess.run([sys.executable, "-c", "from mxjob_gitops.compiler.cli.main import main; main()"], env=env,
-                          capture_output=True, text=True, check=False, cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, "-c", "from mxjob_gitops.compiler.cli.main import main; main()"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO,
+    )
     assert "plain,--unified" in done.stdout.splitlines(), done.stdout + done.stderr
 
 

@@ -18,6 +18,7 @@ def test_render_skips_its_own_earlier_output_directory(tmp_path: Path) -> None:
     assert "MXJ210" not in again.stderr
     assert f"mxjob: note: {(jobs / 'rendered').as_posix()}: skipped, it is the output of an earlier" in again.stderr
     assert sorted(p.name for p in (tmp_path / "elsewhere").iterdir()) == sorted(
-        p.name for p in (jobs / "rendered").iterdir())
+        p.name for p in (jobs / "rendered").iterdir()
+    )
     quiet = run_cli(["validate", "-q", str(jobs)])
     assert quiet.exit_code == 0 and "note" not in quiet.stderr

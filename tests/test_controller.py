@@ -54,8 +54,12 @@ def controller(api: tuple[FakeServer, Path]) -> Iterator[Controller]:
 def _restart_worker(server: FakeServer) -> None:
     old = server.state.objects[("v1", "pods", "ml", "mxnet-job-worker-0")]["metadata"]["uid"]
     set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137)
-    wait_for(lambda: (server.state.objects.get(("v1", "pods", "ml", "mxnet-job-worker-0")) or {})
-             .get("metadata", {}).get("uid") not in (None, old))
+    wait_for(
+        lambda: (
+            (server.state.objects.get(("v1", "pods", "ml", "mxnet-job-worker-0")) or {}).get("metadata", {}).get("uid")
+            not in (None, old)
+        )
+    )
     set_pod(server, "mxnet-job-worker-0", "Running")
     wait_for(lambda: state_history(server)[-2:] == ["Restarting", "Running"])
     assert job_status(server)["restartCounts"] == {"Worker": 1}
@@ -68,10 +72,15 @@ def test_watch_driven_restart(api: tuple[FakeServer, Path], controller: Controll
         set_pod(server, name, "Running")
     wait_for(lambda: condition_types(server) == [("Created", "True"), ("Running", "True")])
     _restart_worker(server)
-    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
-               for metric in controller.reconciler.metrics.registry.collect() for s in metric.samples}
-    assert samples[("mxjob_pod_exits_total", (("code", "137"), ("exit_class", "retryable"),
-                                              ("replica_type", "Worker")))] == 1
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for metric in controller.reconciler.metrics.registry.collect()
+        for s in metric.samples
+    }
+    assert (
+        samples[("mxjob_pod_exits_total", (("code", "137"), ("exit_class", "retryable"), ("replica_type", "Worker")))]
+        == 1
+    )
     assert samples[("mxjob_jobs_restarted_total", (("job_namespace", "ml"),))] == 1
 
 
@@ -87,8 +96,12 @@ def test_watch_faults_410_5xx_and_a_dropped_stream(api: tuple[FakeServer, Path],
     server.state.compact()
     server.state.fail("GET", r"/pods\?.*watch=", 410, times=1)
     _restart_worker(server)
-    restarts = {s.labels["reason"] for metric in controller.reconciler.metrics.registry.collect()
-                for s in metric.samples if s.name == "mxjob_watch_restarts_total" and s.value}
+    restarts = {
+        s.labels["reason"]
+        for metric in controller.reconciler.metrics.registry.collect()
+        for s in metric.samples
+        if s.name == "mxjob_watch_restarts_total" and s.value
+    }
     assert "error" in restarts
 
 
@@ -115,8 +128,9 @@ def test_a_failed_create_is_retried_within_the_pass_and_by_the_next(api: tuple[F
     assert ("v1", "pods", "ml", "mxnet-job-worker-0") in server.state.objects
     set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137, finished_at="2020-01-01T00:00:00Z")
     server.state.fail("POST", r"/pods(\?|$)", 500, times=10_000)  # the create keeps failing: a crash, in effect
-    result = run_cli(["reconcile", "--once", "--kubeconfig", str(kubeconfig), "--no-leader-election",
-                      "--pass-timeout", "2"])
+    result = run_cli(
+        ["reconcile", "--once", "--kubeconfig", str(kubeconfig), "--no-leader-election", "--pass-timeout", "2"]
+    )
     assert result.exit_code == 1 and "could not be reconciled" in result.stderr
     assert ("v1", "pods", "ml", "mxnet-job-worker-0") not in server.state.objects
     assert job_status(server)["podRestarts"]["mxnet-job-worker-0"]["pending"] is True
@@ -199,8 +213,14 @@ def test_two_controllers_exactly_one_acts(api: tuple[FakeServer, Path]) -> None:
     for identity in ("replica-a", "replica-b"):
         reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
         controller = Controller(reconciler)
-        elector = LeaderElector(reconciler.cluster, "ml", identity, clock, retry_period=0.2,
-                                on_change=functools.partial(_leading, controller))
+        elector = LeaderElector(
+            reconciler.cluster,
+            "ml",
+            identity,
+            clock,
+            retry_period=0.2,
+            on_change=functools.partial(_leading, controller),
+        )
         threading.Thread(target=elector.run, args=(controller.stop,), daemon=True).start()
         controller.start()
         controllers.append((controller, elector))
@@ -227,8 +247,7 @@ def test_serve_stops_cleanly_and_releases_the_lease(api: tuple[FakeServer, Path]
     stop = threading.Event()
     reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
     elector = LeaderElector(reconciler.cluster, "ml", "serving", reconciler.clock)
-    thread = threading.Thread(target=serve, args=(reconciler, "127.0.0.1:0", "127.0.0.1:0", elector, stop),
-                              daemon=True)
+    thread = threading.Thread(target=serve, args=(reconciler, "127.0.0.1:0", "127.0.0.1:0", elector, stop), daemon=True)
     thread.start()
     lease_key = ("coordination.k8s.io/v1", "leases", "ml", LEASE_NAME)
     wait_for(lambda: (server.state.objects.get(lease_key) or {}).get("spec", {}).get("holderIdentity", "") != "")
@@ -253,8 +272,15 @@ def test_lease_namespace_in_cluster_file_then_kubeconfig_context(api: tuple[Fake
 def test_the_leader_acts_only_within_its_renew_deadline(api: tuple[FakeServer, Path]) -> None:
     _, kubeconfig = api
     now = [time.monotonic()]
-    elector = LeaderElector(Cluster.connect(str(kubeconfig)), "ml", "solo", lambda: datetime.now(UTC),
-                            lease_seconds=3, renew_deadline=2, retry_period=0.5)
+    elector = LeaderElector(
+        Cluster.connect(str(kubeconfig)),
+        "ml",
+        "solo",
+        lambda: datetime.now(UTC),
+        lease_seconds=3,
+        renew_deadline=2,
+        retry_period=0.5,
+    )
     assert elector.try_acquire() and not elector.may_act()  # not yet told it leads
     elector._set(True)
     assert elector.may_act()

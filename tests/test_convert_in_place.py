@@ -100,10 +100,15 @@ def test_v1beta1_keeps_comments_order_and_quoting(tmp_path: Path) -> None:
     path.write_text(V1BETA1, encoding="utf-8")
     text, stderr = _convert(path)
     assert "mxjob: 1 file converted, 0 unchanged" in stderr
-    for kept in ("# Tuning job, still in the v1beta1 form.", "  name: tune-beta   # keep this name: dashboards use it",
-                 "    # the tracker first", '              image: "mxjob/auto-tuning:gpu"  # pinned',
-                 '              args: [--port, "9091"]', "kind: ConfigMap   # not an MXJob: untouched",
-                 "metadata: {name: settings}"):
+    for kept in (
+        "# Tuning job, still in the v1beta1 form.",
+        "  name: tune-beta   # keep this name: dashboards use it",
+        "    # the tracker first",
+        '              image: "mxjob/auto-tuning:gpu"  # pinned',
+        '              args: [--port, "9091"]',
+        "kind: ConfigMap   # not an MXJob: untouched",
+        "metadata: {name: settings}",
+    ):
         assert kept + "\n" in text, kept
     job, config_map = yaml.safe_load_all(text)
     assert job["apiVersion"] == "kubeflow.org/v1"
@@ -111,8 +116,7 @@ def test_v1beta1_keeps_comments_order_and_quoting(tmp_path: Path) -> None:
     assert list(job["spec"]["mxReplicaSpecs"]) == ["TunerTracker", "TunerServer", "Tuner"]  # not sorted
     server = job["spec"]["mxReplicaSpecs"]["TunerServer"]
     assert "label" not in server and server["template"]["metadata"]["annotations"] == {"tuner-server-key": "2080ti"}
-    assert config_map == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"},
-                          "data": {"a": "1"}}
+    assert config_map == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"a": "1"}}
     assert run_cli(["validate", str(path)]).exit_code == 0
     again = run_cli(["convert", "--in-place", str(path)])
     assert "0 files converted, 1 unchanged" in again.stderr and path.read_text(encoding="utf-8") == text
@@ -132,9 +136,11 @@ def test_v1alpha1_replica_list_keeps_the_comments_inside_each_replica(tmp_path: 
 
 def test_files_that_need_nothing_are_not_touched(tmp_path: Path) -> None:
     current = tmp_path / "current.yaml"
-    text = V1BETA1.replace("kubeflow.org/v1beta1", "kubeflow.org/v1").replace(
-        "  cleanPodPolicy: All\n", "  runPolicy:\n    cleanPodPolicy: All\n").replace(
-        "      label: 2080ti\n", "")
+    text = (
+        V1BETA1.replace("kubeflow.org/v1beta1", "kubeflow.org/v1")
+        .replace("  cleanPodPolicy: All\n", "  runPolicy:\n    cleanPodPolicy: All\n")
+        .replace("      label: 2080ti\n", "")
+    )
     current.write_text(text, encoding="utf-8")
     before = current.stat().st_mtime_ns
     _, stderr = _convert(current)
@@ -152,8 +158,7 @@ def test_json_files_stay_json(tmp_path: Path) -> None:
 def test_an_invalid_file_means_nothing_is_written(tmp_path: Path) -> None:
     good, bad = tmp_path / "a.yaml", tmp_path / "b.yaml"
     good.write_text(V1ALPHA1, encoding="utf-8")
-    bad.write_text(V1ALPHA1.replace("replicas: 1\n    template", "replicas: many\n    template", 1),
-                   encoding="utf-8")
+    bad.write_text(V1ALPHA1.replace("replicas: 1\n    template", "replicas: many\n    template", 1), encoding="utf-8")
     result = run_cli(["convert", "--in-place", str(tmp_path)])
     assert result.exit_code == 1 and "nothing was written" in result.stderr
     assert good.read_text(encoding="utf-8") == V1ALPHA1

@@ -50,9 +50,14 @@ class ForkServer:
     """tests/forkserver.py in its own process: start a pass, learn its pid, wait for its end."""
 
     def __init__(self) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "tests.forkserver"], cwd=REPO, text=True,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        env={**os.environ, "PYTHONPATH": str(REPO)})
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.forkserver"],
+            cwd=REPO,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         assert self.lines.get(timeout=60) == "ready"
@@ -101,8 +106,11 @@ def _parked_or_done(parked: threading.Event, forkserver: ForkServer) -> bool:
 
 def history(server: FakeServer, namespace: str, name: str) -> list[str]:
     with server.state.lock:
-        return [kind for _, kind, _, plural, ns, obj in server.state.events
-                if plural == "pods" and ns == namespace and obj["metadata"]["name"] == name]
+        return [
+            kind
+            for _, kind, _, plural, ns, obj in server.state.events
+            if plural == "pods" and ns == namespace and obj["metadata"]["name"] == name
+        ]
 
 
 def test_sigkill_at_any_write_never_loses_nor_doubles_a_restart(tmp_path: Path, forkserver: ForkServer) -> None:
@@ -136,8 +144,11 @@ def test_sigkill_at_any_write_never_loses_nor_doubles_a_restart(tmp_path: Path, 
             # Exactly one deletion of the failed pod and one creation of its successor after the deploy.
             changes = [kind for kind in history(server, namespace, WORKER) if kind != "MODIFIED"]
             assert changes == ["ADDED", "DELETED", "ADDED"], (trial, changes)
-            reasons = [e["reason"] for (_, plural, ns, _), e in server.state.objects.items()
-                       if plural == "events" and ns == namespace]
+            reasons = [
+                e["reason"]
+                for (_, plural, ns, _), e in server.state.objects.items()
+                if plural == "events" and ns == namespace
+            ]
             assert sorted(reasons) == ["ExitedWithCode", "MXJobRestarting"], (trial, reasons)
     assert killed >= TRIALS // 2  # most trials really died mid-pass
 
@@ -159,10 +170,28 @@ def _metric(port: int, name: str) -> float:
 
 def _controller(kubeconfig: Path, identity: str, port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "mxjob_gitops", "reconcile", "--kubeconfig", str(kubeconfig), "-n", "ml",
-         "--leader-election-namespace", "ml", "--leader-election-timings", "2,1.5,0.2",
-         "--metrics-address", f"127.0.0.1:{port}", "--health-address", f"127.0.0.1:{port}"],
-        cwd=REPO, env={**os.environ, "POD_NAME": identity}, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "mxjob_gitops",
+            "reconcile",
+            "--kubeconfig",
+            str(kubeconfig),
+            "-n",
+            "ml",
+            "--leader-election-namespace",
+            "ml",
+            "--leader-election-timings",
+            "2,1.5,0.2",
+            "--metrics-address",
+            f"127.0.0.1:{port}",
+            "--health-address",
+            f"127.0.0.1:{port}",
+        ],
+        cwd=REPO,
+        env={**os.environ, "POD_NAME": identity},
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def _pod_uid(server: FakeServer, name: str) -> str | None:
@@ -188,17 +217,28 @@ def test_a_frozen_leader_that_lost_the_lease_never_writes(tmp_path: Path) -> Non
             frozen_at = time.monotonic()
             old = _pod_uid(server, WORKER)
             set_pod(server, WORKER, "Failed", exit_code=137, finished_at="2020-01-01T00:00:00Z")
-            wait_for(lambda: _lease_holder(server) == "replica-b" and _pod_uid(server, WORKER) not in (None, old),
-                     timeout=30)
+            wait_for(
+                lambda: _lease_holder(server) == "replica-b" and _pod_uid(server, WORKER) not in (None, old), timeout=30
+            )
             second_old = _pod_uid(server, "job-worker-1")
             set_pod(server, "job-worker-1", "Failed", exit_code=137, finished_at="2020-01-01T00:00:00Z")
             first.send_signal(signal.SIGCONT)  # wakes with a backlog: two failed pods it has not acted on
-            wait_for(lambda: _metric(ports[0], "mxjob_is_leader") == 0.0
-                     and _metric(ports[0], "mxjob_reconcile_skipped_total") > 0, timeout=30)
+            wait_for(
+                lambda: (
+                    _metric(ports[0], "mxjob_is_leader") == 0.0
+                    and _metric(ports[0], "mxjob_reconcile_skipped_total") > 0
+                ),
+                timeout=30,
+            )
             wait_for(lambda: _pod_uid(server, "job-worker-1") not in (None, second_old), timeout=30)
-            writes = [(method, path) for when, method, path, agent in list(server.state.user_agents)
-                      if when > frozen_at and agent.endswith("/replica-a") and "/leases/" not in path
-                      and method in ("POST", "PUT", "PATCH", "DELETE")]
+            writes = [
+                (method, path)
+                for when, method, path, agent in list(server.state.user_agents)
+                if when > frozen_at
+                and agent.endswith("/replica-a")
+                and "/leases/" not in path
+                and method in ("POST", "PUT", "PATCH", "DELETE")
+            ]
             assert writes == []
             assert _get(f"http://127.0.0.1:{ports[0]}/healthz")[0] == 200
         finally:

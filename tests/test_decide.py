@@ -16,14 +16,27 @@ from mxjob_gitops.reconciler.vocabulary import CleanPodPolicy, DeleteReason, Eve
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 
 
-@pytest.mark.parametrize(("code", "reason", "expected"), [
-    (0, "", ExitClass.SUCCESS), (1, "", ExitClass.PERMANENT), (2, "", ExitClass.PERMANENT),
-    (126, "", ExitClass.PERMANENT), (127, "", ExitClass.PERMANENT), (128, "", ExitClass.PERMANENT),
-    (139, "", ExitClass.PERMANENT), (130, "", ExitClass.RETRYABLE), (137, "", ExitClass.RETRYABLE),
-    (138, "", ExitClass.RETRYABLE), (143, "", ExitClass.RETRYABLE), (3, "", ExitClass.PERMANENT),
-    (255, "", ExitClass.RETRYABLE), (137, "OOMKilled", ExitClass.PERMANENT), (None, "Evicted", ExitClass.RETRYABLE),
-    (None, "", ExitClass.RETRYABLE),
-])
+@pytest.mark.parametrize(
+    ("code", "reason", "expected"),
+    [
+        (0, "", ExitClass.SUCCESS),
+        (1, "", ExitClass.PERMANENT),
+        (2, "", ExitClass.PERMANENT),
+        (126, "", ExitClass.PERMANENT),
+        (127, "", ExitClass.PERMANENT),
+        (128, "", ExitClass.PERMANENT),
+        (139, "", ExitClass.PERMANENT),
+        (130, "", ExitClass.RETRYABLE),
+        (137, "", ExitClass.RETRYABLE),
+        (138, "", ExitClass.RETRYABLE),
+        (143, "", ExitClass.RETRYABLE),
+        (3, "", ExitClass.PERMANENT),
+        (255, "", ExitClass.RETRYABLE),
+        (137, "OOMKilled", ExitClass.PERMANENT),
+        (None, "Evicted", ExitClass.RETRYABLE),
+        (None, "", ExitClass.RETRYABLE),
+    ],
+)
 def test_exit_code_table(code: int | None, reason: str, expected: ExitClass) -> None:
     assert ExitTable().classify(code, reason) is expected
 
@@ -41,14 +54,22 @@ class Rendering:
     """A stand-in for the job's rendering: every pod of the job, with only its name."""
 
     def pod(self, name: str) -> dict[str, Any] | None:
-        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}} if name.startswith("mxnet-job-") \
-            else None
+        return (
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}} if name.startswith("mxnet-job-") else None
+        )
 
 
 def train(worker_policy: str = "ExitCode", **changes: Any) -> JobView:
-    job = JobView("ml", "mxnet-job", "MXTrain", {
-        "Scheduler": ReplicaPolicy(1, RestartPolicy("Never")), "Server": ReplicaPolicy(1, RestartPolicy("ExitCode")),
-        "Worker": ReplicaPolicy(2, RestartPolicy(worker_policy))})
+    job = JobView(
+        "ml",
+        "mxnet-job",
+        "MXTrain",
+        {
+            "Scheduler": ReplicaPolicy(1, RestartPolicy("Never")),
+            "Server": ReplicaPolicy(1, RestartPolicy("ExitCode")),
+            "Worker": ReplicaPolicy(2, RestartPolicy(worker_policy)),
+        },
+    )
     return replace(job, **changes)
 
 
@@ -76,8 +97,11 @@ def test_a_new_job_is_created_then_running() -> None:
     assert first.status["startTime"] == "2026-11-22T12:00:00Z"
     second = decide(job, running(job), NOW, first.status)
     assert conditions(second) == [("Created", "True", "MXJobCreated"), ("Running", "True", "MXJobRunning")]
-    assert second.status["replicaStatuses"] == {"Scheduler": {"active": 1}, "Server": {"active": 1},
-                                                "Worker": {"active": 2}}
+    assert second.status["replicaStatuses"] == {
+        "Scheduler": {"active": 1},
+        "Server": {"active": 1},
+        "Worker": {"active": 2},
+    }
 
 
 def test_retryable_exit_restarts_and_is_counted_once() -> None:
@@ -95,7 +119,8 @@ def test_retryable_exit_restarts_and_is_counted_once() -> None:
     # The reconciler died after writing status, before deleting: the next pass deletes, counts nothing new.
     again = decide(job, with_pod(running(job), failed), NOW, plan.status)
     assert [a for a in again.actions if isinstance(a, DeletePod)] == [
-        DeletePod(failed.name, failed.uid, DeleteReason.RESTART_RECORDED)]
+        DeletePod(failed.name, failed.uid, DeleteReason.RESTART_RECORDED)
+    ]
     assert again.status["restartCounts"] == {"Worker": 1}
     # Deleted: recreate mode creates it again, gitops mode leaves that to Argo CD or Flux.
     gone = [p for p in running(job) if p.name != failed.name]
@@ -109,10 +134,18 @@ def test_retryable_exit_restarts_and_is_counted_once() -> None:
     assert not [a for a in back.actions if isinstance(a, CreatePod | DeletePod)]
 
 
-@pytest.mark.parametrize(("policy", "code", "outcome"), [
-    ("ExitCode", 1, "failed"), ("ExitCode", 139, "failed"), ("ExitCode", 143, "restart"),
-    ("Never", 137, "failed"), ("Never", 0, "failed"), ("OnFailure", 1, "restart"), ("Always", 2, "restart"),
-])
+@pytest.mark.parametrize(
+    ("policy", "code", "outcome"),
+    [
+        ("ExitCode", 1, "failed"),
+        ("ExitCode", 139, "failed"),
+        ("ExitCode", 143, "restart"),
+        ("Never", 137, "failed"),
+        ("Never", 0, "failed"),
+        ("OnFailure", 1, "restart"),
+        ("Always", 2, "restart"),
+    ],
+)
 def test_restart_policies(policy: str, code: int, outcome: str) -> None:
     job = train(worker_policy=policy)
     status = decide(job, running(job), NOW, {}).status
@@ -129,13 +162,26 @@ def test_restart_policies(policy: str, code: int, outcome: str) -> None:
         assert not [c for c in conditions(plan) if c[0] == "Failed"]
 
 
-@pytest.mark.parametrize(("job", "deciding"), [
-    (train(), "Scheduler"),
-    (JobView("ml", "mxnet-job", "MXTrain", {"Worker": ReplicaPolicy(1, RestartPolicy("Never"))}), "Worker"),
-    (JobView("ml", "mxnet-job", "MXTune", {"TunerTracker": ReplicaPolicy(1, RestartPolicy("Never")),
-                                           "TunerServer": ReplicaPolicy(1, RestartPolicy("Never")),
-                                           "Tuner": ReplicaPolicy(1, RestartPolicy("Never"))}), "Tuner"),
-])
+@pytest.mark.parametrize(
+    ("job", "deciding"),
+    [
+        (train(), "Scheduler"),
+        (JobView("ml", "mxnet-job", "MXTrain", {"Worker": ReplicaPolicy(1, RestartPolicy("Never"))}), "Worker"),
+        (
+            JobView(
+                "ml",
+                "mxnet-job",
+                "MXTune",
+                {
+                    "TunerTracker": ReplicaPolicy(1, RestartPolicy("Never")),
+                    "TunerServer": ReplicaPolicy(1, RestartPolicy("Never")),
+                    "Tuner": ReplicaPolicy(1, RestartPolicy("Never")),
+                },
+            ),
+            "Tuner",
+        ),
+    ],
+)
 def test_success_is_decided_by_one_replica_type(job: JobView, deciding: str) -> None:
     status = decide(job, running(job), NOW, {}).status
     done = with_pod(running(job), pod(deciding, 0, "Succeeded"))
@@ -158,8 +204,10 @@ def test_backoff_limit_counts_restarts_exactly() -> None:
     second = pod("Worker", 0, "Failed", uid="second", exit_code=137, finished_at=NOW + timedelta(minutes=1))
     plan = decide(job, with_pod(running(job), second), NOW + timedelta(minutes=2), restarted.status)
     assert conditions(plan)[-1] == ("Failed", "True", "MXJobFailed")  # the 2nd would reach the limit
-    assert plan.status["conditions"][-1]["message"] == \
-        "Job mxnet-job has failed because it has reached the specified backoff limit"
+    assert (
+        plan.status["conditions"][-1]["message"]
+        == "Job mxnet-job has failed because it has reached the specified backoff limit"
+    )
     assert len([a for a in plan.actions if isinstance(a, DeletePod)]) == 4
 
 
@@ -175,19 +223,23 @@ def on_failure_job(limit: int | None, **policies: str) -> JobView:
 # TestBackoffForOnFailure: 4 Running workers with restartCount 1 (OnFailure) and 2 servers, limit 4 → the job
 # fails and every pod is deleted. The issue's case: restart counts 1,1,1,2 with limit 4. The rule itself is
 # PastBackoffLimit in pkg/core/job.go: only Running pods, init and regular containers, OnFailure/Always/ExitCode.
-@pytest.mark.parametrize(("name", "limit", "workers", "extra", "past"), [
-    ("TestPastBackoffLimit: backOffLimit is 0", 0, [("Running", 0), ("Succeeded", 0)], [], False),
-    ("TestPastBackoffLimit: backOffLimit is 3", 3, [("Running", 0), ("Succeeded", 0), ("Running", 3)], [], True),
-    ("TestBackoffForOnFailure", 4, [("Running", 1)] * 4, [("Server", "Running", 0)] * 2, True),
-    ("restart counts 1,1,1,2 with limit 4", 4, [("Running", 1)] * 3 + [("Running", 2)], [], True),
-    ("one restart under limit 2", 2, [("Running", 1), ("Running", 0)], [], False),
-    ("limit 0: one restart is past", 0, [("Running", 1)], [], True),
-    ("Pending pods are not counted", 1, [("Pending", 5)], [], False),
-    ("Never replicas are not counted", 1, [("Running", 0)], [("Scheduler", "Running", 7)], False),
-    ("no limit: never past", None, [("Running", 99)], [], False),
-])
-def test_go_backoff_cases(name: str, limit: int | None, workers: list[tuple[str, int]],
-                          extra: list[tuple[str, str, int]], past: bool) -> None:
+@pytest.mark.parametrize(
+    ("name", "limit", "workers", "extra", "past"),
+    [
+        ("TestPastBackoffLimit: backOffLimit is 0", 0, [("Running", 0), ("Succeeded", 0)], [], False),
+        ("TestPastBackoffLimit: backOffLimit is 3", 3, [("Running", 0), ("Succeeded", 0), ("Running", 3)], [], True),
+        ("TestBackoffForOnFailure", 4, [("Running", 1)] * 4, [("Server", "Running", 0)] * 2, True),
+        ("restart counts 1,1,1,2 with limit 4", 4, [("Running", 1)] * 3 + [("Running", 2)], [], True),
+        ("one restart under limit 2", 2, [("Running", 1), ("Running", 0)], [], False),
+        ("limit 0: one restart is past", 0, [("Running", 1)], [], True),
+        ("Pending pods are not counted", 1, [("Pending", 5)], [], False),
+        ("Never replicas are not counted", 1, [("Running", 0)], [("Scheduler", "Running", 7)], False),
+        ("no limit: never past", None, [("Running", 99)], [], False),
+    ],
+)
+def test_go_backoff_cases(
+    name: str, limit: int | None, workers: list[tuple[str, int]], extra: list[tuple[str, str, int]], past: bool
+) -> None:
     job = on_failure_job(limit, Scheduler="Never", Server="OnFailure")
     pods = [pod("Worker", i, phase, restart_count=n) for i, (phase, n) in enumerate(workers)]
     pods += [pod(t, i, phase, restart_count=n) for i, (t, phase, n) in enumerate(extra)]
@@ -195,17 +247,26 @@ def test_go_backoff_cases(name: str, limit: int | None, workers: list[tuple[str,
     failed = conditions(plan)[-1] == ("Failed", "True", "MXJobFailed")
     assert failed is past, name
     if past:
-        assert plan.status["conditions"][-1]["message"] == \
-            "Job mxnet-job has failed because it has reached the specified backoff limit"
+        assert (
+            plan.status["conditions"][-1]["message"]
+            == "Job mxnet-job has failed because it has reached the specified backoff limit"
+        )
         assert {a.name for a in plan.actions if isinstance(a, DeletePod)} == {p.name for p in pods}
 
 
 def test_init_container_restarts_count_too() -> None:
-    raw = {"metadata": {"name": "mxnet-job-worker-0", "uid": "u",
-                        "labels": {"training.kubeflow.org/replica-type": "worker",
-                                   "training.kubeflow.org/replica-index": "0"}},
-           "status": {"phase": "Running", "initContainerStatuses": [{"name": "init", "restartCount": 2}],
-                      "containerStatuses": [{"name": "mxnet", "restartCount": 1}]}}
+    raw = {
+        "metadata": {
+            "name": "mxnet-job-worker-0",
+            "uid": "u",
+            "labels": {"training.kubeflow.org/replica-type": "worker", "training.kubeflow.org/replica-index": "0"},
+        },
+        "status": {
+            "phase": "Running",
+            "initContainerStatuses": [{"name": "init", "restartCount": 2}],
+            "containerStatuses": [{"name": "mxnet", "restartCount": 1}],
+        },
+    }
     view = PodView.from_object(raw, {"worker": "Worker"})
     assert view is not None and view.restart_count == 3
 
@@ -219,8 +280,9 @@ def test_a_job_created_suspended_shows_created_then_suspended() -> None:
 def test_restart_back_off_grows_per_pod() -> None:
     job = train()
     status = decide(job, running(job), NOW, {}).status
-    status = decide(job, with_pod(running(job), pod("Worker", 0, "Failed", exit_code=137, finished_at=NOW)),
-                    NOW, status).status
+    status = decide(
+        job, with_pod(running(job), pod("Worker", 0, "Failed", exit_code=137, finished_at=NOW)), NOW, status
+    ).status
     again = pod("Worker", 0, "Failed", uid="second", exit_code=137, finished_at=NOW)
     waiting = decide(job, with_pod(running(job), again), NOW + timedelta(seconds=4), status)
     assert not [a for a in waiting.actions if isinstance(a, DeletePod)]
@@ -235,8 +297,10 @@ def test_active_deadline() -> None:
     status = decide(job, running(job), NOW, {}).status
     assert decide(job, running(job), NOW + timedelta(seconds=45), status).requeue_after == pytest.approx(15)
     plan = decide(job, running(job), NOW + timedelta(seconds=61), status)
-    assert plan.status["conditions"][-1]["message"] == \
-        "Job mxnet-job has failed because it was active longer than specified deadline"
+    assert (
+        plan.status["conditions"][-1]["message"]
+        == "Job mxnet-job has failed because it was active longer than specified deadline"
+    )
     assert len([a for a in plan.actions if isinstance(a, DeletePod)]) == 4
 
 
@@ -244,8 +308,10 @@ def test_suspend_and_resume() -> None:
     job = train()
     status = decide(job, running(job), NOW, {}).status
     suspended = decide(replace(job, suspend=True), running(job), NOW + timedelta(minutes=1), status)
-    assert conditions(suspended)[1:] == [("Running", "False", "MXJobSuspended"),
-                                         ("Suspended", "True", "MXJobSuspended")]
+    assert conditions(suspended)[1:] == [
+        ("Running", "False", "MXJobSuspended"),
+        ("Suspended", "True", "MXJobSuspended"),
+    ]
     assert len([a for a in suspended.actions if isinstance(a, DeletePod)]) == 4
     resumed = decide(job, [], NOW + timedelta(minutes=2), suspended.status)
     assert ("Suspended", "False", "MXJobResumed") in conditions(resumed)
@@ -275,22 +341,36 @@ def test_job_annotation_overrides_the_table() -> None:
     job = train(annotations={"mxjob.kubeflow.org/exit-codes": "1=retryable"})
     status = decide(job, running(job), NOW, {}).status
     failed = pod("Worker", 0, "Failed", exit_code=1, finished_at=NOW)
-    assert DeletePod(failed.name, failed.uid, DeleteReason.RESTART) in decide(job, with_pod(running(job), failed), NOW,
-                                                                    status).actions
+    assert (
+        DeletePod(failed.name, failed.uid, DeleteReason.RESTART)
+        in decide(job, with_pod(running(job), failed), NOW, status).actions
+    )
 
 
 def test_the_pod_cache_keeps_what_decisions_need_and_no_spec() -> None:
     from mxjob_gitops.reconciler.state import trim_pod
 
-    pod = {"apiVersion": "v1", "kind": "Pod",
-           "metadata": {"name": "j-worker-0", "namespace": "ml", "uid": "u1", "resourceVersion": "7",
-                        "labels": {"training.kubeflow.org/replica-type": "worker",
-                                   "training.kubeflow.org/replica-index": "0"},
-                        "annotations": {"argocd.argoproj.io/tracking-id": "app:/Pod:ml/j-worker-0", "big": "x" * 99},
-                        "managedFields": [{"manager": "kubectl"}]},
-           "spec": {"containers": [{"name": "mxnet", "env": [{"name": "MX_CONFIG", "value": "{" * 10_000}]}]},
-           "status": {"phase": "Failed", "podIP": "10.0.0.1", "containerStatuses": [
-               {"name": "mxnet", "restartCount": 2, "image": "i", "state": {"terminated": {"exitCode": 137}}}]}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "j-worker-0",
+            "namespace": "ml",
+            "uid": "u1",
+            "resourceVersion": "7",
+            "labels": {"training.kubeflow.org/replica-type": "worker", "training.kubeflow.org/replica-index": "0"},
+            "annotations": {"argocd.argoproj.io/tracking-id": "app:/Pod:ml/j-worker-0", "big": "x" * 99},
+            "managedFields": [{"manager": "kubectl"}],
+        },
+        "spec": {"containers": [{"name": "mxnet", "env": [{"name": "MX_CONFIG", "value": "{" * 10_000}]}]},
+        "status": {
+            "phase": "Failed",
+            "podIP": "10.0.0.1",
+            "containerStatuses": [
+                {"name": "mxnet", "restartCount": 2, "image": "i", "state": {"terminated": {"exitCode": 137}}}
+            ],
+        },
+    }
     trimmed = trim_pod(pod)
     assert "spec" not in trimmed and "managedFields" not in trimmed["metadata"]
     assert trimmed["metadata"]["annotations"] == {"argocd.argoproj.io/tracking-id": "app:/Pod:ml/j-worker-0"}

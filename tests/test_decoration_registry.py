@@ -35,13 +35,17 @@ def test_only_the_registry_wires_a_decoration_module(module: str) -> None:
     """No other module of the compiler or the reconciler imports a decoration module, so adding one needs no
     edit outside its own file and the registry; the registry lists its `select` or its gang `BACKEND`."""
     dotted = f"mxjob_gitops.compiler.decorations.{module}"
-    wired = sorted(str(path.relative_to(REPO))
-                   for path in [*(REPO / "compiler").rglob("*.py"), *(REPO / "reconciler").rglob("*.py")]
-                   if path.parent != DECORATIONS_DIR and dotted in _imported_modules(path.read_text("utf-8")))
+    wired = sorted(
+        str(path.relative_to(REPO))
+        for path in [*(REPO / "compiler").rglob("*.py"), *(REPO / "reconciler").rglob("*.py")]
+        if path.parent != DECORATIONS_DIR and dotted in _imported_modules(path.read_text("utf-8"))
+    )
     assert wired == [], f"{dotted} is imported outside compiler/decorations: {wired}"
     imported = __import__(dotted, fromlist=["_"])
-    listed = [getattr(imported, "select", None) in registry.DECORATIONS,
-              getattr(imported, "BACKEND", None) in registry.GANG_SCHEDULERS]
+    listed = [
+        getattr(imported, "select", None) in registry.DECORATIONS,
+        getattr(imported, "BACKEND", None) in registry.GANG_SCHEDULERS,
+    ]
     assert listed.count(True) == 1, f"{dotted} must be listed in registry.py exactly once"
 
 
@@ -90,12 +94,18 @@ def test_one_registry_entry_adds_a_gang_scheduler(monkeypatch: pytest.MonkeyPatc
     scheduler = GangScheduler.parse("example-gang=team-a")
     assert (scheduler.kind, scheduler.argument) == ("example-gang", "team-a")
     assert RenderOptions.from_record({"gangScheduler": "example-gang"}).gang_scheduler == GangScheduler(
-        "example-gang", "default")
+        "example-gang", "default"
+    )
     manifests = render(_train(), options=RenderOptions(gang_scheduler=scheduler))
-    labels = {m["metadata"]["name"]: m["metadata"]["labels"].get("example.com/gang")
-              for m in manifests if m["kind"] == "Pod"}
-    assert labels == {"reg-scheduler-0": "reg-scheduler", "reg-server-0": "reg-server",
-                      "reg-worker-0": "reg-worker", "reg-worker-1": "reg-worker"}
+    labels = {
+        m["metadata"]["name"]: m["metadata"]["labels"].get("example.com/gang") for m in manifests if m["kind"] == "Pod"
+    }
+    assert labels == {
+        "reg-scheduler-0": "reg-scheduler",
+        "reg-server-0": "reg-server",
+        "reg-worker-0": "reg-worker",
+        "reg-worker-1": "reg-worker",
+    }
 
 
 def test_render_help_names_every_registered_gang_scheduler() -> None:

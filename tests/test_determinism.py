@@ -52,7 +52,12 @@ def test_hash_seed_does_not_matter() -> None:
     outputs = set()
     for seed in ("0", "1", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run([sys.executable, "-m", "mxjob_gitops", "render", "--target", "flux", *EXAMPLE_FILES],
-                              cwd=REPO, env=env, capture_output=True, check=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "mxjob_gitops", "render", "--target", "flux", *EXAMPLE_FILES],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            check=True,
+        )
         outputs.add(done.stdout)
     assert len(outputs) == 1

@@ -30,9 +30,17 @@ def repo(tmp_path: Path) -> Path:
     spec = job(name="mnist", Scheduler=replica(1), Server=replica(1), Worker=replica(2))
     spec["metadata"]["namespace"] = "ml"
     (tmp_path / "jobs" / "mnist.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
-    (tmp_path / "jobs" / "other.yaml").write_text(yaml.safe_dump(
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "namespace": "ml"},
-         "data": {"a": "1"}}), encoding="utf-8")
+    (tmp_path / "jobs" / "other.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": "settings", "namespace": "ml"},
+                "data": {"a": "1"},
+            }
+        ),
+        encoding="utf-8",
+    )
     _git(tmp_path, "add", "-A")
     _git(tmp_path, "commit", "-qm", "two workers")
     spec["spec"]["mxReplicaSpecs"]["Worker"]["replicas"] = 3
@@ -55,9 +63,17 @@ def test_worker_count_change_between_commits(repo: Path) -> None:
 
 
 def test_working_tree_is_the_default_head_and_stays_untouched(repo: Path) -> None:
-    (repo / "jobs" / "other.yaml").write_text(yaml.safe_dump(
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "namespace": "ml"},
-         "data": {"a": "2"}}), encoding="utf-8")
+    (repo / "jobs" / "other.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": "settings", "namespace": "ml"},
+                "data": {"a": "2"},
+            }
+        ),
+        encoding="utf-8",
+    )
     before = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout
     result = run_cli(["diff", "--base", "HEAD", "--format", "brief", "jobs"], cwd=repo)
     assert result.exit_code == 1
@@ -92,7 +108,9 @@ def test_swapping_two_args_is_a_difference(tmp_path: Path) -> None:
     pod = next(o for o in json.loads(result.stdout)["objects"] if o["kind"] == "Pod")
     assert pod["replace"] is True
     assert [(c["path"], c["old"], c["new"]) for c in pod["changes"]] == [
-        ("spec.containers[mxnet].args[1]", "1", "2"), ("spec.containers[mxnet].args[3]", "2", "1")]
+        ("spec.containers[mxnet].args[1]", "1", "2"),
+        ("spec.containers[mxnet].args[3]", "2", "1"),
+    ]
     assert run_cli(["diff", "--exit-zero", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")]).exit_code == 0
 
 
@@ -107,19 +125,29 @@ def test_env_order_matters() -> None:
 def test_secret_values_are_masked_but_changes_reported() -> None:
     def secret(value: str) -> dict[str, Any]:
         return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"token": value}}
+
     changes = diff_manifests([secret("c2VjcmV0MQ==")], [secret("c2VjcmV0Mg==")])
     assert [c.status for c in changes] == [ObjectStatus.MODIFIED]
     from mxjob_gitops.compiler.cli.diffreport import unified
+
     text = "\n".join(unified(changes[0], 3))
     assert "c2VjcmV0" not in text
     assert "-  token: '***'" in text and "+  token: '*** (changed)'" in text
 
 
 def test_ignore_paths_kinds_and_defaults(tmp_path: Path) -> None:
-    old = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "uid": "1",
-                                                               "annotations": {"team": "a"}}, "data": {"k": "1"}}
-    new = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "uid": "2",
-                                                               "annotations": {"team": "b"}}, "data": {"k": "1"}}
+    old = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "x", "uid": "1", "annotations": {"team": "a"}},
+        "data": {"k": "1"},
+    }
+    new = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "x", "uid": "2", "annotations": {"team": "b"}},
+        "data": {"k": "1"},
+    }
     (tmp_path / "old.yaml").write_text(yaml.safe_dump(old), encoding="utf-8")
     (tmp_path / "new.yaml").write_text(yaml.safe_dump(new), encoding="utf-8")
     paths = [str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")]
@@ -187,8 +215,14 @@ def test_json_output_matches_its_schema(repo: Path) -> None:
     schema = json.loads((REPO / "schemas" / "diff-v1.schema.json").read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
     assert list(Draft202012Validator(schema).iter_errors(document)) == []
-    assert document["summary"]["jobs"] == [{"job": "ml/mnist", "replaced": 4, "added": {"Pod": 1, "Service": 1},
-                                            "modified": {"ConfigMap": 1, "MXJob": 1, "Pod": 4}}]
+    assert document["summary"]["jobs"] == [
+        {
+            "job": "ml/mnist",
+            "replaced": 4,
+            "added": {"Pod": 1, "Service": 1},
+            "modified": {"ConfigMap": 1, "MXJob": 1, "Pod": 4},
+        }
+    ]
 
 
 def test_text_colour_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,8 +17,11 @@ from tests.helpers import job, replica
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "jobs-repo"
     (root / "jobs").mkdir(parents=True)
-    for args in (["init", "-q", "-b", "main"], ["config", "user.email", "ci@example.com"],
-                 ["config", "user.name", "ci"]):
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["config", "user.email", "ci@example.com"],
+        ["config", "user.name", "ci"],
+    ):
         subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
     spec = job(name="mnist", Scheduler=replica(1), Server=replica(1), Worker=replica(2))
     (root / "jobs" / "mnist.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
@@ -39,8 +42,7 @@ def test_runs_in_the_repository_of_the_path_from_anywhere(repo: Path, tmp_path: 
 
 def test_a_file_path_and_a_deleted_path_are_found_too(repo: Path, tmp_path: Path) -> None:
     (repo / "jobs" / "mnist.yaml").unlink()
-    result = run_cli(["diff", "--base", "HEAD", "--format", "brief", str(repo / "jobs" / "mnist.yaml")],
-                     cwd=tmp_path)
+    result = run_cli(["diff", "--base", "HEAD", "--format", "brief", str(repo / "jobs" / "mnist.yaml")], cwd=tmp_path)
     assert result.exit_code == 1, result.stderr
     assert "- MXJob mnist removed" in result.stdout
 

@@ -41,8 +41,7 @@ def _tree(folder: Path, workers: dict[str, int]) -> None:
         (folder / f"{name}.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
 
 
-def test_diff_parses_unchanged_files_once_with_the_same_report(tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_diff_parses_unchanged_files_once_with_the_same_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     old, new = tmp_path / "old", tmp_path / "new"
     _tree(old, {"a": 2, "b": 2, "c": 2})
     _tree(new, {"a": 2, "b": 3, "c": 2})

@@ -16,19 +16,72 @@ from mxjob_gitops.compiler.emit import Emitter, quote, to_yaml, write_yaml_strea
 _yaml12 = YAML(typ="safe", pure=True)
 
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
     st.floats(allow_nan=False, allow_infinity=False),
     st.text(),
-    st.sampled_from(["yes", "No", "on", "OFF", "y", "n", "~", "null", "true", "0777", "0o17", "0x1F", "1e3",
-                     "1_000", "1:20", ".inf", ".5", "2021-03-24T15:37:27Z", "2021-03-24", "=", "<<", "- a", "-",
-                     "a: b", "a #b", "#c", "x:", "'q'", '"d"', "@at", "`tick", "%p", "!t", "&a", "*a", "|", ">",
-                     "{x}", "[y]", " lead", "trail ", "\tlead", "multi\nline\n", "multi\nline", "a\n\nb\n",
-                     "x\n\n", "\x85next", "line\u2028sep", "\ufeffbom", "é ü 中文 😀", "--num-epochs"]),
+    st.sampled_from(
+        [
+            "yes",
+            "No",
+            "on",
+            "OFF",
+            "y",
+            "n",
+            "~",
+            "null",
+            "true",
+            "0777",
+            "0o17",
+            "0x1F",
+            "1e3",
+            "1_000",
+            "1:20",
+            ".inf",
+            ".5",
+            "2021-03-24T15:37:27Z",
+            "2021-03-24",
+            "=",
+            "<<",
+            "- a",
+            "-",
+            "a: b",
+            "a #b",
+            "#c",
+            "x:",
+            "'q'",
+            '"d"',
+            "@at",
+            "`tick",
+            "%p",
+            "!t",
+            "&a",
+            "*a",
+            "|",
+            ">",
+            "{x}",
+            "[y]",
+            " lead",
+            "trail ",
+            "\tlead",
+            "multi\nline\n",
+            "multi\nline",
+            "a\n\nb\n",
+            "x\n\n",
+            "\x85next",
+            "line\u2028sep",
+            "\ufeffbom",
+            "é ü 中文 😀",
+            "--num-epochs",
+        ]
+    ),
 )
 json_values = st.recursive(
     scalars,
-    lambda children: st.one_of(st.lists(children, max_size=4),
-                               st.dictionaries(st.text(max_size=12), children, max_size=4)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(st.text(max_size=12), children, max_size=4)
+    ),
     max_leaves=25,
 )
 
@@ -46,12 +99,26 @@ def test_round_trip_yaml_1_1_and_1_2(document: dict[str, Any]) -> None:
     assert loaded_12 == document
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("worker", "worker"), ("mxjob/mxnet:gpu", "mxjob/mxnet:gpu"), ("0", "'0'"), ("9091", "'9091'"),
-    ("yes", "'yes'"), ("y", "'y'"), ("", "''"), ("it's", "'it''s'"), ("a: b", "'a: b'"),
-    ("Force=true,Replace=true", "Force=true,Replace=true"), ("--gpus", "--gpus"), ("-", "'-'"),
-    ("tab\there", "'tab\there'"), ("bell\x07", '"bell\\u0007"'), ("nel\x85", '"nel\\u0085"'),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("worker", "worker"),
+        ("mxjob/mxnet:gpu", "mxjob/mxnet:gpu"),
+        ("0", "'0'"),
+        ("9091", "'9091'"),
+        ("yes", "'yes'"),
+        ("y", "'y'"),
+        ("", "''"),
+        ("it's", "'it''s'"),
+        ("a: b", "'a: b'"),
+        ("Force=true,Replace=true", "Force=true,Replace=true"),
+        ("--gpus", "--gpus"),
+        ("-", "'-'"),
+        ("tab\there", "'tab\there'"),
+        ("bell\x07", '"bell\\u0007"'),
+        ("nel\x85", '"nel\\u0085"'),
+    ],
+)
 def test_quoting(text: str, expected: str) -> None:
     assert quote(text) == expected
 
@@ -62,8 +129,9 @@ def test_multi_line_strings_are_literal_blocks() -> None:
 
 
 def test_key_order_is_canonical() -> None:
-    text = to_yaml({"spec": {"b": 1, "a": 2}, "kind": "Pod", "metadata": {"labels": {}, "name": "p"},
-                    "apiVersion": "v1"})
+    text = to_yaml(
+        {"spec": {"b": 1, "a": 2}, "kind": "Pod", "metadata": {"labels": {}, "name": "p"}, "apiVersion": "v1"}
+    )
     assert text == "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {}\nspec:\n  a: 2\n  b: 1\n"
 
 
@@ -76,7 +144,7 @@ def test_stream_separators() -> None:
 @settings(max_examples=300)
 @given(st.text(min_size=1, max_size=5), st.integers(min_value=200, max_value=400), st.text(max_size=20))
 def test_announced_prefix_never_changes_quoting(unit: str, repeat: int, tail: str) -> None:
-    prefix = (unit * repeat)[:repeat + 60]
+    prefix = (unit * repeat)[: repeat + 60]
     emitter = Emitter()
     emitter.expect_prefix(prefix)
     for text in (prefix + tail, tail + prefix, prefix[:-1] + tail):
@@ -96,8 +164,7 @@ def test_mx_config_prefix_equals_generic_quoting() -> None:
     from mxjob_gitops.compiler import RenderOptions, compile_job
     from tests.helpers import job, replica
 
-    rendering = compile_job(job(name="h", Scheduler=replica(1), Server=replica(1), Worker=replica(30)),
-                            RenderOptions())
+    rendering = compile_job(job(name="h", Scheduler=replica(1), Server=replica(1), Worker=replica(30)), RenderOptions())
     emitter = Emitter()
     hinted = [emitter.to_yaml(m) for m in rendering.manifests(emitter.expect_prefix)]
     assert emitter._prefix is not None

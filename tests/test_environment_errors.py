@@ -28,22 +28,39 @@ _SETPRIV = shutil.which("setpriv")
 
 def _job(tmp_path: Path, name: str = "j", workers: int = 2, note: str = "") -> Path:
     path = tmp_path / f"{name}.json"
-    documents = [job(name=name, Scheduler=replica(1), Server=replica(1), Worker=replica(workers)),
-                 {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"{name}-note"}, "data": {"n": note}}]
+    documents = [
+        job(name=name, Scheduler=replica(1), Server=replica(1), Worker=replica(workers)),
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"{name}-note"}, "data": {"n": note}},
+    ]
     path.write_text("\n---\n".join(json.dumps(d) for d in documents), encoding="utf-8")
     return path
 
 
-def _mxjob(args: Sequence[str], *, stdout: int | None = subprocess.PIPE, prefix: Sequence[str] = (),
-           preexec: Callable[[], None] | None = None, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+def _mxjob(
+    args: Sequence[str],
+    *,
+    stdout: int | None = subprocess.PIPE,
+    prefix: Sequence[str] = (),
+    preexec: Callable[[], None] | None = None,
+    stdin: bytes = b"",
+) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([*prefix, sys.executable, "-m", "mxjob_gitops", *args], stdout=stdout, input=stdin,
-                          stderr=subprocess.PIPE, env=env, preexec_fn=preexec, timeout=120, check=False)
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "mxjob_gitops", *args],
+        stdout=stdout,
+        input=stdin,
+        stderr=subprocess.PIPE,
+        env=env,
+        preexec_fn=preexec,
+        timeout=120,
+        check=False,
+    )
 
 
 def _snapshot(directory: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(directory)): p.read_bytes() if p.is_file() else b"<dir>"
-            for p in sorted(directory.rglob("*"))}
+    return {
+        str(p.relative_to(directory)): p.read_bytes() if p.is_file() else b"<dir>" for p in sorted(directory.rglob("*"))
+    }
 
 
 def _one_line_naming(stderr: bytes, where: str) -> None:
@@ -51,14 +68,21 @@ def _one_line_naming(stderr: bytes, where: str) -> None:
     assert len(lines) == 1 and lines[0].startswith(f"mxjob: {where}") and "internal error" not in lines[0], lines
 
 
-@pytest.mark.parametrize("args", [["render"], ["render", "--format", "json"], ["validate"],
-                                  ["validate", "--format", "json"], ["convert"], ["krm"]])
+@pytest.mark.parametrize(
+    "args",
+    [["render"], ["render", "--format", "json"], ["validate"], ["validate", "--format", "json"], ["convert"], ["krm"]],
+)
 def test_a_full_standard_output_is_exit_2(tmp_path: Path, args: list[str]) -> None:
     source = _job(tmp_path)
     stdin = b""
     if args == ["krm"]:
-        stdin = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
-                            "items": [job(name="j", Worker=replica(1))]}).encode()
+        stdin = json.dumps(
+            {
+                "apiVersion": "config.kubernetes.io/v1",
+                "kind": "ResourceList",
+                "items": [job(name="j", Worker=replica(1))],
+            }
+        ).encode()
     with open("/dev/full", "wb") as full:
         done = _mxjob([*args, *([] if stdin else [str(source)])], stdout=full.fileno(), stdin=stdin)
     assert done.returncode == 2
@@ -69,8 +93,11 @@ def test_paths_that_cannot_be_the_output_directory(tmp_path: Path) -> None:
     source = str(_job(tmp_path))
     (tmp_path / "afile").write_text("x", encoding="utf-8")
     (tmp_path / "dangling").symlink_to(tmp_path / "missing")
-    for where, words in [("afile/sub", "afile/sub: cannot create the directory: Not a directory"),
-                         ("dangling", "which does not exist"), ("/", "refusing to render into the root directory")]:
+    for where, words in [
+        ("afile/sub", "afile/sub: cannot create the directory: Not a directory"),
+        ("dangling", "which does not exist"),
+        ("/", "refusing to render into the root directory"),
+    ]:
         result = run_cli(["render", "-o", where, source], cwd=tmp_path)
         assert result.exit_code == 2 and words in result.stderr and result.stdout == "", (where, result.stderr)
     result = run_cli(["render", "-o", "afile", source], cwd=tmp_path)

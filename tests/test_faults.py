@@ -50,11 +50,12 @@ def deploy_fleet(server: FakeServer) -> dict[str, str]:
     """20 jobs, every pod Running, then worker-0 of each exits 137: every job needs one restart.
     Returns the uid of each failed pod."""
     for manifest in (m for m in yaml.safe_load_all(_rendered()) if m):
-        code, body = server.state.create(manifest["apiVersion"], PLURALS[manifest["kind"]], "ml",
-                                         copy.deepcopy(manifest))
+        code, body = server.state.create(
+            manifest["apiVersion"], PLURALS[manifest["kind"]], "ml", copy.deepcopy(manifest)
+        )
         assert code == 201, body
     failed = {}
-    for (_, plural, _, name) in list(server.state.objects):
+    for _, plural, _, name in list(server.state.objects):
         if plural == "pods":
             set_pod(server, name, "Running")
     for i in range(JOBS):
@@ -70,8 +71,12 @@ def converged(server: FakeServer, job: str, old_uid: str) -> bool:
     status = obj.get("status") or {}
     record = (status.get("podRestarts") or {}).get(f"{job}-worker-0") or {}
     pod = server.state.objects.get(("v1", "pods", "ml", f"{job}-worker-0"))
-    return (status.get("restartCounts") == {"Worker": 1} and not record.get("pending") and pod is not None
-            and pod["metadata"]["uid"] != old_uid)
+    return (
+        status.get("restartCounts") == {"Worker": 1}
+        and not record.get("pending")
+        and pod is not None
+        and pod["metadata"]["uid"] != old_uid
+    )
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,7 @@ def _edit(key: tuple[str, str, str, str], change: Callable[[dict[str, Any]], Non
         change(obj)
         code, body = server.state.update(key, obj, status_only=False, check_version=False)
         assert code == 200, body
+
     return edit
 
 
@@ -109,12 +115,14 @@ def _set_render(value: Any) -> Callable[[dict[str, Any]], None]:
         record = json.loads(obj["data"]["job.json"])
         record["render"] = value
         obj["data"]["job.json"] = json.dumps(record)
+
     return change
 
 
 def _set_workers(count: int) -> Callable[[dict[str, Any]], None]:
     def change(obj: dict[str, Any]) -> None:
         obj["spec"]["mxReplicaSpecs"]["Worker"]["replicas"] = count
+
     return change
 
 
@@ -123,21 +131,40 @@ PODS = rf"/pods/{POISONED}-"
 EVENT = rf'"name": "{POISONED}\.'
 POISONS = [
     Poison("bad ConfigMap render", _edit(CONFIG_MAP, _set_render("oops")), _edit(CONFIG_MAP, _set_render({}))),
-    Poison("bad ConfigMap gang scheduler", _edit(CONFIG_MAP, _set_render({"gangScheduler": "slurm"})),
-           _edit(CONFIG_MAP, _set_render({}))),
+    Poison(
+        "bad ConfigMap gang scheduler",
+        _edit(CONFIG_MAP, _set_render({"gangScheduler": "slurm"})),
+        _edit(CONFIG_MAP, _set_render({})),
+    ),
     *[_fault("PUT", STATUS, code, retry_after=1 if code == 429 else None) for code in (500, 503, 429)],
     *[_fault("DELETE", PODS, code, retry_after=1 if code == 429 else None) for code in (500, 503, 429)],
-    *[_fault("POST", r"/namespaces/ml/pods\b", code, body=rf'"name": "{POISONED}-worker-0"',
-             retry_after=1 if code == 429 else None) for code in (500, 503, 429)],
-    *[_fault("POST", r"/events", code, body=EVENT, retry_after=1 if code == 429 else None)
-      for code in (500, 503, 429)],
-    *[_fault("GET", rf"/configmaps/{POISONED}-mxjob-config", code, retry_after=1 if code == 429 else None)
-      for code in (500, 503, 429)],
+    *[
+        _fault(
+            "POST",
+            r"/namespaces/ml/pods\b",
+            code,
+            body=rf'"name": "{POISONED}-worker-0"',
+            retry_after=1 if code == 429 else None,
+        )
+        for code in (500, 503, 429)
+    ],
+    *[_fault("POST", r"/events", code, body=EVENT, retry_after=1 if code == 429 else None) for code in (500, 503, 429)],
+    *[
+        _fault("GET", rf"/configmaps/{POISONED}-mxjob-config", code, retry_after=1 if code == 429 else None)
+        for code in (500, 503, 429)
+    ],
     # The rest of the transient answers, and requests that get no answer at all.
-    _fault("PUT", STATUS, 502), _fault("DELETE", PODS, 504),
-    *[_fault(method, path, RESET, body=body) for method, path, body in (
-        ("PUT", STATUS, ""), ("DELETE", PODS, ""), ("GET", rf"/configmaps/{POISONED}-mxjob-config", ""),
-        ("POST", r"/namespaces/ml/pods\b", rf'"name": "{POISONED}-worker-0"'))],
+    _fault("PUT", STATUS, 502),
+    _fault("DELETE", PODS, 504),
+    *[
+        _fault(method, path, RESET, body=body)
+        for method, path, body in (
+            ("PUT", STATUS, ""),
+            ("DELETE", PODS, ""),
+            ("GET", rf"/configmaps/{POISONED}-mxjob-config", ""),
+            ("POST", r"/namespaces/ml/pods\b", rf'"name": "{POISONED}-worker-0"'),
+        )
+    ],
     _fault("DELETE", PODS, HANG),
     _fault("*", PODS, 403),
     Poison("a huge job", _edit(JOB, _set_workers(2_000_000)), _edit(JOB, _set_workers(2))),
@@ -147,8 +174,9 @@ POISONS = [
 @contextlib.contextmanager
 def running(kubeconfig: Path, **options: Any) -> Iterator[Controller]:
     """A leading controller over namespace ml, stopped on the way out."""
-    reconciler = Reconciler(Cluster.connect(str(kubeconfig), request_timeout=REQUEST_TIMEOUT),
-                            Settings(namespaces=("ml",)))
+    reconciler = Reconciler(
+        Cluster.connect(str(kubeconfig), request_timeout=REQUEST_TIMEOUT), Settings(namespaces=("ml",))
+    )
     controller = Controller(reconciler, **options)
     _leading(controller, True)
     controller.start()
@@ -171,11 +199,13 @@ def fleet(tmp_path: Path) -> Iterator[tuple[FakeServer, Path, dict[str, str]]]:
 
 @pytest.mark.parametrize("poison", POISONS, ids=[p.name for p in POISONS])
 def test_once_the_other_19_converge_and_the_poisoned_one_after_the_fault(
-        fleet: tuple[FakeServer, Path, dict[str, str]], poison: Poison) -> None:
+    fleet: tuple[FakeServer, Path, dict[str, str]], poison: Poison
+) -> None:
     server, kubeconfig, failed = fleet
     poison.apply(server)
-    reconciler = Reconciler(Cluster.connect(str(kubeconfig), request_timeout=REQUEST_TIMEOUT),
-                            Settings(namespaces=("ml",)))
+    reconciler = Reconciler(
+        Cluster.connect(str(kubeconfig), request_timeout=REQUEST_TIMEOUT), Settings(namespaces=("ml",))
+    )
     problems = reconciler.run_once(timeout=4)
     assert list(problems) == [("ml", POISONED)]
     assert [job for job, uid in failed.items() if not converged(server, job, uid)] == [POISONED]
@@ -186,7 +216,8 @@ def test_once_the_other_19_converge_and_the_poisoned_one_after_the_fault(
 
 @pytest.mark.parametrize("poison", POISONS, ids=[p.name for p in POISONS])
 def test_controller_the_other_19_converge_and_the_poisoned_one_after_the_fault(
-        fleet: tuple[FakeServer, Path, dict[str, str]], poison: Poison) -> None:
+    fleet: tuple[FakeServer, Path, dict[str, str]], poison: Poison
+) -> None:
     server, kubeconfig, failed = fleet
     poison.apply(server)
     with running(kubeconfig, retry_cap=0.5) as controller:
@@ -203,8 +234,7 @@ def test_once_a_hanging_job_uses_up_no_other_jobs_time(fleet: tuple[FakeServer, 
     # gone, create) are interleaved with it and still finish within a 3 s budget each.
     server, kubeconfig, failed = fleet
     server.state.fail("DELETE", PODS, HANG, times=1_000_000)
-    reconciler = Reconciler(Cluster.connect(str(kubeconfig), request_timeout=(4.0, 4.0)),
-                            Settings(namespaces=("ml",)))
+    reconciler = Reconciler(Cluster.connect(str(kubeconfig), request_timeout=(4.0, 4.0)), Settings(namespaces=("ml",)))
     assert list(reconciler.run_once(timeout=3)) == [("ml", POISONED)]
     assert [job for job, uid in failed.items() if not converged(server, job, uid)] == [POISONED]
     server.state.faults.clear()
@@ -222,8 +252,9 @@ def test_once_exit_codes(fleet: tuple[FakeServer, Path, dict[str, str]]) -> None
     assert run_cli([*args, "--exit-codes", "x=y"]).exit_code == 2
 
 
-def test_a_bug_in_one_job_never_kills_a_worker(fleet: tuple[FakeServer, Path, dict[str, str]],
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bug_in_one_job_never_kills_a_worker(
+    fleet: tuple[FakeServer, Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import mxjob_gitops.reconciler.runner as runner
     from mxjob_gitops.reconciler.decide import decide as real
 
@@ -276,7 +307,8 @@ def test_healthz_fails_on_a_dead_worker_and_a_stalled_watch(fleet: tuple[FakeSer
 
 
 def test_a_stalled_watch_is_listed_again_and_the_restart_happens(
-        fleet: tuple[FakeServer, Path, dict[str, str]]) -> None:
+    fleet: tuple[FakeServer, Path, dict[str, str]],
+) -> None:
     server, kubeconfig, failed = fleet
     with running(kubeconfig, watch_timeout=1, watch_grace=1):
         wait_for(lambda: all(converged(server, job, uid) for job, uid in failed.items()))
@@ -284,5 +316,10 @@ def test_a_stalled_watch_is_listed_again_and_the_restart_happens(
         old = server.state.objects[("v1", "pods", "ml", "job-03-worker-1")]["metadata"]["uid"]
         set_pod(server, "job-03-worker-1", "Failed", exit_code=137)
         # Only the re-list after the client's read timeout (1 s + 1 s) can see the failure.
-        wait_for(lambda: (server.state.objects.get(("v1", "pods", "ml", "job-03-worker-1")) or {})
-                 .get("metadata", {}).get("uid") not in (None, old), timeout=30)
+        wait_for(
+            lambda: (
+                (server.state.objects.get(("v1", "pods", "ml", "job-03-worker-1")) or {}).get("metadata", {}).get("uid")
+                not in (None, old)
+            ),
+            timeout=30,
+        )

@@ -21,11 +21,21 @@ from hypothesis import strategies as st
 from tests.conftest import JOB_EXAMPLE_FILES, run_cli
 from tests.test_robustness import junk, mutated_jobs
 
-settings.register_profile("ci", max_examples=60, derandomize=True, deadline=None, database=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("long", max_examples=int(os.environ.get("MXJOB_FUZZ_EXAMPLES", "10000")), deadline=None,
-                          database=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile(
+    "ci",
+    max_examples=60,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "long",
+    max_examples=int(os.environ.get("MXJOB_FUZZ_EXAMPLES", "10000")),
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 PROFILE = os.environ.get("MXJOB_FUZZ_PROFILE", "ci")
 
 EXAMPLE_TEXTS = [p.read_bytes() for p in JOB_EXAMPLE_FILES]
@@ -37,7 +47,7 @@ ATTACK_SEEDS = [
     b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: ../../outside}\n",
     b"apiVersion: v1\nkind: /etc/passwd\nmetadata: {name: x}\n",
     b"apiVersion: v1\nkind: ConfigMap\nmetadata: [a]\n",
-    b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: \"a\\0b\"}\n",
+    b'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "a\\0b"}\n',
     b"\xff\xfe\x00a: 1\n",
     b"apiVersion: v1\r\r\nkind: ConfigMap\r\nmetadata: {name: x}\x85\n",
 ]
@@ -52,14 +62,34 @@ def byte_mutations(draw: st.DrawFn) -> bytes:
     for _ in range(draw(st.integers(min_value=0, max_value=4))):
         position = draw(st.integers(min_value=0, max_value=len(data)))
         action = draw(st.sampled_from(["replace", "insert", "delete"]))
-        chunk = draw(st.sampled_from([b"\x00", b"\xff", b"\xc2\x85", b"&a ", b"*a", b"[", b"{", b"\n  ", b":",
-                                      b"-", b"1.0", b"'", b'"', b"\r", b"\t", b"!!python/object "]))
+        chunk = draw(
+            st.sampled_from(
+                [
+                    b"\x00",
+                    b"\xff",
+                    b"\xc2\x85",
+                    b"&a ",
+                    b"*a",
+                    b"[",
+                    b"{",
+                    b"\n  ",
+                    b":",
+                    b"-",
+                    b"1.0",
+                    b"'",
+                    b'"',
+                    b"\r",
+                    b"\t",
+                    b"!!python/object ",
+                ]
+            )
+        )
         if action == "delete":
-            del data[position:position + len(chunk)]
+            del data[position : position + len(chunk)]
         elif action == "insert":
             data[position:position] = chunk
         else:
-            data[position:position + len(chunk)] = chunk
+            data[position : position + len(chunk)] = chunk
     return bytes(data)
 
 
@@ -76,15 +106,20 @@ def _run(command: str, data: bytes, directory: Path) -> tuple[int, str, str]:
     if command == "krm":  # the documents as the items of a ResourceList; what no YAML reader reads goes in raw
         try:
             items = list(yaml.safe_load_all(data.decode("utf-8")))
-            stdin = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items},
-                               default=str).encode()
+            stdin = json.dumps(
+                {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}, default=str
+            ).encode()
         except (UnicodeDecodeError, yaml.YAMLError, RecursionError, ValueError):  # ValueError: a recursive alias
             stdin = data
         result = run_cli(["krm"], stdin=stdin)
     else:
-        args = {"render": ["render"], "render-o": ["render", "-o", str(directory / "out")],
-                "validate": ["validate"], "convert": ["convert"],
-                "diff": ["diff", str(JOB_EXAMPLE_FILES[0])]}[command]
+        args = {
+            "render": ["render"],
+            "render-o": ["render", "-o", str(directory / "out")],
+            "validate": ["validate"],
+            "convert": ["convert"],
+            "diff": ["diff", str(JOB_EXAMPLE_FILES[0])],
+        }[command]
         result = run_cli([*args, str(source)])
     return result.exit_code, result.stdout, result.stderr
 
@@ -101,8 +136,9 @@ def _check(command: str, code: int, stdout: str, stderr: str) -> None:
         output = yaml.safe_load(stdout)
         assert output["kind"] == "ResourceList"
         errors = [r for r in output.get("results", []) if r["severity"] == "error"]
-        assert bool(errors) == failed and all(re.match(r"(<stdin>:\d+:\d+: )?MXJ\d{3}", r["message"])
-                                              for r in errors), (code, output.get("results"))
+        assert bool(errors) == failed and all(
+            re.match(r"(<stdin>:\d+:\d+: )?MXJ\d{3}", r["message"]) for r in errors
+        ), (code, output.get("results"))
     elif failed:
         assert _LOCATED.search(stdout + stderr) or (code == 2 and stderr.startswith("mxjob: ")), (code, stderr[-3000:])
 

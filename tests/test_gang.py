@@ -26,7 +26,10 @@ def _resources(requests: dict[str, str] | None = None, limits: dict[str, object]
 
 def _mixed(min_available: int | None) -> dict[str, Any]:
     scheduler = replica(1, [container(**_resources({"cpu": "1"}))])
-    server = replica(2, [container(**_resources({"cpu": "2", "memory": "4Gi"}))], )
+    server = replica(
+        2,
+        [container(**_resources({"cpu": "2", "memory": "4Gi"}))],
+    )
     server["template"]["spec"]["priorityClassName"] = "high"
     worker = replica(4, [container(**_resources({"cpu": "4"}, {"memory": "8Gi", "nvidia.com/gpu": 1}))])
     worker["template"]["spec"]["priorityClassName"] = "low"
@@ -36,18 +39,22 @@ def _mixed(min_available: int | None) -> dict[str, Any]:
     return spec
 
 
-@pytest.mark.parametrize(("min_available", "priorities", "expected"), [
-    # all 7 pods: scheduler + 2 servers + 4 workers
-    (None, (("high", 100), ("low", 10)), {"cpu": "21", "memory": "40Gi", "nvidia.com/gpu": "4"}),
-    # 3 pods, highest first: the two servers, then one worker
-    (3, (("high", 100), ("low", 10)), {"cpu": "8", "memory": "16Gi", "nvidia.com/gpu": "1"}),
-    # 3 pods, workers rank highest
-    (3, (("high", 1), ("low", 1000)), {"cpu": "12", "memory": "24Gi", "nvidia.com/gpu": "3"}),
-    # 1 pod, unknown classes count as 0: ties keep Scheduler, Server, Worker order
-    (1, (), {"cpu": "1"}),
-])
-def test_min_member_and_min_resources(min_available: int | None, priorities: tuple[tuple[str, int], ...],
-                                      expected: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    ("min_available", "priorities", "expected"),
+    [
+        # all 7 pods: scheduler + 2 servers + 4 workers
+        (None, (("high", 100), ("low", 10)), {"cpu": "21", "memory": "40Gi", "nvidia.com/gpu": "4"}),
+        # 3 pods, highest first: the two servers, then one worker
+        (3, (("high", 100), ("low", 10)), {"cpu": "8", "memory": "16Gi", "nvidia.com/gpu": "1"}),
+        # 3 pods, workers rank highest
+        (3, (("high", 1), ("low", 1000)), {"cpu": "12", "memory": "24Gi", "nvidia.com/gpu": "3"}),
+        # 1 pod, unknown classes count as 0: ties keep Scheduler, Server, Worker order
+        (1, (), {"cpu": "1"}),
+    ],
+)
+def test_min_member_and_min_resources(
+    min_available: int | None, priorities: tuple[tuple[str, int], ...], expected: dict[str, str]
+) -> None:
     options = RenderOptions(gang_scheduler=GangScheduler.parse("volcano"), priority_classes=priorities)
     group = by_name(render(_mixed(min_available), options=options), "PodGroup", "mixed")
     assert group["apiVersion"] == "scheduling.volcano.sh/v1beta1"
@@ -56,16 +63,20 @@ def test_min_member_and_min_resources(min_available: int | None, priorities: tup
     assert group["spec"]["queue"] == "default"
 
 
-@pytest.mark.parametrize(("min_available", "priorities", "expected"), [
-    # every pod: Scheduler 1, Server n, Worker m
-    (None, (), {"scheduler": 1, "server": 2, "worker": 4}),
-    # the same first minAvailable pods that minResources sums: highest PriorityClass first
-    (3, (("high", 100), ("low", 10)), {"server": 2, "worker": 1}),
-    (3, (("high", 1), ("low", 1000)), {"worker": 3}),
-    (2, (), {"scheduler": 1, "server": 1}),
-])
-def test_volcano_min_task_member_per_role(min_available: int | None, priorities: tuple[tuple[str, int], ...],
-                                          expected: dict[str, int]) -> None:
+@pytest.mark.parametrize(
+    ("min_available", "priorities", "expected"),
+    [
+        # every pod: Scheduler 1, Server n, Worker m
+        (None, (), {"scheduler": 1, "server": 2, "worker": 4}),
+        # the same first minAvailable pods that minResources sums: highest PriorityClass first
+        (3, (("high", 100), ("low", 10)), {"server": 2, "worker": 1}),
+        (3, (("high", 1), ("low", 1000)), {"worker": 3}),
+        (2, (), {"scheduler": 1, "server": 1}),
+    ],
+)
+def test_volcano_min_task_member_per_role(
+    min_available: int | None, priorities: tuple[tuple[str, int], ...], expected: dict[str, int]
+) -> None:
     options = RenderOptions(gang_scheduler=GangScheduler.parse("volcano"), priority_classes=priorities)
     manifests = render(_mixed(min_available), options=options)
     group = by_name(manifests, "PodGroup", "mixed")
@@ -105,11 +116,14 @@ def test_no_gang_scheduler_no_pod_group() -> None:
     assert "PodGroup" not in [m["kind"] for m in render(_mixed(3))]
 
 
-@pytest.mark.parametrize(("text", "kind", "name"), [
-    ("volcano", "volcano", "volcano"),
-    ("scheduler-plugins", "scheduler-plugins", "scheduler-plugins-scheduler"),
-    ("scheduler-plugins=coscheduler", "scheduler-plugins", "coscheduler"),
-])
+@pytest.mark.parametrize(
+    ("text", "kind", "name"),
+    [
+        ("volcano", "volcano", "volcano"),
+        ("scheduler-plugins", "scheduler-plugins", "scheduler-plugins-scheduler"),
+        ("scheduler-plugins=coscheduler", "scheduler-plugins", "coscheduler"),
+    ],
+)
 def test_parse_gang_scheduler(text: str, kind: str, name: str) -> None:
     parsed = GangScheduler.parse(text)
     assert (parsed.kind, parsed.scheduler_name) == (kind, name)
@@ -121,10 +135,18 @@ def test_parse_gang_scheduler_rejects(text: str) -> None:
         GangScheduler.parse(text)
 
 
-@pytest.mark.parametrize(("values", "total"), [
-    (["500m", "1", "1.5"], "3"), (["500m", "250m"], "750m"), (["4Gi", "512Mi"], "4608Mi"),
-    (["1Gi", "1G"], "2073741824"), ([1, 2], "3"), (["1e3", "1k"], "2k"), (["100Mi"], "100Mi"),
-])
+@pytest.mark.parametrize(
+    ("values", "total"),
+    [
+        (["500m", "1", "1.5"], "3"),
+        (["500m", "250m"], "750m"),
+        (["4Gi", "512Mi"], "4608Mi"),
+        (["1Gi", "1G"], "2073741824"),
+        ([1, 2], "3"),
+        (["1e3", "1k"], "2k"),
+        (["100Mi"], "100Mi"),
+    ],
+)
 def test_add_quantities(values: list[object], total: str) -> None:
     assert add_quantities(values) == total
 
@@ -135,7 +157,8 @@ def test_parse_quantity_rejects_garbage() -> None:
         parse_quantity("lots")
 
 
-@pytest.mark.parametrize("text", ["volcano", "scheduler-plugins=coscheduler",
-                                  "scheduler-plugins=scheduler-plugins-scheduler"])
+@pytest.mark.parametrize(
+    "text", ["volcano", "scheduler-plugins=coscheduler", "scheduler-plugins=scheduler-plugins-scheduler"]
+)
 def test_gang_scheduler_text_round_trips(text: str) -> None:
     assert str(GangScheduler.parse(text)) == text

@@ -13,31 +13,49 @@ from mxjob_gitops.reconciler.state import JobView, PodView, ReplicaPolicy, trim_
 from mxjob_gitops.reconciler.vocabulary import RestartPolicy
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
-JOB = JobView("ml", "g", "MXTrain", {"Scheduler": ReplicaPolicy(1, RestartPolicy("Never")),
-                                      "Server": ReplicaPolicy(1, RestartPolicy("ExitCode")),
-                                      "Worker": ReplicaPolicy(1, RestartPolicy("ExitCode"))})
+JOB = JobView(
+    "ml",
+    "g",
+    "MXTrain",
+    {
+        "Scheduler": ReplicaPolicy(1, RestartPolicy("Never")),
+        "Server": ReplicaPolicy(1, RestartPolicy("ExitCode")),
+        "Worker": ReplicaPolicy(1, RestartPolicy("ExitCode")),
+    },
+)
 UNSCHEDULABLE = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}
 
 
-def _pod(replica_type: str, metadata: dict[str, Any], spec: dict[str, Any],
-         conditions: list[dict[str, str]]) -> dict[str, Any]:
+def _pod(
+    replica_type: str, metadata: dict[str, Any], spec: dict[str, Any], conditions: list[dict[str, str]]
+) -> dict[str, Any]:
     labels = {c.LABEL_REPLICA_TYPE: replica_type.lower(), c.LABEL_REPLICA_INDEX: "0", **metadata.get("labels", {})}
-    return {"metadata": {**metadata, "name": f"g-{replica_type.lower()}-0", "uid": replica_type, "labels": labels},
-            "spec": spec, "status": {"phase": "Pending", "conditions": conditions}}
+    return {
+        "metadata": {**metadata, "name": f"g-{replica_type.lower()}-0", "uid": replica_type, "labels": labels},
+        "spec": spec,
+        "status": {"phase": "Pending", "conditions": conditions},
+    }
 
 
 # scheduler: what a pod waiting for admission or for the rest of its gang looks like.
 WAITING: dict[str, tuple[dict[str, Any], dict[str, Any], list[dict[str, str]]]] = {
     # Kueue's webhook gated it and holds it with its finalizer until the Workload is admitted.
-    "kueue": ({"labels": {"kueue.x-k8s.io/queue-name": "q", "kueue.x-k8s.io/pod-group-name": "g"},
-               "annotations": {"kueue.x-k8s.io/pod-group-total-count": "3"}, "finalizers": ["kueue.x-k8s.io/managed"]},
-              {"schedulingGates": [{"name": "kueue.x-k8s.io/admission"}]},
-              [{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated"}]),
+    "kueue": (
+        {
+            "labels": {"kueue.x-k8s.io/queue-name": "q", "kueue.x-k8s.io/pod-group-name": "g"},
+            "annotations": {"kueue.x-k8s.io/pod-group-total-count": "3"},
+            "finalizers": ["kueue.x-k8s.io/managed"],
+        },
+        {"schedulingGates": [{"name": "kueue.x-k8s.io/admission"}]},
+        [{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated"}],
+    ),
     # Volcano leaves the pods of a PodGroup below minMember unscheduled.
-    "volcano": ({"annotations": {"scheduling.k8s.io/group-name": "g"}}, {"schedulerName": "volcano"},
-                [UNSCHEDULABLE]),
-    "scheduler-plugins": ({"labels": {"scheduling.x-k8s.io/pod-group": "g"}},
-                          {"schedulerName": "scheduler-plugins-scheduler"}, [UNSCHEDULABLE]),
+    "volcano": ({"annotations": {"scheduling.k8s.io/group-name": "g"}}, {"schedulerName": "volcano"}, [UNSCHEDULABLE]),
+    "scheduler-plugins": (
+        {"labels": {"scheduling.x-k8s.io/pod-group": "g"}},
+        {"schedulerName": "scheduler-plugins-scheduler"},
+        [UNSCHEDULABLE],
+    ),
     # kube-scheduler holds a PodGroup's pods until minCount of them can be placed.
     "kubernetes": ({}, {"schedulingGroup": {"podGroupName": "g"}}, [UNSCHEDULABLE]),
 }

@@ -31,33 +31,94 @@ def _rendered(scheduler: str, version: str | None = None, spec: dict[str, Any] |
 
 # scheduler, version: pod labels (beyond the operator's), pod annotations, pod spec fields, group object (or None)
 TABLE: list[tuple[str, str | None, dict[str, str], dict[str, str], dict[str, Any], dict[str, Any] | None]] = [
-    ("volcano", None, {}, {"scheduling.k8s.io/group-name": "g", "volcano.sh/task-spec": "worker"},
-     {"schedulerName": "volcano"},
-     {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
-      "spec": {"minMember": 4, "minTaskMember": {"scheduler": 1, "server": 1, "worker": 2}, "queue": "default"}}),
-    ("scheduler-plugins", None, {"scheduling.x-k8s.io/pod-group": "g"}, {},
-     {"schedulerName": "scheduler-plugins-scheduler"},
-     {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "spec": {"minMember": 4}}),
-    ("kueue=research", None, {"kueue.x-k8s.io/queue-name": "research", "kueue.x-k8s.io/pod-group-name": "g"},
-     {"kueue.x-k8s.io/pod-group-total-count": "4"}, {}, None),
-    ("kubernetes", None, {}, {}, {"schedulingGroup": {"podGroupName": "g"}},
-     {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
-      "spec": {"schedulingPolicy": {"gang": {"minCount": 4}}}}),
-    ("kubernetes", "1.37", {}, {}, {"schedulingGroup": {"podGroupName": "g"}},
-     {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
-      "spec": {"schedulingPolicy": {"gang": {"minCount": 4}}}}),
-    ("kubernetes", "1.36", {}, {}, {"schedulingGroup": {"podGroupName": "g"}},
-     {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
-      "spec": {"schedulingPolicy": {"gang": {"minCount": 4}}}}),
-    ("kubernetes", "1.35", {}, {}, {"workloadRef": {"name": "g", "podGroup": "gang"}},
-     {"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload",
-      "spec": {"podGroups": [{"name": "gang", "policy": {"gang": {"minCount": 4}}}]}}),
+    (
+        "volcano",
+        None,
+        {},
+        {"scheduling.k8s.io/group-name": "g", "volcano.sh/task-spec": "worker"},
+        {"schedulerName": "volcano"},
+        {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "PodGroup",
+            "spec": {"minMember": 4, "minTaskMember": {"scheduler": 1, "server": 1, "worker": 2}, "queue": "default"},
+        },
+    ),
+    (
+        "scheduler-plugins",
+        None,
+        {"scheduling.x-k8s.io/pod-group": "g"},
+        {},
+        {"schedulerName": "scheduler-plugins-scheduler"},
+        {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "spec": {"minMember": 4}},
+    ),
+    (
+        "kueue=research",
+        None,
+        {"kueue.x-k8s.io/queue-name": "research", "kueue.x-k8s.io/pod-group-name": "g"},
+        {"kueue.x-k8s.io/pod-group-total-count": "4"},
+        {},
+        None,
+    ),
+    (
+        "kubernetes",
+        None,
+        {},
+        {},
+        {"schedulingGroup": {"podGroupName": "g"}},
+        {
+            "apiVersion": "scheduling.k8s.io/v1beta1",
+            "kind": "PodGroup",
+            "spec": {"schedulingPolicy": {"gang": {"minCount": 4}}},
+        },
+    ),
+    (
+        "kubernetes",
+        "1.37",
+        {},
+        {},
+        {"schedulingGroup": {"podGroupName": "g"}},
+        {
+            "apiVersion": "scheduling.k8s.io/v1beta1",
+            "kind": "PodGroup",
+            "spec": {"schedulingPolicy": {"gang": {"minCount": 4}}},
+        },
+    ),
+    (
+        "kubernetes",
+        "1.36",
+        {},
+        {},
+        {"schedulingGroup": {"podGroupName": "g"}},
+        {
+            "apiVersion": "scheduling.k8s.io/v1alpha2",
+            "kind": "PodGroup",
+            "spec": {"schedulingPolicy": {"gang": {"minCount": 4}}},
+        },
+    ),
+    (
+        "kubernetes",
+        "1.35",
+        {},
+        {},
+        {"workloadRef": {"name": "g", "podGroup": "gang"}},
+        {
+            "apiVersion": "scheduling.k8s.io/v1alpha1",
+            "kind": "Workload",
+            "spec": {"podGroups": [{"name": "gang", "policy": {"gang": {"minCount": 4}}}]},
+        },
+    ),
 ]
 
 
 @pytest.mark.parametrize(("scheduler", "version", "labels", "annotations", "fields", "group"), TABLE)
-def test_pods_and_group(scheduler: str, version: str | None, labels: dict[str, str], annotations: dict[str, str],
-                        fields: dict[str, Any], group: dict[str, Any] | None) -> None:
+def test_pods_and_group(
+    scheduler: str,
+    version: str | None,
+    labels: dict[str, str],
+    annotations: dict[str, str],
+    fields: dict[str, Any],
+    group: dict[str, Any] | None,
+) -> None:
     manifests = _rendered(scheduler, version)
     pod = by_name(manifests, "Pod", "g-worker-1")
     own = {k: v for k, v in pod["metadata"]["labels"].items() if not k.startswith("training.kubeflow.org/")}
@@ -83,12 +144,15 @@ def test_every_pod_of_every_role_joins(scheduler: str) -> None:
         assert json.dumps({k: v for k, v in pod["spec"].items() if k in ("schedulerName", "schedulingGroup")}) == first
 
 
-@pytest.mark.parametrize(("labels", "policy", "flag", "queue"), [
-    ({"kueue.x-k8s.io/queue-name": "team-a"}, None, "kueue", "team-a"),
-    ({}, {"queue": "team-b"}, "kueue", "team-b"),
-    ({"kueue.x-k8s.io/queue-name": "team-a"}, {"queue": "team-b"}, "kueue", "team-a"),
-    ({"kueue.x-k8s.io/queue-name": "team-a"}, None, "kueue=urgent", "urgent"),
-])
+@pytest.mark.parametrize(
+    ("labels", "policy", "flag", "queue"),
+    [
+        ({"kueue.x-k8s.io/queue-name": "team-a"}, None, "kueue", "team-a"),
+        ({}, {"queue": "team-b"}, "kueue", "team-b"),
+        ({"kueue.x-k8s.io/queue-name": "team-a"}, {"queue": "team-b"}, "kueue", "team-a"),
+        ({"kueue.x-k8s.io/queue-name": "team-a"}, None, "kueue=urgent", "urgent"),
+    ],
+)
 def test_kueue_queue_sources(labels: dict[str, str], policy: dict[str, str] | None, flag: str, queue: str) -> None:
     spec = _train(labels=labels)
     if policy:
@@ -122,8 +186,9 @@ def test_a_queue_label_without_kueue_rendering_is_a_validate_warning(tmp_path: P
 
 
 def test_kubernetes_before_1_35_is_an_error(tmp_path: Path) -> None:
-    result = run_cli(["render", "--gang-scheduler", "kubernetes", "--kubernetes-version", "1.34",
-                      str(_write(tmp_path, _train()))])
+    result = run_cli(
+        ["render", "--gang-scheduler", "kubernetes", "--kubernetes-version", "1.34", str(_write(tmp_path, _train()))]
+    )
     assert result.exit_code == 1 and result.stdout == ""
     assert "1.35" in result.stderr
 
@@ -149,8 +214,9 @@ DIFF_TABLE = [
 
 
 @pytest.mark.parametrize(("scheduler", "pod_changes", "group_changes"), DIFF_TABLE)
-def test_diff_when_replicas_change(tmp_path: Path, scheduler: str, pod_changes: list[str],
-                                   group_changes: dict[str, list[str]]) -> None:
+def test_diff_when_replicas_change(
+    tmp_path: Path, scheduler: str, pod_changes: list[str], group_changes: dict[str, list[str]]
+) -> None:
     resources = {"resources": {"requests": {"cpu": "1"}}}
     old, new = (_train(workers=n) for n in (2, 3))
     for spec in (old, new):
@@ -165,8 +231,11 @@ def test_diff_when_replicas_change(tmp_path: Path, scheduler: str, pod_changes: 
         pod = objects[("Pod", name)]
         assert pod["replace"] is True
         assert sorted(c["path"] for c in pod["changes"]) == sorted(pod_changes + env)
-    groups = {kind: sorted(c["path"] for c in o["changes"]) for (kind, _), o in objects.items()
-              if kind in ("PodGroup", "Workload")}
+    groups = {
+        kind: sorted(c["path"] for c in o["changes"])
+        for (kind, _), o in objects.items()
+        if kind in ("PodGroup", "Workload")
+    }
     assert groups == {kind: sorted(paths) for kind, paths in group_changes.items()}
     assert not any(o["replace"] for (kind, _), o in objects.items() if kind != "Pod")
 
@@ -176,27 +245,33 @@ def test_diff_when_replicas_change(tmp_path: Path, scheduler: str, pod_changes: 
 def test_examples_validate_strictly(path: Path, scheduler: str) -> None:
     """The issue's bar: every example, every gang scheduler, strict schemas (1.37 for the native API)."""
     assert "1.37" in available_versions()  # the installed kubernetes-validate ships the 1.37 strict schemas
-    result = run_cli(["validate", "--kubernetes-version", "1.37", "--gang-scheduler", scheduler, "--format",
-                      "json", str(path)])
+    result = run_cli(
+        ["validate", "--kubernetes-version", "1.37", "--gang-scheduler", scheduler, "--format", "json", str(path)]
+    )
     assert result.exit_code == 0, result.stdout
     report = json.loads(result.stdout)
     assert report["summary"]["invalid"] == 0 and report["summary"]["skipped"] == 0, report["summary"]
 
 
-@pytest.mark.parametrize(("version", "kinds"), [
-    ("1.35", {"Workload": "scheduling.k8s.io/v1alpha1"}),
-    ("1.36", {"PodGroup": "scheduling.k8s.io/v1alpha2"}),
-    ("1.37", {"PodGroup": "scheduling.k8s.io/v1beta1"}),
-])
+@pytest.mark.parametrize(
+    ("version", "kinds"),
+    [
+        ("1.35", {"Workload": "scheduling.k8s.io/v1alpha1"}),
+        ("1.36", {"PodGroup": "scheduling.k8s.io/v1alpha2"}),
+        ("1.37", {"PodGroup": "scheduling.k8s.io/v1beta1"}),
+    ],
+)
 def test_kubernetes_shape_follows_the_version_validated(version: str, kinds: dict[str, str]) -> None:
     """validate renders the shape of the version it checks against, and that release's strict schema accepts it."""
     path = EXAMPLES / "train" / sorted(p.name for p in (EXAMPLES / "train").glob("*.yaml"))[0]
-    result = run_cli(["validate", "--kubernetes-version", version, "--gang-scheduler", "kubernetes", "--format",
-                      "json", str(path)])
+    result = run_cli(
+        ["validate", "--kubernetes-version", version, "--gang-scheduler", "kubernetes", "--format", "json", str(path)]
+    )
     assert result.exit_code == 0, result.stdout
     report = json.loads(result.stdout)
     assert report["summary"]["invalid"] == 0 and report["summary"]["skipped"] == 0, report["summary"]
     rendered = run_cli(["render", "--kubernetes-version", version, "--gang-scheduler", "kubernetes", str(path)])
-    groups = {d["kind"]: d["apiVersion"] for d in yaml.safe_load_all(rendered.stdout)
-              if d["kind"] in ("PodGroup", "Workload")}
+    groups = {
+        d["kind"]: d["apiVersion"] for d in yaml.safe_load_all(rendered.stdout) if d["kind"] in ("PodGroup", "Workload")
+    }
     assert groups == kinds

@@ -20,21 +20,46 @@ ACTIVE = "Scheduler 1/1 active; Server 1/1 active; Worker 2/2 active"
 # Lua verdict -> the kstatus status Flux reports for the same object (compiler/integrations/health.py).
 FLUX_FOR = {"Healthy": "Current", "Degraded": "Failed", "Progressing": "InProgress", "Suspended": "Current"}
 CASES: list[tuple[str, Callable[[], dict[str, Any]], str, str]] = [
-    ("created only", fx.created, "Progressing",
-     "MXJob mnist is created. (Scheduler 0/1 active; Server 0/1 active; Worker 0/2 active)"),
+    (
+        "created only",
+        fx.created,
+        "Progressing",
+        "MXJob mnist is created. (Scheduler 0/1 active; Server 0/1 active; Worker 0/2 active)",
+    ),
     ("running", fx.running, "Progressing", f"MXJob mnist is running. ({ACTIVE})"),
-    ("restarting", fx.restarting, "Progressing", "job mnist is restarting because Worker replica(s) failed. "
-     "(Scheduler 1/1 active; Server 1/1 active; Worker 1/2 active, 1 failed)"),
+    (
+        "restarting",
+        fx.restarting,
+        "Progressing",
+        "job mnist is restarting because Worker replica(s) failed. "
+        "(Scheduler 1/1 active; Server 1/1 active; Worker 1/2 active, 1 failed)",
+    ),
     ("suspended", fx.suspended, "Suspended", "MXJob mnist is suspended."),
     ("succeeded", fx.succeeded, "Healthy", "MXJob mnist is successfully completed."),
-    ("failed: permanent exit code", fx.failed_permanent_exit_code, "Degraded",
-     "mxjob mnist is failed because 1 Worker replica(s) failed."),
-    ("failed: backoff limit", fx.failed_backoff_limit, "Degraded",
-     "Job mnist has failed because it has reached the specified backoff limit"),
-    ("failed: deadline", fx.failed_deadline, "Degraded",
-     "Job mnist has failed because it was active longer than specified deadline"),
-    ("no conditions", fx.no_conditions, "Progressing",
-     f"Waiting for the MXJob reconciler to report a status ({ACTIVE})"),
+    (
+        "failed: permanent exit code",
+        fx.failed_permanent_exit_code,
+        "Degraded",
+        "mxjob mnist is failed because 1 Worker replica(s) failed.",
+    ),
+    (
+        "failed: backoff limit",
+        fx.failed_backoff_limit,
+        "Degraded",
+        "Job mnist has failed because it has reached the specified backoff limit",
+    ),
+    (
+        "failed: deadline",
+        fx.failed_deadline,
+        "Degraded",
+        "Job mnist has failed because it was active longer than specified deadline",
+    ),
+    (
+        "no conditions",
+        fx.no_conditions,
+        "Progressing",
+        f"Waiting for the MXJob reconciler to report a status ({ACTIVE})",
+    ),
 ]
 
 
@@ -44,8 +69,10 @@ def run_argocd_health(script: str, obj: dict[str, Any]) -> dict[str, Any]:
     `time` and `date` (util/lua/oslib_safe.go, OpenSafeOs), the object as global `obj`, the returned table as
     the result, an unknown status turned into Unknown."""
     runtime = lua51.LuaRuntime()
-    runtime.execute("debug.setmetatable('', nil) os = {time = os.time, date = os.date} "
-                    "string, math, io, debug, coroutine, python = nil, nil, nil, nil, nil, nil")
+    runtime.execute(
+        "debug.setmetatable('', nil) os = {time = os.time, date = os.date} "
+        "string, math, io, debug, coroutine, python = nil, nil, nil, nil, nil, nil"
+    )
     runtime.globals()["obj"] = runtime.table_from(obj, recursive=True)
     result = runtime.execute(script)
     assert lua51.lua_type(result) == "table"
@@ -82,7 +109,9 @@ def test_flux_expressions_match_the_lua_verdicts(build: Callable[[], dict[str, A
 def test_a_job_without_any_status_yet() -> None:
     fresh = fx.mxjob()
     assert run_argocd_health(argocd_health_lua(), fresh) == {
-        "status": "Progressing", "message": "Waiting for the MXJob reconciler to report a status"}
+        "status": "Progressing",
+        "message": "Waiting for the MXJob reconciler to report a status",
+    }
     # cel-go, like this CEL, fails on the missing `status` variable; Flux then reports Unknown and keeps waiting.
     with pytest.raises(RuntimeError, match="status"):
         run_flux_health(fresh)
@@ -97,7 +126,9 @@ def test_the_lua_sandbox_is_as_narrow_as_argo_cds() -> None:
     with pytest.raises(lua51.LuaError):
         run_argocd_health("return {status = os.getenv('HOME')}", fx.running())
     assert run_argocd_health("return {status = 'Healthy', message = os.date('!%Y', 0)}", fx.running()) == {
-        "status": "Healthy", "message": "1970"}
+        "status": "Healthy",
+        "message": "1970",
+    }
 
 
 def test_the_flux_entry_names_the_mxjob_kind() -> None:

@@ -20,18 +20,27 @@ from tests.test_health_checks import run_argocd_health, run_flux_health
 COMPONENT = REPO / "overlays" / "argocd-health"
 
 
-@pytest.mark.parametrize(("args", "code", "check"), [
-    (["argocd-health"], 0, lambda out: yaml.safe_load(out)["data"][ARGOCD_CM_KEY] == argocd_health_lua()),
-    (["argocd-health", "--format", "json", "-n", "gitops"], 0,
-     lambda out: json.loads(out)["metadata"] == {"name": "argocd-cm", "namespace": "gitops"}),
-    (["argocd-health", "--format", "lua"], 0, lambda out: out == argocd_health_lua()),
-    (["flux-health"], 0, lambda out: yaml.safe_load(out)["healthCheckExprs"][0]["failed"] ==
-     FLUX_EXPRESSIONS["failed"]),
-    (["flux-health", "--format", "json"], 0, lambda out: json.loads(out)["healthCheckExprs"][0]["kind"] == "MXJob"),
-    (["flux-health", "--format", "lua"], 2, lambda out: out == ""),
-    (["argocd-health", "--format", "toml"], 2, lambda out: out == ""),
-    (["no-such-thing"], 2, lambda out: out == ""),
-])
+@pytest.mark.parametrize(
+    ("args", "code", "check"),
+    [
+        (["argocd-health"], 0, lambda out: yaml.safe_load(out)["data"][ARGOCD_CM_KEY] == argocd_health_lua()),
+        (
+            ["argocd-health", "--format", "json", "-n", "gitops"],
+            0,
+            lambda out: json.loads(out)["metadata"] == {"name": "argocd-cm", "namespace": "gitops"},
+        ),
+        (["argocd-health", "--format", "lua"], 0, lambda out: out == argocd_health_lua()),
+        (
+            ["flux-health"],
+            0,
+            lambda out: yaml.safe_load(out)["healthCheckExprs"][0]["failed"] == FLUX_EXPRESSIONS["failed"],
+        ),
+        (["flux-health", "--format", "json"], 0, lambda out: json.loads(out)["healthCheckExprs"][0]["kind"] == "MXJob"),
+        (["flux-health", "--format", "lua"], 2, lambda out: out == ""),
+        (["argocd-health", "--format", "toml"], 2, lambda out: out == ""),
+        (["no-such-thing"], 2, lambda out: out == ""),
+    ],
+)
 def test_cli_prints_the_snippets(args: list[str], code: int, check: Any) -> None:
     result = run_cli(["integrations", *args])
     assert result.exit_code == code, result.stderr
@@ -53,7 +62,8 @@ def test_the_component_installs_a_working_health_check(tmp_path: Path, component
     path = os.path.relpath(REPO / "overlays" / component, tmp_path)
     (tmp_path / "kustomization.yaml").write_text(
         f"namespace: argocd\nresources: [argocd-cm.yaml, argocd-repo-server.yaml]\ncomponents: [{path}]\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     kubectl = shutil.which("kubectl")
     assert kubectl is not None, "kubectl is part of the test tools (GUIDE.md)"
     done = subprocess.run([kubectl, "kustomize", str(tmp_path)], capture_output=True, text=True, check=False)
@@ -67,8 +77,9 @@ def test_the_component_installs_a_working_health_check(tmp_path: Path, component
 
 def test_flux_examples_carry_the_health_check() -> None:
     for path in sorted((EXAMPLES / "gitops" / "flux").glob("*.yaml")):
-        kustomizations = [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8"))
-                          if d and d["kind"] == "Kustomization"]
+        kustomizations = [
+            d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d and d["kind"] == "Kustomization"
+        ]
         assert kustomizations, path
         for kustomization in kustomizations:
             spec = kustomization["spec"]

@@ -14,15 +14,22 @@ import yaml
 from tests.conftest import run_cli
 from tests.helpers import job, replica
 
-PASSTHROUGH: dict[str, Any] = {"apiVersion": "v1", "kind": "ConfigMap",
-               "metadata": {"name": "other", "annotations": {"internal.config.kubernetes.io/path": "other.yaml",
-                                                             "internal.config.kubernetes.io/index": "0"}}}
+PASSTHROUGH: dict[str, Any] = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {
+        "name": "other",
+        "annotations": {"internal.config.kubernetes.io/path": "other.yaml", "internal.config.kubernetes.io/index": "0"},
+    },
+}
 
 
 def _job(**changes: Any) -> dict[str, Any]:
     spec = job(name="k", Worker=replica())
-    spec["metadata"]["annotations"] = {"internal.config.kubernetes.io/path": "jobs/k.yaml",
-                                       "internal.config.kubernetes.io/index": "1"}
+    spec["metadata"]["annotations"] = {
+        "internal.config.kubernetes.io/path": "jobs/k.yaml",
+        "internal.config.kubernetes.io/index": "1",
+    }
     spec["spec"].update(changes)
     return spec
 
@@ -45,8 +52,12 @@ def test_renders_mxjobs_and_passes_other_items_through_untouched() -> None:
 
 
 def test_function_config_overrides_flags() -> None:
-    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"},
-              "data": {"target": "argocd", "namespace": "ml", "gangScheduler": "volcano", "job": "false"}}
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "cfg"},
+        "data": {"target": "argocd", "namespace": "ml", "gangScheduler": "volcano", "job": "false"},
+    }
     output = yaml.safe_load(run_cli(["krm", "--target", "flux"], stdin=_resource_list([_job()], config)).stdout)
     kinds = [i["kind"] for i in output["items"]]
     assert kinds == ["ConfigMap", "PodGroup", "Service", "Pod"]
@@ -62,13 +73,15 @@ def test_errors_become_results_and_items_are_returned_unchanged() -> None:
     assert result.exit_code == 1
     output = yaml.safe_load(result.stdout)
     assert output["items"] == [PASSTHROUGH, broken]
-    assert output["results"] == [{
-        "message": "MXJ103: jobMode is \"MXTrian\", which is not an allowed value (did you mean 'MXTrain'?)",
-        "severity": "error",
-        "resourceRef": {"apiVersion": "kubeflow.org/v1", "kind": "MXJob", "name": "k"},
-        "field": {"path": "spec.jobMode"},
-        "file": {"path": "jobs/k.yaml", "index": 1},
-    }]
+    assert output["results"] == [
+        {
+            "message": "MXJ103: jobMode is \"MXTrian\", which is not an allowed value (did you mean 'MXTrain'?)",
+            "severity": "error",
+            "resourceRef": {"apiVersion": "kubeflow.org/v1", "kind": "MXJob", "name": "k"},
+            "field": {"path": "spec.jobMode"},
+            "file": {"path": "jobs/k.yaml", "index": 1},
+        }
+    ]
 
 
 def test_warnings_are_results_but_do_not_fail() -> None:
@@ -106,15 +119,21 @@ def test_items_whose_metadata_is_not_a_mapping(metadata: Any) -> None:
     assert _failure(_resource_list([item, _job()]))[0]["resourceRef"] == {"apiVersion": "v1", "kind": "ConfigMap"}
 
 
-@pytest.mark.parametrize(("config", "field", "words"), [
-    ({"kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"namespace": "../../Bad NS"}}, "data.namespace",
-     "not a namespace name"),
-    ({"kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"namespcae": "ml"}}, "data.namespcae", "no option"),
-    ({"kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"maxPods": "1.5"}}, "data.maxPods", "whole number"),
-    ({"kind": "ConfigMap", "metadata": {"name": "c"}, "data": ["target=flux"]}, "data", "mapping"),
-    ({"kind": "Secret", "metadata": {"name": "c"}, "data": {"namespace": "ml"}}, None, "not a ConfigMap"),
-    ("target=flux", None, "not a ConfigMap"),
-])
+@pytest.mark.parametrize(
+    ("config", "field", "words"),
+    [
+        (
+            {"kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"namespace": "../../Bad NS"}},
+            "data.namespace",
+            "not a namespace name",
+        ),
+        ({"kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"namespcae": "ml"}}, "data.namespcae", "no option"),
+        ({"kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"maxPods": "1.5"}}, "data.maxPods", "whole number"),
+        ({"kind": "ConfigMap", "metadata": {"name": "c"}, "data": ["target=flux"]}, "data", "mapping"),
+        ({"kind": "Secret", "metadata": {"name": "c"}, "data": {"namespace": "ml"}}, None, "not a ConfigMap"),
+        ("target=flux", None, "not a ConfigMap"),
+    ],
+)
 def test_a_bad_function_config_is_an_error_result(config: Any, field: str | None, words: str) -> None:
     [result] = _failure(_resource_list([PASSTHROUGH, _job()], config))
     assert words in result["message"]
@@ -129,20 +148,37 @@ def _kubectl_runs_exec_functions() -> bool:
     return "--enable-exec" in help_text
 
 
-@pytest.mark.skipif(not _kubectl_runs_exec_functions(),
-                    reason="this kubectl's kustomize cannot run exec KRM functions (no --enable-exec)")
+@pytest.mark.skipif(
+    not _kubectl_runs_exec_functions(),
+    reason="this kubectl's kustomize cannot run exec KRM functions (no --enable-exec)",
+)
 def test_through_kustomize(tmp_path: Path) -> None:  # pragma: no cover - depends on the local kubectl
     (tmp_path / "fn").write_text(f"#!/bin/sh\nexec {sys.executable} -m mxjob_gitops krm\n", encoding="utf-8")
     (tmp_path / "fn").chmod(0o755)
     (tmp_path / "job.yaml").write_text(yaml.safe_dump(job(name="k", Worker=replica())), encoding="utf-8")
-    (tmp_path / "render.yaml").write_text(yaml.safe_dump({
-        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {
-            "name": "mxjob", "annotations": {"config.kubernetes.io/function": "exec:\n  path: ./fn\n"}},
-        "data": {"target": "plain"}}), encoding="utf-8")
-    (tmp_path / "kustomization.yaml").write_text("resources: [job.yaml]\ntransformers: [render.yaml]\n",
-                                                 encoding="utf-8")
-    built = subprocess.run([str(shutil.which("kubectl")), "kustomize", "--enable-alpha-plugins", "--enable-exec",
-                            str(tmp_path)], capture_output=True, text=True, check=True)
+    (tmp_path / "render.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {
+                    "name": "mxjob",
+                    "annotations": {"config.kubernetes.io/function": "exec:\n  path: ./fn\n"},
+                },
+                "data": {"target": "plain"},
+            }
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "kustomization.yaml").write_text(
+        "resources: [job.yaml]\ntransformers: [render.yaml]\n", encoding="utf-8"
+    )
+    built = subprocess.run(
+        [str(shutil.which("kubectl")), "kustomize", "--enable-alpha-plugins", "--enable-exec", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "kind: Pod" in built.stdout
 
 
@@ -163,9 +199,25 @@ def test_through_kpt(tmp_path: Path) -> None:
     spec = job(name="k", Scheduler=replica(1), Server=replica(1), Worker=replica(2))
     (package / "job.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
     (package / "other.yaml").write_text(yaml.safe_dump(PASSTHROUGH), encoding="utf-8")
-    done = subprocess.run([str(KPT), "fn", "eval", str(package), "--exec", str(_kpt_function(tmp_path)),
-                           "--output", "stdout", "--", "target=argocd", "namespace=ml"],
-                          capture_output=True, text=True, check=False, timeout=120)
+    done = subprocess.run(
+        [
+            str(KPT),
+            "fn",
+            "eval",
+            str(package),
+            "--exec",
+            str(_kpt_function(tmp_path)),
+            "--output",
+            "stdout",
+            "--",
+            "target=argocd",
+            "namespace=ml",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     items = yaml.safe_load(done.stdout)["items"]
     pods = [i for i in items if i["kind"] == "Pod"]
@@ -180,8 +232,13 @@ def test_through_kpt_reports_results(tmp_path: Path) -> None:
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "job.yaml").write_text(yaml.safe_dump(job(name="k", Workr=replica())), encoding="utf-8")
-    done = subprocess.run([str(KPT), "fn", "eval", str(package), "--exec", str(_kpt_function(tmp_path)),
-                           "--output", "stdout"], capture_output=True, text=True, check=False, timeout=120)
+    done = subprocess.run(
+        [str(KPT), "fn", "eval", str(package), "--exec", str(_kpt_function(tmp_path)), "--output", "stdout"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
     assert done.returncode != 0
     assert "MXJ203" in done.stdout + done.stderr
     assert (package / "job.yaml").read_text(encoding="utf-8") == yaml.safe_dump(job(name="k", Workr=replica()))

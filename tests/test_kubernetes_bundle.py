@@ -29,8 +29,10 @@ def _bundle_module() -> Any:
 def _local_refs(node: Any) -> Any:
     """kubernetes-validate's per-kind files point into _definitions.json; inside it, refs are local."""
     if isinstance(node, dict):
-        return {k: v.replace("/api/_definitions.json#", "#") if k == "$ref" and isinstance(v, str) else _local_refs(v)
-                for k, v in node.items()}
+        return {
+            k: v.replace("/api/_definitions.json#", "#") if k == "$ref" and isinstance(v, str) else _local_refs(v)
+            for k, v in node.items()
+        }
     if isinstance(node, list):
         return [_local_refs(v) for v in node]
     return node
@@ -40,7 +42,8 @@ def test_the_committed_bundle_is_the_upstream_strict_definitions() -> None:
     bundle = _bundle_module()
     committed = bundle.bundle_path(DEFAULT_KUBERNETES_VERSION)
     assert json.loads(gzip.decompress(committed.read_bytes())) == bundle.source_definitions(
-        DEFAULT_KUBERNETES_VERSION), "stale: run `python schemas/kubernetes_bundle.py`"
+        DEFAULT_KUBERNETES_VERSION
+    ), "stale: run `python schemas/kubernetes_bundle.py`"
 
 
 def test_the_relaxed_variant_is_the_strict_one_without_additional_properties_false() -> None:

@@ -40,7 +40,12 @@ def test_every_rendered_object_is_valid_in_strict_mode(target: Target) -> None:
 
 
 def test_the_validator_catches_a_bad_pod() -> None:
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"},
-           "spec": {"containers": [{"name": "c", "image": "i", "imagePullPolicyy": "x",
-                                    "ports": [{"containerPort": "eighty"}]}]}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "x"},
+        "spec": {
+            "containers": [{"name": "c", "image": "i", "imagePullPolicyy": "x", "ports": [{"containerPort": "eighty"}]}]
+        },
+    }
     assert len(errors(pod)) == 2

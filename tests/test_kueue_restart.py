@@ -21,11 +21,14 @@ from tests.kubelet import condition_types, deploy, job_status, pod_status, set_p
 from tests.kueue_player import FINALIZER, GATE, KueuePlayer
 
 SEED = (EXAMPLES / "train" / "mx_job_dist_gpu.yaml").read_text(encoding="utf-8")
-JOB = SEED.replace("""    Worker:
+JOB = SEED.replace(
+    """    Worker:
       replicas: 1
-      restartPolicy: Never""", """    Worker:
+      restartPolicy: Never""",
+    """    Worker:
       replicas: 1
-      restartPolicy: ExitCode""").replace("  runPolicy:\n", "  runPolicy:\n    backoffLimit: 2\n")
+      restartPolicy: ExitCode""",
+).replace("  runPolicy:\n", "  runPolicy:\n    backoffLimit: 2\n")
 PODS = ("mxnet-job-scheduler-0", "mxnet-job-server-0", "mxnet-job-worker-0")
 KUEUE = ("--gang-scheduler", "kueue=research")
 
@@ -69,8 +72,9 @@ def start(server: FakeServer, kubeconfig: Path, player: KueuePlayer) -> None:
 
 
 @pytest.mark.parametrize("deleted_by_someone", [False, True])
-def test_restart_completes_although_kueue_holds_the_failed_pod(api: tuple[FakeServer, Path, KueuePlayer],
-                                                                deleted_by_someone: bool) -> None:
+def test_restart_completes_although_kueue_holds_the_failed_pod(
+    api: tuple[FakeServer, Path, KueuePlayer], deleted_by_someone: bool
+) -> None:
     server, kubeconfig, player = api
     start(server, kubeconfig, player)
     old = pod(server, "mxnet-job-worker-0")
@@ -112,8 +116,12 @@ def test_permanent_failure_marks_the_group_unretriable(api: tuple[FakeServer, Pa
     set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=1)  # permanent under ExitCode
     once(kubeconfig)
     assert condition_types(server)[-1] == ("Failed", "True")
-    marked = [name for name in PODS if (pod(server, name) or {}).get("metadata", {}).get("annotations", {})
-              .get("kueue.x-k8s.io/retriable-in-group") == "false"]
+    marked = [
+        name
+        for name in PODS
+        if (pod(server, name) or {}).get("metadata", {}).get("annotations", {}).get("kueue.x-k8s.io/retriable-in-group")
+        == "false"
+    ]
     assert marked == ["mxnet-job-worker-0"]  # the failed pod, once
     player.step()
     assert not player.finished  # the scheduler and server still run: Kueue waits for them
@@ -166,8 +174,12 @@ def test_a_succeeded_job_frees_its_quota(api: tuple[FakeServer, Path, KueuePlaye
     set_pod(server, "mxnet-job-scheduler-0", "Succeeded", exit_code=0)
     once(kubeconfig)
     assert condition_types(server)[-1] == ("Succeeded", "True")
-    marked = [name for name in PODS if (pod(server, name) or {}).get("metadata", {}).get("annotations", {})
-              .get("kueue.x-k8s.io/retriable-in-group") == "false"]
+    marked = [
+        name
+        for name in PODS
+        if (pod(server, name) or {}).get("metadata", {}).get("annotations", {}).get("kueue.x-k8s.io/retriable-in-group")
+        == "false"
+    ]
     assert len(marked) == 1
     once(kubeconfig)  # the finished job's pass applies cleanPodPolicy
     for name in ("mxnet-job-server-0", "mxnet-job-worker-0"):  # deleted by cleanPodPolicy, held by Kueue
@@ -188,14 +200,18 @@ def test_gitops_mode_frees_the_name_for_self_heal(api: tuple[FakeServer, Path, K
     assert old is not None
     set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137)
     for _ in range(2):  # delete, then release the deleted pod
-        result = run_cli(["reconcile", "--once", "--kubeconfig", str(kubeconfig), "--no-leader-election",
-                          "--restart-mode", "gitops"])
+        result = run_cli(
+            ["reconcile", "--once", "--kubeconfig", str(kubeconfig), "--no-leader-election", "--restart-mode", "gitops"]
+        )
         assert result.exit_code == 0, result.stderr
     assert pod(server, "mxnet-job-worker-0") is None  # released, and not recreated by the reconciler
     assert old["metadata"]["uid"] not in player.finalized_by_kueue
     rendered = run_cli(["render", "-n", "ml", *KUEUE, "-"], stdin=JOB)
-    git_pod = next(d for d in yaml.safe_load_all(rendered.stdout)
-                   if d and d["kind"] == "Pod" and d["metadata"]["name"] == "mxnet-job-worker-0")
+    git_pod = next(
+        d
+        for d in yaml.safe_load_all(rendered.stdout)
+        if d and d["kind"] == "Pod" and d["metadata"]["name"] == "mxnet-job-worker-0"
+    )
     assert server.state.create("v1", "pods", "ml", git_pod)[0] == 201  # self-heal
     player.step()
     assert not gated(server, "mxnet-job-worker-0")  # the admitted Workload takes the replacement

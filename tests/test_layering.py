@@ -11,8 +11,24 @@ import pytest
 from tests.conftest import REPO
 
 CORE = sorted(p for p in (REPO / "compiler").rglob("*.py") if p.relative_to(REPO / "compiler").parts[0] != "cli")
-FORBIDDEN_IN_CORE = {"os", "sys", "subprocess", "socket", "time", "datetime", "random", "shutil", "tempfile", "urllib",
-                     "http", "requests", "kubernetes", "mxjob_gitops.reconciler", "mxjob_gitops.compiler.cli", "click"}
+FORBIDDEN_IN_CORE = {
+    "os",
+    "sys",
+    "subprocess",
+    "socket",
+    "time",
+    "datetime",
+    "random",
+    "shutil",
+    "tempfile",
+    "urllib",
+    "http",
+    "requests",
+    "kubernetes",
+    "mxjob_gitops.reconciler",
+    "mxjob_gitops.compiler.cli",
+    "click",
+}
 
 
 def _imports(path: Path) -> set[str]:
@@ -28,8 +44,12 @@ def _imports(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("path", CORE, ids=[str(p.relative_to(REPO / "compiler")) for p in CORE])
 def test_core_module_is_pure(path: Path) -> None:
-    bad = {name for name in _imports(path) for forbidden in FORBIDDEN_IN_CORE
-           if name == forbidden or name.startswith(forbidden + ".")}
+    bad = {
+        name
+        for name in _imports(path)
+        for forbidden in FORBIDDEN_IN_CORE
+        if name == forbidden or name.startswith(forbidden + ".")
+    }
     assert not bad, f"{path.name} imports {sorted(bad)}"
 
 
@@ -47,17 +67,25 @@ def test_every_module_starts_with_a_docstring() -> None:
 
 def test_only_one_module_imports_the_kubernetes_client() -> None:
     sources = [*(REPO / "compiler").rglob("*.py"), *(REPO / "reconciler").rglob("*.py")]
-    importers = sorted(str(path.relative_to(REPO)) for path in sources
-                       if any(n == "kubernetes" or n.startswith("kubernetes.") for n in _imports(path)))
+    importers = sorted(
+        str(path.relative_to(REPO))
+        for path in sources
+        if any(n == "kubernetes" or n.startswith("kubernetes.") for n in _imports(path))
+    )
     assert importers == ["reconciler/kube.py"]
 
 
 # What the reconciler may use of the compiler: the package's exported names, the operator's vocabulary, and
 # the CLI's contract with its subcommands: exit codes, the shared flag vocabulary and the optional-extra check
 # (the reconciler's `reconcile` command plugs into `mxjob` and must take the same flags as every other command).
-PUBLIC_MODULES = {"mxjob_gitops.compiler", "mxjob_gitops.compiler.constants", "mxjob_gitops.compiler.replicas",
-                  "mxjob_gitops.compiler.cli.exits", "mxjob_gitops.compiler.cli.flags",
-                  "mxjob_gitops.compiler.cli.extras"}
+PUBLIC_MODULES = {
+    "mxjob_gitops.compiler",
+    "mxjob_gitops.compiler.constants",
+    "mxjob_gitops.compiler.replicas",
+    "mxjob_gitops.compiler.cli.exits",
+    "mxjob_gitops.compiler.cli.flags",
+    "mxjob_gitops.compiler.cli.extras",
+}
 
 
 def _is_compiler(module: str) -> bool:
@@ -99,6 +127,10 @@ def test_everything_imports_through_the_one_package() -> None:
     also exposes the folders' own names, which the wheel does not install)."""
     folders = ("compiler", "reconciler", "tests", "bench", "schemas")
     sources = [*(REPO / "mxjob_gitops").glob("*.py"), *(p for folder in folders for p in (REPO / folder).rglob("*.py"))]
-    bad = [f"{p.relative_to(REPO)}: {n}" for p in sources for n in _imports(p)
-           if n.split(".")[0] in ("compiler", "reconciler")]
+    bad = [
+        f"{p.relative_to(REPO)}: {n}"
+        for p in sources
+        for n in _imports(p)
+        if n.split(".")[0] in ("compiler", "reconciler")
+    ]
     assert len(sources) > 100 and not bad, bad

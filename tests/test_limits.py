@@ -18,10 +18,13 @@ from tests.conftest import run_cli
 from tests.helpers import job, replica
 
 _LAUGHS = "".join(f"  {x}: &{x} [{', '.join([f'*{p}'] * 9)}]\n" for p, x in zip("abcdefgh", "bcdefghi", strict=True))
-BILLION_LAUGHS = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n"
-                  '  a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + _LAUGHS)
-_MXJOB_HEAD = ("apiVersion: kubeflow.org/v1\nkind: MXJob\nmetadata: {name: j}\nspec:\n  jobMode: MXTrain\n"
-               "  mxReplicaSpecs:\n")
+BILLION_LAUGHS = (
+    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n"
+    '  a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + _LAUGHS
+)
+_MXJOB_HEAD = (
+    "apiVersion: kubeflow.org/v1\nkind: MXJob\nmetadata: {name: j}\nspec:\n  jobMode: MXTrain\n  mxReplicaSpecs:\n"
+)
 _TEMPLATE = "template: {spec: {containers: [{name: mxnet, image: x}]}}"
 
 
@@ -31,10 +34,13 @@ def _replicas(**counts: int) -> str:
 
 ATTACKS = {
     "billion laughs ConfigMap": (BILLION_LAUGHS, r"11:6"),
-    "billion laughs in an MXJob": (_MXJOB_HEAD + "    Worker:\n      replicas: 1\n      template:\n"
-                                   "        metadata:\n          labels: {x: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]}\n"
-                                   + _LAUGHS.replace("  ", "        ", 1).replace("\n  ", "\n        ")
-                                   + "        spec: {containers: [{name: mxnet, image: x}]}\n", r"\d+:\d+"),
+    "billion laughs in an MXJob": (
+        _MXJOB_HEAD + "    Worker:\n      replicas: 1\n      template:\n"
+        "        metadata:\n          labels: {x: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]}\n"
+        + _LAUGHS.replace("  ", "        ", 1).replace("\n  ", "\n        ")
+        + "        spec: {containers: [{name: mxnet, image: x}]}\n",
+        r"\d+:\d+",
+    ),
     "recursive alias": ("a: &a [*a]\n", r"1:4"),
     "recursive mapping alias": ("apiVersion: v1\nkind: ConfigMap\nmetadata: &m {name: x, self: *m}\n", r"3:\d+"),
     "flow nesting 5000 deep": ("a: " + "[" * 5000 + "]" * 5000 + "\n", r"1:203: error MXJ008"),
@@ -42,13 +48,19 @@ ATTACKS = {
     "1e8 workers": (_replicas(Scheduler=1, Server=1, Worker=100_000_000), r"9:\d+"),
     "2^31-1 servers": (_replicas(Scheduler=1, Server=2**31 - 1, Worker=1), r"8:\d+"),
     "many workers in total": (_replicas(Scheduler=1, Server=600, Worker=600), r"7:5"),
-    "output past 512 MiB": ("---\n".join(_replicas(Scheduler=1, Server=1, Worker=998)
-                                         .replace("name: j}", f"name: j{i}}}") for i in range(30)),
-                            r"10\d:5: error MXJ008"),
-    "TunerServer 881581": (_MXJOB_HEAD.replace("MXTrain", "MXTune")
-                           + f"    TunerServer: {{replicas: 881581, {_TEMPLATE}}}\n"
-                           + f"    Tuner: {{replicas: 1, {_TEMPLATE}}}\n"
-                           + f"    TunerTracker: {{replicas: 1, {_TEMPLATE}}}\n", r"7:\d+"),
+    "output past 512 MiB": (
+        "---\n".join(
+            _replicas(Scheduler=1, Server=1, Worker=998).replace("name: j}", f"name: j{i}}}") for i in range(30)
+        ),
+        r"10\d:5: error MXJ008",
+    ),
+    "TunerServer 881581": (
+        _MXJOB_HEAD.replace("MXTrain", "MXTune")
+        + f"    TunerServer: {{replicas: 881581, {_TEMPLATE}}}\n"
+        + f"    Tuner: {{replicas: 1, {_TEMPLATE}}}\n"
+        + f"    TunerTracker: {{replicas: 1, {_TEMPLATE}}}\n",
+        r"7:\d+",
+    ),
 }
 
 
@@ -70,8 +82,9 @@ def test_attacks_are_refused_fast_small_and_located(tmp_path: Path, command: str
 
 def test_max_pods_raises_the_limit_and_is_recorded(tmp_path: Path) -> None:
     spec = tmp_path / "job.json"
-    spec.write_text(json.dumps(job(name="j", Scheduler=replica(1), Server=replica(1), Worker=replica(1200))),
-                    encoding="utf-8")
+    spec.write_text(
+        json.dumps(job(name="j", Scheduler=replica(1), Server=replica(1), Worker=replica(1200))), encoding="utf-8"
+    )
     assert run_cli(["render", str(spec)]).exit_code == 1
     result = run_cli(["render", "--max-pods", "1202", str(spec)])
     assert result.exit_code == 0, result.stderr

@@ -23,8 +23,13 @@ def _as_the_server_stores_it(manifest: dict[str, Any]) -> dict[str, Any]:
     obj = copy.deepcopy(manifest)
     if obj["kind"] == "Pod":
         spec = obj["spec"]
-        spec.update(dnsPolicy="ClusterFirst", nodeName="node-1", schedulerName="default-scheduler",
-                    serviceAccountName="default", terminationGracePeriodSeconds=30)
+        spec.update(
+            dnsPolicy="ClusterFirst",
+            nodeName="node-1",
+            schedulerName="default-scheduler",
+            serviceAccountName="default",
+            terminationGracePeriodSeconds=30,
+        )
         spec["volumes"] = [{"name": "kube-api-access-x1", "projected": {"sources": []}}]
         for container in spec["containers"]:
             container.update(imagePullPolicy="IfNotPresent", terminationMessagePath="/dev/termination-log")
@@ -42,8 +47,9 @@ def cluster(tmp_path: Path) -> Iterator[tuple[FakeServer, Path]]:
     with FakeServer() as server:
         for manifest in rendered:
             group_version = manifest["apiVersion"]
-            code, _ = server.state.create(group_version, PLURALS[manifest["kind"]], "ml",
-                                          _as_the_server_stores_it(manifest))
+            code, _ = server.state.create(
+                group_version, PLURALS[manifest["kind"]], "ml", _as_the_server_stores_it(manifest)
+            )
             assert code == 201
         yield server, server.kubeconfig(tmp_path / "kubeconfig")
 
@@ -62,12 +68,22 @@ def test_no_difference_when_the_cluster_matches_git(cluster: tuple[FakeServer, P
 def test_changes_added_and_removed_objects(cluster: tuple[FakeServer, Path], tmp_path: Path) -> None:
     server, kubeconfig = cluster
     changed = tmp_path / "job.yaml"
-    changed.write_text(JOB.read_text(encoding="utf-8").replace("mxjob/mxnet:gpu", "mxjob/mxnet:gpu-2"),
-                       encoding="utf-8")
+    changed.write_text(
+        JOB.read_text(encoding="utf-8").replace("mxjob/mxnet:gpu", "mxjob/mxnet:gpu-2"), encoding="utf-8"
+    )
     server.state.delete(("v1", "pods", "ml", "mxnet-job-server-0"))
-    leftover = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "mxnet-job-worker-7", "labels": {
-        "training.kubeflow.org/operator-name": "mxjob-controller", "training.kubeflow.org/job-name": "mxnet-job"}},
-        "spec": {"containers": [{"name": "mxnet", "image": "old"}]}}
+    leftover = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "mxnet-job-worker-7",
+            "labels": {
+                "training.kubeflow.org/operator-name": "mxjob-controller",
+                "training.kubeflow.org/job-name": "mxnet-job",
+            },
+        },
+        "spec": {"containers": [{"name": "mxnet", "image": "old"}]},
+    }
     server.state.create("v1", "pods", "ml", leftover)
     result = _diff(kubeconfig, changed, "--format", "json")
     assert result.exit_code == 1, result.stderr
@@ -77,7 +93,8 @@ def test_changes_added_and_removed_objects(cluster: tuple[FakeServer, Path], tmp
     worker = objects[("Pod", "mxnet-job-worker-0")]
     assert worker["status"] == "modified"
     assert [(c["path"], c["old"], c["new"]) for c in worker["changes"]] == [
-        ("spec.containers[mxnet].image", "mxjob/mxnet:gpu", "mxjob/mxnet:gpu-2")]
+        ("spec.containers[mxnet].image", "mxjob/mxnet:gpu", "mxjob/mxnet:gpu-2")
+    ]
     assert worker["replace"] is False  # only the image: the pod can be updated in place
 
 
@@ -104,7 +121,8 @@ def test_a_field_git_dropped_since_the_last_apply_shows_as_removed(tmp_path: Pat
                 applied["spec"]["hostname"] = "old-host"
                 stored["spec"]["hostname"] = "old-host"
                 stored["metadata"]["annotations"] = {
-                    "kubectl.kubernetes.io/last-applied-configuration": json.dumps(applied)}
+                    "kubectl.kubernetes.io/last-applied-configuration": json.dumps(applied)
+                }
             code, _ = server.state.create(manifest["apiVersion"], PLURALS[manifest["kind"]], "ml", stored)
             assert code == 201
         result = _diff(server.kubeconfig(tmp_path / "kubeconfig"), JOB, "--format", "json")

@@ -27,8 +27,9 @@ def cluster(tmp_path: Path) -> Iterator[tuple[FakeServer, Path]]:
     with FakeServer() as server:
         for path in (TRAIN, TUNE):
             for manifest in yaml.safe_load_all(run_cli(["render", "-n", "ml", str(path)]).stdout):
-                code, _ = server.state.create(manifest["apiVersion"], PLURALS[manifest["kind"]], "ml",
-                                              _as_the_server_stores_it(manifest))
+                code, _ = server.state.create(
+                    manifest["apiVersion"], PLURALS[manifest["kind"]], "ml", _as_the_server_stores_it(manifest)
+                )
                 assert code == 201
         kubeconfig = server.kubeconfig(tmp_path / "kubeconfig", namespace="ml")
         config: dict[str, Any] = json.loads(kubeconfig.read_text(encoding="utf-8"))
@@ -50,8 +51,9 @@ def test_no_namespace_flag_means_the_context_namespace(cluster: tuple[FakeServer
 
 def test_context_picks_the_kubeconfig_context(cluster: tuple[FakeServer, Path]) -> None:
     _, kubeconfig = cluster
-    result = run_cli(["diff", "--live", "--kubeconfig", str(kubeconfig), "--context", "dev", "--format", "json",
-                      str(TRAIN)])
+    result = run_cli(
+        ["diff", "--live", "--kubeconfig", str(kubeconfig), "--context", "dev", "--format", "json", str(TRAIN)]
+    )
     assert result.exit_code == 1, result.stderr
     statuses = _objects(result.stdout)
     assert statuses and set(statuses.values()) == {"added"}  # nothing of it lives in `dev`
@@ -59,16 +61,26 @@ def test_context_picks_the_kubeconfig_context(cluster: tuple[FakeServer, Path]) 
 
 def test_other_jobs_in_the_namespace_are_not_removed(cluster: tuple[FakeServer, Path]) -> None:
     _, kubeconfig = cluster
-    result = run_cli(["diff", "--live", "--kubeconfig", str(kubeconfig), "-n", "ml", "--format", "json",
-                      str(TRAIN)])
+    result = run_cli(["diff", "--live", "--kubeconfig", str(kubeconfig), "-n", "ml", "--format", "json", str(TRAIN)])
     assert result.exit_code == 0, result.stdout + result.stderr
     assert _objects(result.stdout) == {}
 
 
 def test_prune_scope_namespace_shows_every_managed_object(cluster: tuple[FakeServer, Path]) -> None:
     _, kubeconfig = cluster
-    result = run_cli(["diff", "--live", "--kubeconfig", str(kubeconfig), "--prune-scope", "namespace",
-                      "--format", "json", str(TRAIN)])
+    result = run_cli(
+        [
+            "diff",
+            "--live",
+            "--kubeconfig",
+            str(kubeconfig),
+            "--prune-scope",
+            "namespace",
+            "--format",
+            "json",
+            str(TRAIN),
+        ]
+    )
     assert result.exit_code == 1, result.stderr
     removed = {name for (kind, name), status in _objects(result.stdout).items() if status == "removed"}
     assert "auto-tuning-job" in removed and any(name.startswith("auto-tuning-job-") for name in removed)
@@ -77,9 +89,18 @@ def test_prune_scope_namespace_shows_every_managed_object(cluster: tuple[FakeSer
 
 def test_a_leftover_pod_of_a_rendered_job_is_still_removed(cluster: tuple[FakeServer, Path]) -> None:
     server, kubeconfig = cluster
-    leftover = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "mxnet-job-worker-7", "labels": {
-        "training.kubeflow.org/operator-name": "mxjob-controller", "training.kubeflow.org/job-name": "mxnet-job"}},
-        "spec": {"containers": [{"name": "mxnet", "image": "old"}]}}
+    leftover = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "mxnet-job-worker-7",
+            "labels": {
+                "training.kubeflow.org/operator-name": "mxjob-controller",
+                "training.kubeflow.org/job-name": "mxnet-job",
+            },
+        },
+        "spec": {"containers": [{"name": "mxnet", "image": "old"}]},
+    }
     server.state.create("v1", "pods", "ml", leftover)
     result = run_cli(["diff", "--live", "--kubeconfig", str(kubeconfig), "--format", "json", str(TRAIN)])
     assert result.exit_code == 1, result.stderr

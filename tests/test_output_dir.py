@@ -31,10 +31,18 @@ def test_one_file_per_object_and_a_kustomization(tmp_path: Path) -> None:
     code, _ = _render(out, str(EXAMPLES / "train"))
     assert code == 0
     names = sorted(p.name for p in out.iterdir())
-    assert names == [".mxjob-render.index", "configmap-mxnet-job-mxjob-config.yaml", "kustomization.yaml",
-                     "mxjob-mxnet-job.yaml", "pod-mxnet-job-scheduler-0.yaml", "pod-mxnet-job-server-0.yaml",
-                     "pod-mxnet-job-worker-0.yaml", "service-mxnet-job-scheduler-0.yaml",
-                     "service-mxnet-job-server-0.yaml", "service-mxnet-job-worker-0.yaml"]
+    assert names == [
+        ".mxjob-render.index",
+        "configmap-mxnet-job-mxjob-config.yaml",
+        "kustomization.yaml",
+        "mxjob-mxnet-job.yaml",
+        "pod-mxnet-job-scheduler-0.yaml",
+        "pod-mxnet-job-server-0.yaml",
+        "pod-mxnet-job-worker-0.yaml",
+        "service-mxnet-job-scheduler-0.yaml",
+        "service-mxnet-job-server-0.yaml",
+        "service-mxnet-job-worker-0.yaml",
+    ]
     kustomization = yaml.safe_load((out / "kustomization.yaml").read_text(encoding="utf-8"))
     assert len(kustomization["resources"]) == 8
 
@@ -53,8 +61,9 @@ def test_kubectl_kustomize_builds_the_same_objects(tmp_path: Path) -> None:
 
 def test_rerender_is_a_no_op_and_removes_only_stale_files(tmp_path: Path) -> None:
     spec = tmp_path / "job.json"
-    spec.write_text(json.dumps(job(name="j", Scheduler=replica(1), Server=replica(1), Worker=replica(3))),
-                    encoding="utf-8")
+    spec.write_text(
+        json.dumps(job(name="j", Scheduler=replica(1), Server=replica(1), Worker=replica(3))), encoding="utf-8"
+    )
     out = tmp_path / "out"
     assert _render(out, str(spec))[0] == 0
     (out / "README.md").write_text("mine", encoding="utf-8")
@@ -62,8 +71,9 @@ def test_rerender_is_a_no_op_and_removes_only_stale_files(tmp_path: Path) -> Non
     code, message = _render(out, str(spec))
     assert code == 0 and "0 written" in message
     assert _snapshot(out) == before
-    spec.write_text(json.dumps(job(name="j", Scheduler=replica(1), Server=replica(1), Worker=replica(2))),
-                    encoding="utf-8")
+    spec.write_text(
+        json.dumps(job(name="j", Scheduler=replica(1), Server=replica(1), Worker=replica(2))), encoding="utf-8"
+    )
     code, message = _render(out, str(spec))
     assert code == 0 and "2 removed" in message
     assert not (out / "pod-j-worker-2.yaml").exists() and not (out / "service-j-worker-2.yaml").exists()
@@ -107,8 +117,9 @@ def test_json_files(tmp_path: Path) -> None:
 
 def test_unchanged_files_are_not_touched_and_edited_ones_are_restored(tmp_path: Path) -> None:
     spec = tmp_path / "job.json"
-    spec.write_text(json.dumps(job(name="j", Scheduler=replica(1), Server=replica(1), Worker=replica(2))),
-                    encoding="utf-8")
+    spec.write_text(
+        json.dumps(job(name="j", Scheduler=replica(1), Server=replica(1), Worker=replica(2))), encoding="utf-8"
+    )
     out = tmp_path / "out"
     assert _render(out, str(spec))[0] == 0
     before = _snapshot(out)

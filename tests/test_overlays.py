@@ -66,15 +66,20 @@ def test_reconciler_runs_restricted(overlay: str, namespace: str) -> None:
     container = pod["containers"][0]
     assert container["image"] == "registry.example.com/platform/mxjob-gitops:0.1.0"
     assert container["args"][0] == "reconcile"
-    assert container["securityContext"] == {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
-                                            "capabilities": {"drop": ["ALL"]}}
+    assert container["securityContext"] == {
+        "allowPrivilegeEscalation": False,
+        "readOnlyRootFilesystem": True,
+        "capabilities": {"drop": ["ALL"]},
+    }
     assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
     assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
     crd = find(docs, "CustomResourceDefinition", "mxjobs.kubeflow.org")
     assert crd["spec"]["versions"][0]["subresources"] == {"status": {}}
     if overlay == "standalone":
-        assert find(docs, "Namespace", namespace)["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == \
-            "restricted"
+        assert (
+            find(docs, "Namespace", namespace)["metadata"]["labels"]["pod-security.kubernetes.io/enforce"]
+            == "restricted"
+        )
 
 
 @needs_kubectl
@@ -82,7 +87,8 @@ def test_argocd_component_adds_the_sidecar(tmp_path: Path) -> None:
     shutil.copy(REPO / "tests" / "fixtures" / "argocd-repo-server.yaml", tmp_path / "repo-server.yaml")
     component = os.path.relpath(REPO / "overlays" / "argocd-cmp", tmp_path)
     (tmp_path / "kustomization.yaml").write_text(
-        f"resources: [repo-server.yaml]\ncomponents: [{component}]\n", encoding="utf-8")
+        f"resources: [repo-server.yaml]\ncomponents: [{component}]\n", encoding="utf-8"
+    )
     docs = build(tmp_path)
     template = find(docs, "Deployment", "argocd-repo-server")["spec"]["template"]
     spec = template["spec"]
@@ -113,8 +119,12 @@ def _run_plugin(command: list[str], app: Path, env: dict[str, str]) -> subproces
 def test_generate_renders_with_the_app_namespace_and_env(tmp_path: Path) -> None:
     app = tmp_path / "app"
     shutil.copytree(EXAMPLES / "train", app)
-    env = {**_shim(tmp_path), "ARGOCD_APP_NAMESPACE": "training", "ARGOCD_ENV_MXJOB_GANG_SCHEDULER": "volcano",
-           "KUBE_VERSION": "1.33"}
+    env = {
+        **_shim(tmp_path),
+        "ARGOCD_APP_NAMESPACE": "training",
+        "ARGOCD_ENV_MXJOB_GANG_SCHEDULER": "volcano",
+        "KUBE_VERSION": "1.33",
+    }
     done = _run_plugin(PLUGIN["spec"]["generate"]["command"], app, env)
     assert done.returncode == 0, done.stderr
     docs = list(yaml.safe_load_all(done.stdout))
@@ -151,12 +161,12 @@ def test_discover_matches_only_directories_with_mxjobs(tmp_path: Path) -> None:
     with_job = tmp_path / "jobs"
     shutil.copytree(EXAMPLES / "tune", with_job / "nested")
     (tmp_path / "json").mkdir()
-    (tmp_path / "json" / "job.json").write_text('{"apiVersion": "kubeflow.org/v1", "kind": "MXJob"}',
-                                                encoding="utf-8")
+    (tmp_path / "json" / "job.json").write_text('{"apiVersion": "kubeflow.org/v1", "kind": "MXJob"}', encoding="utf-8")
     plain = tmp_path / "plain"
     plain.mkdir()
-    (plain / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n# kind: MXJob\n",
-                                   encoding="utf-8")
+    (plain / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n# kind: MXJob\n", encoding="utf-8"
+    )
     assert _run_plugin(command, with_job, {}).stdout.strip() == "./nested/mx_job_tune_gpu.yaml"
     assert _run_plugin(command, tmp_path / "json", {}).stdout.strip() == "./job.json"
     assert _run_plugin(command, plain, {}).stdout == ""

@@ -28,9 +28,24 @@ SCHEMAS_IN_WHEEL = "mxjob_gitops/compiler/_schemas"
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Built offline: the build backend (hatchling) comes from the test venv, nothing is fetched."""
     out = tmp_path_factory.mktemp("wheel")
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-                           "--quiet", "--wheel-dir", str(out), str(REPO)], capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--quiet",
+            "--wheel-dir",
+            str(out),
+            str(REPO),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     yield next(out.glob("mxjob_gitops-*.whl"))
 
@@ -42,18 +57,33 @@ def _names(wheel: Path) -> set[str]:
 
 def test_wheel_holds_runtime_files_only(wheel: Path) -> None:
     names = _names(wheel)
-    sources = {f"{package}/{p.relative_to(root).as_posix()}" for package, root in PACKAGE_ROOTS.items()
-               for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
-    data = {f"{SCHEMAS_IN_WHEEL}/{p.relative_to(REPO / 'schemas').as_posix()}"
-            for p in (REPO / "schemas").rglob("*") if p.is_file() and p.suffix != ".py"
-            and "__pycache__" not in p.parts}
+    sources = {
+        f"{package}/{p.relative_to(root).as_posix()}"
+        for package, root in PACKAGE_ROOTS.items()
+        for p in root.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    data = {
+        f"{SCHEMAS_IN_WHEEL}/{p.relative_to(REPO / 'schemas').as_posix()}"
+        for p in (REPO / "schemas").rglob("*")
+        if p.is_file() and p.suffix != ".py" and "__pycache__" not in p.parts
+    }
     metadata = {n for n in names if n.startswith("mxjob_gitops-") and ".dist-info/" in n}
     # every package file, module and schema file; no generator, test or bench script
     assert names - metadata == sources | data | PACKAGE_FILES
     assert {n.split(".dist-info/", 1)[1] for n in metadata} == {
-        "METADATA", "WHEEL", "RECORD", "entry_points.txt", "licenses/LICENSE"}
-    assert {"mxjob_gitops/py.typed", "mxjob_gitops/compiler/py.typed", "mxjob_gitops/reconciler/py.typed",
-            f"{SCHEMAS_IN_WHEEL}/kubernetes/v1.35-strict.json.gz"} <= names
+        "METADATA",
+        "WHEEL",
+        "RECORD",
+        "entry_points.txt",
+        "licenses/LICENSE",
+    }
+    assert {
+        "mxjob_gitops/py.typed",
+        "mxjob_gitops/compiler/py.typed",
+        "mxjob_gitops/reconciler/py.typed",
+        f"{SCHEMAS_IN_WHEEL}/kubernetes/v1.35-strict.json.gz",
+    } <= names
 
 
 def test_wheel_metadata_keeps_the_cluster_client_in_an_extra(wheel: Path) -> None:
@@ -75,11 +105,32 @@ def test_installed_wheel_adds_only_our_top_level_packages(wheel: Path, tmp_path:
     target = tmp_path / "venv"
     venv.create(target, with_pip=False)
     python = target / "bin" / "python"
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     before = {p.name for p in site.iterdir()}
-    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index",
-                           "--quiet", str(wheel)], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--quiet",
+            str(wheel),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     added = {p.name for p in site.iterdir()} - before
     packages = {name for name in added if not name.endswith(".dist-info")}
@@ -117,34 +168,43 @@ def _runs_from_the_installed_package(target: Path, site: Path) -> None:
 
 
 # The base install, simulated in a subprocess: the extras' modules cannot be imported.
-_BASE_ONLY = ("import sys\n"
-              "for name in ('kubernetes', 'prometheus_client', 'kubernetes_validate'):\n"
-              "    sys.modules[name] = None\n"
-              "from mxjob_gitops.compiler.cli.main import main\n"
-              "main()\n")
+_BASE_ONLY = (
+    "import sys\n"
+    "for name in ('kubernetes', 'prometheus_client', 'kubernetes_validate'):\n"
+    "    sys.modules[name] = None\n"
+    "from mxjob_gitops.compiler.cli.main import main\n"
+    "main()\n"
+)
 
 
 def _base_install(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", _BASE_ONLY, *args], input=stdin, capture_output=True, text=True,
-                          check=False, cwd=REPO)
+    return subprocess.run(
+        [sys.executable, "-c", _BASE_ONLY, *args], input=stdin, capture_output=True, text=True, check=False, cwd=REPO
+    )
 
 
-@pytest.mark.parametrize("args", [
-    ["render", "examples/train"],
-    ["validate", "examples/train"],
-    ["convert", "examples/train"],
-    ["diff", "examples/train", "examples/tune"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["render", "examples/train"],
+        ["validate", "examples/train"],
+        ["convert", "examples/train"],
+        ["diff", "examples/train", "examples/tune"],
+    ],
+)
 def test_base_install_renders_validates_and_diffs(args: list[str]) -> None:
     done = _base_install(*args)
     assert done.returncode in (0, 1), done.stderr
     assert done.stdout and "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize(("args", "what"), [
-    (["reconcile", "--once"], "mxjob reconcile"),
-    (["diff", "--live", "examples/train"], "mxjob diff --live"),
-])
+@pytest.mark.parametrize(
+    ("args", "what"),
+    [
+        (["reconcile", "--once"], "mxjob reconcile"),
+        (["diff", "--live", "examples/train"], "mxjob diff --live"),
+    ],
+)
 def test_cluster_commands_name_the_extra(args: list[str], what: str) -> None:
     done = _base_install(*args)
     assert done.returncode == 2 and done.stdout == ""
@@ -175,11 +235,13 @@ def test_pre_commit_hook_checks_only_kubernetes_files(tmp_path: Path) -> None:
 
     hook = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))[0]
     assert hook["id"] == "mxjob-validate" and hook["entry"].startswith("mxjob validate")
-    staged = {"package.json": '{"name": "site", "version": "1.0.0"}',
-              "mkdocs.yml": "site_name: Jobs\nnav: [index.md]\n",
-              ".github/workflows/ci.yaml": "on: push\njobs: {}\n",
-              "jobs/kustomization.yaml": "resources: [mnist.yaml]\n",
-              "jobs/mnist.yaml": (EXAMPLES / "train" / "mx_job_dist_gpu.yaml").read_text(encoding="utf-8")}
+    staged = {
+        "package.json": '{"name": "site", "version": "1.0.0"}',
+        "mkdocs.yml": "site_name: Jobs\nnav: [index.md]\n",
+        ".github/workflows/ci.yaml": "on: push\njobs: {}\n",
+        "jobs/kustomization.yaml": "resources: [mnist.yaml]\n",
+        "jobs/mnist.yaml": (EXAMPLES / "train" / "mx_job_dist_gpu.yaml").read_text(encoding="utf-8"),
+    }
     for name, text in staged.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
@@ -188,7 +250,8 @@ def test_pre_commit_hook_checks_only_kubernetes_files(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stdout + result.stderr
     for skipped in ("package.json", "mkdocs.yml", ".github/workflows/ci.yaml"):
         assert f"mxjob: note: {skipped}: skipped, no Kubernetes object in it" in result.stderr
-    (tmp_path / "jobs" / "bad.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [\n",
-                                               encoding="utf-8")
+    (tmp_path / "jobs" / "bad.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [\n", encoding="utf-8"
+    )
     failing = run_cli([*hook["entry"].split()[1:], "jobs/bad.yaml", "package.json"], cwd=tmp_path)
     assert failing.exit_code == 1 and "MXJ001" in failing.stdout + failing.stderr

@@ -13,27 +13,72 @@ from mxjob_gitops.compiler.quantity import Format, QuantityError, canonical, can
 # Re-typed from k8s.io/apimachinery/pkg/api/resource/quantity_test.go: TestQuantityString (the canonical form and
 # the alternate spellings that must print as it) and TestQuantityParseEmit.
 STRING_TABLE = [
-    ("1Gi", "1024Mi"), ("300Mi", "307200Ki"), ("6Ki", ""), ("1001Gi", "1025024Mi"), ("1Ti", "1024Gi"),
-    ("5", "5000m"), ("500m", "0.5"), ("1G", "1000M"), ("1G", "0.001T"), ("1m", "1000u"), ("80m", ""),
-    ("1080m", "1.08"), ("1080m", "1080000000n"), ("300M", ""), ("1T", ""), ("1234567M", ""), ("1234567m", ""),
-    ("3k", ""), ("1025", ""), ("0", "00"), ("1e9", ".001e12"), ("1e-3", "0.001e0"), ("1e-9", "1000e-12"),
-    ("80e-3", ""), ("300e6", ""), ("1e12", ""), ("1e3", ""), ("3e3", ""), ("1n", ""), ("80n", ""), ("1080n", ""),
-    ("1u", ""), ("80u", ""), ("1080u", ""),
+    ("1Gi", "1024Mi"),
+    ("300Mi", "307200Ki"),
+    ("6Ki", ""),
+    ("1001Gi", "1025024Mi"),
+    ("1Ti", "1024Gi"),
+    ("5", "5000m"),
+    ("500m", "0.5"),
+    ("1G", "1000M"),
+    ("1G", "0.001T"),
+    ("1m", "1000u"),
+    ("80m", ""),
+    ("1080m", "1.08"),
+    ("1080m", "1080000000n"),
+    ("300M", ""),
+    ("1T", ""),
+    ("1234567M", ""),
+    ("1234567m", ""),
+    ("3k", ""),
+    ("1025", ""),
+    ("0", "00"),
+    ("1e9", ".001e12"),
+    ("1e-3", "0.001e0"),
+    ("1e-9", "1000e-12"),
+    ("80e-3", ""),
+    ("300e6", ""),
+    ("1e12", ""),
+    ("1e3", ""),
+    ("3e3", ""),
+    ("1n", ""),
+    ("80n", ""),
+    ("1080n", ""),
+    ("1u", ""),
+    ("80u", ""),
+    ("1080u", ""),
 ]
 PARSE_EMIT = [
-    ("1Ki", "1Ki"), ("1Mi", "1Mi"), ("1Gi", "1Gi"), ("1024Mi", "1Gi"), ("1000M", "1G"), (".001Ki", "1024m"),
-    (".000001Ki", "1024u"), (".000000001Ki", "1024n"), (".000000000001Ki", "2n"),
+    ("1Ki", "1Ki"),
+    ("1Mi", "1Mi"),
+    ("1Gi", "1Gi"),
+    ("1024Mi", "1Gi"),
+    ("1000M", "1G"),
+    (".001Ki", "1024m"),
+    (".000001Ki", "1024u"),
+    (".000000001Ki", "1024n"),
+    (".000000000001Ki", "2n"),
 ]
 # TestQuantityParse: the value and family ParseQuantity reads (mantissa, base-10 exponent, family).
 PARSE_TABLE = [
-    ("0", 0, 0, Format.DECIMAL_SI), ("0Ki", 0, 0, Format.BINARY_SI), ("8Ki", 8 * 1024, 0, Format.BINARY_SI),
-    ("3Ei", 3 * 2**60, 0, Format.BINARY_SI), ("50k", 5, 4, Format.DECIMAL_SI), ("1E", 1, 18, Format.DECIMAL_SI),
-    ("1E-3", 1, -3, Format.DECIMAL_EXPONENT), ("1e3", 1, 3, Format.DECIMAL_EXPONENT),
-    ("100.035k", 100035, 0, Format.DECIMAL_SI), ("0.0005k", 5, -1, Format.DECIMAL_SI),
-    ("0.5e-2", 5, -3, Format.DECIMAL_EXPONENT), ("1.3E+6", 13, 5, Format.DECIMAL_EXPONENT),
-    ("1.01E", 101, 16, Format.DECIMAL_SI), ("3.001n", 4, -9, Format.DECIMAL_SI),
-    ("1.1E-9", 2, -9, Format.DECIMAL_EXPONENT), ("0.0000000005", 1, -9, Format.DECIMAL_SI),
-    ("0.00000012354", 124, -9, Format.DECIMAL_SI), ("9Ei", 2**63 - 1, 0, Format.BINARY_SI),
+    ("0", 0, 0, Format.DECIMAL_SI),
+    ("0Ki", 0, 0, Format.BINARY_SI),
+    ("8Ki", 8 * 1024, 0, Format.BINARY_SI),
+    ("3Ei", 3 * 2**60, 0, Format.BINARY_SI),
+    ("50k", 5, 4, Format.DECIMAL_SI),
+    ("1E", 1, 18, Format.DECIMAL_SI),
+    ("1E-3", 1, -3, Format.DECIMAL_EXPONENT),
+    ("1e3", 1, 3, Format.DECIMAL_EXPONENT),
+    ("100.035k", 100035, 0, Format.DECIMAL_SI),
+    ("0.0005k", 5, -1, Format.DECIMAL_SI),
+    ("0.5e-2", 5, -3, Format.DECIMAL_EXPONENT),
+    ("1.3E+6", 13, 5, Format.DECIMAL_EXPONENT),
+    ("1.01E", 101, 16, Format.DECIMAL_SI),
+    ("3.001n", 4, -9, Format.DECIMAL_SI),
+    ("1.1E-9", 2, -9, Format.DECIMAL_EXPONENT),
+    ("0.0000000005", 1, -9, Format.DECIMAL_SI),
+    ("0.00000012354", 124, -9, Format.DECIMAL_SI),
+    ("9Ei", 2**63 - 1, 0, Format.BINARY_SI),
     ("12E", 12, 18, Format.DECIMAL_SI),
 ]
 
@@ -58,17 +103,38 @@ def test_parse_reads_value_and_family(text: str, mantissa: int, exponent: int, f
     assert parse(text) == (Decimal(mantissa).scaleb(exponent), family)
 
 
-@pytest.mark.parametrize(("value", "expect"), [
-    (1, "1"), (8, "8"), (0.5, "500m"), (1000, "1k"), (2.0, "2"), (1.5, "1500m"), (0, "0"), ("1e3", "1e3"),
-    ("1.5Gi", "1536Mi"), ("0.5Ki", "512"), ("1000E", "1e21"), ("+2", "2"),
-])
+@pytest.mark.parametrize(
+    ("value", "expect"),
+    [
+        (1, "1"),
+        (8, "8"),
+        (0.5, "500m"),
+        (1000, "1k"),
+        (2.0, "2"),
+        (1.5, "1500m"),
+        (0, "0"),
+        ("1e3", "1e3"),
+        ("1.5Gi", "1536Mi"),
+        ("0.5Ki", "512"),
+        ("1000E", "1e21"),
+        ("+2", "2"),
+    ],
+)
 def test_json_numbers_and_edges(value: object, expect: str) -> None:
     assert canonical_quantity(value) == expect
 
 
-@pytest.mark.parametrize(("value", "expect"), [
-    ("3.001n", "1m"), ("0.1m", "1m"), (".000000000001Ki", "1m"), ("1e-3", "1e-3"), ("1.5", "1500m"), ("0", "0"),
-])
+@pytest.mark.parametrize(
+    ("value", "expect"),
+    [
+        ("3.001n", "1m"),
+        ("0.1m", "1m"),
+        (".000000000001Ki", "1m"),
+        ("1e-3", "1e-3"),
+        ("1.5", "1500m"),
+        ("0", "0"),
+    ],
+)
 def test_resource_lists_round_up_to_milli(value: object, expect: str) -> None:
     """Read back from a v1.20.2 kube-apiserver (Node status.capacity.cpu), as SetDefaults_ResourceList rounds."""
     assert canonical_quantity(value, milli=True) == expect
@@ -82,7 +148,7 @@ def test_garbage_is_refused(value: object) -> None:
 
 quantities = st.builds(
     lambda number, suffix: f"{number}{suffix}",
-    st.decimals(min_value=-10**9, max_value=10**9, places=3, allow_nan=False, allow_infinity=False),
+    st.decimals(min_value=-(10**9), max_value=10**9, places=3, allow_nan=False, allow_infinity=False),
     st.sampled_from(["", "m", "k", "M", "Ki", "Mi", "Gi", "e3", "e-2", "n", "u"]),
 )
 

@@ -13,11 +13,14 @@ from tests.fakeapi import FakeServer
 from tests.kubelet import condition_types, deploy, job_status, set_pod, state_history
 
 SEED = (EXAMPLES / "train" / "mx_job_dist_gpu.yaml").read_text(encoding="utf-8")
-EXITCODE_JOB = SEED.replace("""    Worker:
+EXITCODE_JOB = SEED.replace(
+    """    Worker:
       replicas: 1
-      restartPolicy: Never""", """    Worker:
+      restartPolicy: Never""",
+    """    Worker:
       replicas: 1
-      restartPolicy: ExitCode""")
+      restartPolicy: ExitCode""",
+)
 PODS = ("mxnet-job-scheduler-0", "mxnet-job-server-0", "mxnet-job-worker-0")
 
 
@@ -163,8 +166,10 @@ def test_backoff_limit_fails_the_job(api: tuple[FakeServer, Path]) -> None:
     set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137)
     once(kubeconfig)
     status = job_status(server)
-    assert status["conditions"][-1]["message"] == \
-        "Job mxnet-job has failed because it has reached the specified backoff limit"
+    assert (
+        status["conditions"][-1]["message"]
+        == "Job mxnet-job has failed because it has reached the specified backoff limit"
+    )
     assert [k for k in server.state.objects if k[1] == "pods"] == []
 
 
@@ -201,30 +206,44 @@ def test_active_deadline_through_the_api(api: tuple[FakeServer, Path]) -> None:
     once(kubeconfig)
     key = ("kubeflow.org/v1", "mxjobs", "ml", "mxnet-job")
     job = server.state.objects[key]
-    server.state.update(key, {**job, "status": {**job["status"], "startTime": "2026-01-01T00:00:00Z"}},
-                        status_only=True, check_version=False)
+    server.state.update(
+        key,
+        {**job, "status": {**job["status"], "startTime": "2026-01-01T00:00:00Z"}},
+        status_only=True,
+        check_version=False,
+    )
     once(kubeconfig)
-    assert job_status(server)["conditions"][-1]["message"] == \
-        "Job mxnet-job has failed because it was active longer than specified deadline"
+    assert (
+        job_status(server)["conditions"][-1]["message"]
+        == "Job mxnet-job has failed because it was active longer than specified deadline"
+    )
     assert [k for k in server.state.objects if k[1] == "pods"] == []
 
 
 def test_gitops_mode_nudges_flux_and_argo_cd(tmp_path: Path) -> None:
     from tests.fakeapi import DEFAULT_RESOURCES, Resource
 
-    resources = (*DEFAULT_RESOURCES, Resource("kustomize.toolkit.fluxcd.io", "v1", "Kustomization", "kustomizations"),
-                 Resource("argoproj.io", "v1alpha1", "Application", "applications"))
+    resources = (
+        *DEFAULT_RESOURCES,
+        Resource("kustomize.toolkit.fluxcd.io", "v1", "Kustomization", "kustomizations"),
+        Resource("argoproj.io", "v1alpha1", "Application", "applications"),
+    )
     with FakeServer(resources) as server:
         kubeconfig = server.kubeconfig(tmp_path / "kubeconfig", namespace="ml")
-        server.state.create("kustomize.toolkit.fluxcd.io/v1", "kustomizations", "flux-system",
-                            {"metadata": {"name": "jobs"}, "spec": {}})
+        server.state.create(
+            "kustomize.toolkit.fluxcd.io/v1",
+            "kustomizations",
+            "flux-system",
+            {"metadata": {"name": "jobs"}, "spec": {}},
+        )
         server.state.create("argoproj.io/v1alpha1", "applications", "argocd", {"metadata": {"name": "train"}})
         deploy(server, EXITCODE_JOB)
         all_running(server)
         key = ("v1", "pods", "ml", "mxnet-job-worker-0")
         pod = server.state.objects[key]
-        pod["metadata"]["labels"].update({"kustomize.toolkit.fluxcd.io/name": "jobs",
-                                          "kustomize.toolkit.fluxcd.io/namespace": "flux-system"})
+        pod["metadata"]["labels"].update(
+            {"kustomize.toolkit.fluxcd.io/name": "jobs", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}
+        )
         pod["metadata"]["annotations"] = {"argocd.argoproj.io/tracking-id": "train:/Pod:ml/mxnet-job-worker-0"}
         server.state.update(key, pod, status_only=False, check_version=False)
         set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137)

@@ -30,9 +30,14 @@ from tests.helpers import container, job, replica
 
 class RenderServer:
     def __init__(self) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "tests.render_forkserver"], cwd=REPO, text=True,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        env={**os.environ, "PYTHONPATH": str(REPO)})
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.render_forkserver"],
+            cwd=REPO,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
         self.lines: queue.Queue[str] = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -68,12 +73,26 @@ def server() -> Iterator[RenderServer]:
 def _inputs(directory: Path, scale: int) -> dict[str, Path]:
     """Three renderings of one job and its companions that differ in files, contents and count."""
     found = {}
-    for label, workers, image in (("a", 6 * scale, "mxnet:1.9"), ("b", 4 * scale, "mxnet:2.0"),
-                                  ("c", 5 * scale, "mxnet:2.1")):
-        spec = job(name="big", Scheduler=replica(1), Server=replica(2),
-                   Worker=replica(workers, containers=[container(image=image)]))
-        others = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{label}-{i % 7}-{i}"},
-                   "data": {"v": label * 2000}} for i in range(10)]
+    for label, workers, image in (
+        ("a", 6 * scale, "mxnet:1.9"),
+        ("b", 4 * scale, "mxnet:2.0"),
+        ("c", 5 * scale, "mxnet:2.1"),
+    ):
+        spec = job(
+            name="big",
+            Scheduler=replica(1),
+            Server=replica(2),
+            Worker=replica(workers, containers=[container(image=image)]),
+        )
+        others = [
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": f"cm-{label}-{i % 7}-{i}"},
+                "data": {"v": label * 2000},
+            }
+            for i in range(10)
+        ]
         path = directory / f"{label}.json"
         path.write_text("\n---\n".join(json.dumps(d) for d in [spec, *others]), encoding="utf-8")
         found[label] = path
@@ -81,14 +100,17 @@ def _inputs(directory: Path, scale: int) -> dict[str, Path]:
 
 
 def _snapshot(directory: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(directory)): p.read_bytes() if p.is_file() else b"<dir>"
-            for p in sorted(directory.rglob("*"))}
+    return {
+        str(p.relative_to(directory)): p.read_bytes() if p.is_file() else b"<dir>" for p in sorted(directory.rglob("*"))
+    }
 
 
-def _render(server: RenderServer, tmp_path: Path, out: Path, source: Path, kill_at: int | None = None,
-            log: str = "log") -> dict[str, int]:
-    [result] = server.run({"argv": ["render", "-q", "-o", str(out), str(source)], "kill_at": kill_at,
-                           "log": str(tmp_path / log)})
+def _render(
+    server: RenderServer, tmp_path: Path, out: Path, source: Path, kill_at: int | None = None, log: str = "log"
+) -> dict[str, int]:
+    [result] = server.run(
+        {"argv": ["render", "-q", "-o", str(out), str(source)], "kill_at": kill_at, "log": str(tmp_path / log)}
+    )
     return result
 
 
@@ -106,7 +128,8 @@ def _renderings(server: RenderServer, tmp_path: Path, scale: int) -> Renderings:
 
 
 def test_sigkill_at_20_points_leaves_one_rendering_or_a_journal_the_next_run_finishes(
-        server: RenderServer, tmp_path: Path) -> None:
+    server: RenderServer, tmp_path: Path
+) -> None:
     inputs, expected = _renderings(server, tmp_path, scale=10)  # 62 to 42 pods: about 150 files
     work = tmp_path / "work"
     shutil.copytree(tmp_path / "ref-a", work)
@@ -134,7 +157,15 @@ def test_40_pairs_of_concurrent_renders_leave_one_rendering(server: RenderServer
     shutil.copytree(tmp_path / "ref-a", work)
     for pair in range(40):
         first, second = ("b", "c") if pair % 2 else ("c", "b")
-        results = server.run(*({"argv": ["render", "-q", "-o", str(work), str(inputs[label])], "kill_at": None,
-                                "log": str(tmp_path / f"log-{label}")} for label in (first, second)))
+        results = server.run(
+            *(
+                {
+                    "argv": ["render", "-q", "-o", str(work), str(inputs[label])],
+                    "kill_at": None,
+                    "log": str(tmp_path / f"log-{label}"),
+                }
+                for label in (first, second)
+            )
+        )
         assert [r["status"] for r in results] == [0, 0], [(tmp_path / f"log-{x}").read_text() for x in "bc"]
         assert _snapshot(work) in (expected["b"], expected["c"]), f"pair {pair}: a mixed directory"

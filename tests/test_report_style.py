@@ -72,19 +72,30 @@ def test_every_error_line_has_code_path_and_hint_without_python_reprs() -> None:
         assert not REPR.search(match.group(3)), line
 
 
-@pytest.mark.parametrize(("fragment", "expected"), [
-    ("ConfigMap/settings at data.retries", "MXJ102 ConfigMap/settings at data.retries: retries must be a string or "
-                                           "null, got integer 3 (quote it: \"3\")"),
-    ("Pod/hand at spec.containers[0].stdin", "stdin must be a boolean or null, got string \"yes\" "
-                                             "(write true without quotes)"),
-    ("containerPort", "containerPort must be an integer, got string \"80\" (write 80 without quotes)"),
-    ("resources", "resources must be a mapping or null, got list (write it as key: value lines below the field)"),
-    ("args", "args must be a list or null, got mapping (write it as \"- item\" lines below the field, or [a, b])"),
-    ("restartPolicy", "restartPolicy is \"Sometimes\", which is not an allowed value (use one of Always, OnFailure, "
-                      "Never, ExitCode)"),
-    ("tty", "tty must be a boolean or null, got string \"no\" (write false without quotes)"),
-    ("Worker.replicas", "replicas is -2, less than the minimum 0 (use 0 or more)"),
-])
+@pytest.mark.parametrize(
+    ("fragment", "expected"),
+    [
+        (
+            "ConfigMap/settings at data.retries",
+            "MXJ102 ConfigMap/settings at data.retries: retries must be a string or "
+            'null, got integer 3 (quote it: "3")',
+        ),
+        (
+            "Pod/hand at spec.containers[0].stdin",
+            'stdin must be a boolean or null, got string "yes" (write true without quotes)',
+        ),
+        ("containerPort", 'containerPort must be an integer, got string "80" (write 80 without quotes)'),
+        ("resources", "resources must be a mapping or null, got list (write it as key: value lines below the field)"),
+        ("args", 'args must be a list or null, got mapping (write it as "- item" lines below the field, or [a, b])'),
+        (
+            "restartPolicy",
+            'restartPolicy is "Sometimes", which is not an allowed value (use one of Always, OnFailure, '
+            "Never, ExitCode)",
+        ),
+        ("tty", 'tty must be a boolean or null, got string "no" (write false without quotes)'),
+        ("Worker.replicas", "replicas is -2, less than the minimum 0 (use 0 or more)"),
+    ],
+)
 def test_messages_and_hints(fragment: str, expected: str) -> None:
     line = next((line for line in _errors() if fragment in line), "")
     assert expected in line, (fragment, line)
@@ -118,10 +129,13 @@ def test_findings_are_values_with_codes() -> None:
     assert findings and all(f.code.value.startswith("MXJ1") and f.hint and f.location for f in findings)
 
 
-@pytest.mark.parametrize(("pointer", "path"), [
-    ("/spec/containers/0/image", "spec.containers[0].image"),
-    ("/metadata/annotations/a~1b", 'metadata.annotations["a/b"]'),
-    ("", ""),
-])
+@pytest.mark.parametrize(
+    ("pointer", "path"),
+    [
+        ("/spec/containers/0/image", "spec.containers[0].image"),
+        ("/metadata/annotations/a~1b", 'metadata.annotations["a/b"]'),
+        ("", ""),
+    ],
+)
 def test_pointers_are_shown_as_paths(pointer: str, path: str) -> None:
     assert format_path(pointer_parts(pointer)) == path

@@ -18,8 +18,9 @@ EXAMPLE_DOCS = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in JOB_EXAMP
 
 junk = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8), st.floats(allow_nan=False)),
-    lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(st.text(max_size=8), children,
-                                                                                   max_size=3)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3), st.dictionaries(st.text(max_size=8), children, max_size=3)
+    ),
     max_leaves=8,
 )
 
@@ -79,8 +80,9 @@ def test_random_text_never_raises(text: str) -> None:
 @given(junk)
 def test_random_documents_never_raise(document: Any) -> None:
     _compile_text(json.dumps(document))
-    _compile_text(json.dumps({"apiVersion": "kubeflow.org/v1", "kind": "MXJob", "metadata": {"name": "x"},
-                              "spec": document}))
+    _compile_text(
+        json.dumps({"apiVersion": "kubeflow.org/v1", "kind": "MXJob", "metadata": {"name": "x"}, "spec": document})
+    )
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

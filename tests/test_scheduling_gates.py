@@ -10,8 +10,9 @@ INPUT = REPO / "tests" / "golden" / "scheduling-gates" / "input.yaml"
 WHERE = "scheduling-gates/input.yaml:14:11: warning MXJ315 at spec.mxReplicaSpecs.Worker.template.spec.schedulingGates"
 
 
-@pytest.mark.parametrize("command", [["render"], ["render", "--target", "argocd"], ["validate"],
-                                     ["validate", "--format", "json"]])
+@pytest.mark.parametrize(
+    "command", [["render"], ["render", "--target", "argocd"], ["validate"], ["validate", "--format", "json"]]
+)
 def test_gates_are_a_located_warning(command: list[str]) -> None:
     result = run_cli([*command, str(INPUT)])
     assert result.exit_code == 0, result.stderr

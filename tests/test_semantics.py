@@ -33,12 +33,15 @@ def test_worker_env_matches_the_operator_exactly() -> None:
     ]
 
 
-@pytest.mark.parametrize(("name", "role", "index", "worker_id"), [
-    ("mxnet-job-scheduler-0", "scheduler", 0, None),
-    ("mxnet-job-server-0", "server", 0, None),
-    ("mxnet-job-worker-0", "worker", 0, "0"),
-    ("mxnet-job-worker-1", "worker", 1, "1"),
-])
+@pytest.mark.parametrize(
+    ("name", "role", "index", "worker_id"),
+    [
+        ("mxnet-job-scheduler-0", "scheduler", 0, None),
+        ("mxnet-job-server-0", "server", 0, None),
+        ("mxnet-job-worker-0", "worker", 0, "0"),
+        ("mxnet-job-worker-1", "worker", 1, "1"),
+    ],
+)
 def test_role_task_and_worker_id_per_pod(name: str, role: str, index: int, worker_id: str | None) -> None:
     env = env_of(by_name(render(WORKED), "Pod", name))
     assert env["DMLC_ROLE"] == role
@@ -50,10 +53,14 @@ def test_names_and_document_order() -> None:
     names = [(m["kind"], m["metadata"]["name"]) for m in render(WORKED)]
     assert names == [
         ("ConfigMap", "mxnet-job-mxjob-config"),
-        ("Service", "mxnet-job-scheduler-0"), ("Service", "mxnet-job-server-0"),
-        ("Service", "mxnet-job-worker-0"), ("Service", "mxnet-job-worker-1"),
-        ("Pod", "mxnet-job-scheduler-0"), ("Pod", "mxnet-job-server-0"),
-        ("Pod", "mxnet-job-worker-0"), ("Pod", "mxnet-job-worker-1"),
+        ("Service", "mxnet-job-scheduler-0"),
+        ("Service", "mxnet-job-server-0"),
+        ("Service", "mxnet-job-worker-0"),
+        ("Service", "mxnet-job-worker-1"),
+        ("Pod", "mxnet-job-scheduler-0"),
+        ("Pod", "mxnet-job-server-0"),
+        ("Pod", "mxnet-job-worker-0"),
+        ("Pod", "mxnet-job-worker-1"),
         ("MXJob", "mxnet-job"),
     ]
 
@@ -76,15 +83,20 @@ def test_labels_on_pods_and_services() -> None:
         "training.kubeflow.org/replica-index": "1",
     }
     assert worker_service["metadata"]["labels"] == expected
-    assert worker_service["spec"] == {"clusterIP": "None", "selector": expected,
-                                      "ports": [{"name": "mxjob-port", "port": 9091, "protocol": "TCP"}]}
+    assert worker_service["spec"] == {
+        "clusterIP": "None",
+        "selector": expected,
+        "ports": [{"name": "mxjob-port", "port": 9091, "protocol": "TCP"}],
+    }
     assert "training.kubeflow.org/job-role" not in by_name(manifests, "Pod", "mxnet-job-worker-0")["metadata"]["labels"]
 
 
 def test_template_labels_kept_but_operator_labels_win() -> None:
     spec = replica(1)
-    spec["template"]["metadata"] = {"labels": {"team": "a", "training.kubeflow.org/job-name": "other"},
-                                    "annotations": {"sidecar.istio.io/inject": "false"}}
+    spec["template"]["metadata"] = {
+        "labels": {"team": "a", "training.kubeflow.org/job-name": "other"},
+        "annotations": {"sidecar.istio.io/inject": "false"},
+    }
     pod = by_name(render(job(name="solo", Worker=spec)), "Pod", "solo-worker-0")
     assert pod["metadata"]["labels"]["team"] == "a"
     assert pod["metadata"]["labels"]["training.kubeflow.org/job-name"] == "solo"
@@ -93,30 +105,52 @@ def test_template_labels_kept_but_operator_labels_win() -> None:
 
 def test_custom_ports_per_replica_type_and_service_port_order() -> None:
     scheduler = replica(1, [container(ports=[{"name": "mxjob-port", "containerPort": 9000}])])
-    server = replica(1, [container(ports=[{"name": "metrics", "containerPort": 8080},
-                                          {"name": "mxjob-port", "containerPort": 9100}])])
+    server = replica(
+        1,
+        [container(ports=[{"name": "metrics", "containerPort": 8080}, {"name": "mxjob-port", "containerPort": 9100}])],
+    )
     worker = replica(1, [container(ports=[{"name": "debug", "containerPort": 5678}])])
     manifests = render(job(name="p", Scheduler=scheduler, Server=server, Worker=worker))
     env = env_of(by_name(manifests, "Pod", "p-worker-0"))
     assert env["MX_CONFIG"] == (
         '{"cluster":{"scheduler":[{"url":"p-scheduler-0","port":9000}],"server":[{"url":"p-server-0","port":9100}],'
         '"worker":[{"url":"p-worker-0","port":9091}]},"labels":{"scheduler":"","server":"","worker":""},'
-        '"task":{"type":"worker","index":0}}')
+        '"task":{"type":"worker","index":0}}'
+    )
     assert env["DMLC_PS_ROOT_PORT"] == "9000"
     assert by_name(manifests, "Service", "p-server-0")["spec"]["ports"] == [
-        {"name": "metrics", "port": 8080, "protocol": "TCP"}, {"name": "mxjob-port", "port": 9100, "protocol": "TCP"}]
+        {"name": "metrics", "port": 8080, "protocol": "TCP"},
+        {"name": "mxjob-port", "port": 9100, "protocol": "TCP"},
+    ]
     # A port with another name keeps its place and mxjob-port 9091 is appended after it (operator defaulter).
     assert by_name(manifests, "Pod", "p-worker-0")["spec"]["containers"][0]["ports"] == [
         {"name": "debug", "containerPort": 5678, "protocol": "TCP"},
-        {"name": "mxjob-port", "containerPort": 9091, "protocol": "TCP"}]
+        {"name": "mxjob-port", "containerPort": 9091, "protocol": "TCP"},
+    ]
 
 
 def test_user_env_that_collides_is_replaced_and_appended_after_user_env() -> None:
-    worker = replica(1, [container(env=[{"name": "A", "value": "1"}, {"name": "DMLC_ROLE", "value": "x"},
-                                        {"name": "B", "value": "2"}])])
+    worker = replica(
+        1,
+        [
+            container(
+                env=[{"name": "A", "value": "1"}, {"name": "DMLC_ROLE", "value": "x"}, {"name": "B", "value": "2"}]
+            )
+        ],
+    )
     pod = by_name(render(job(name="e", Worker=worker)), "Pod", "e-worker-0")
-    assert env_names(pod) == ["A", "B", "MX_CONFIG", "DMLC_PS_ROOT_PORT", "DMLC_PS_ROOT_URI", "DMLC_NUM_SERVER",
-                              "DMLC_NUM_WORKER", "DMLC_ROLE", "DMLC_USE_KUBERNETES", "DMLC_WORKER_ID"]
+    assert env_names(pod) == [
+        "A",
+        "B",
+        "MX_CONFIG",
+        "DMLC_PS_ROOT_PORT",
+        "DMLC_PS_ROOT_URI",
+        "DMLC_NUM_SERVER",
+        "DMLC_NUM_WORKER",
+        "DMLC_ROLE",
+        "DMLC_USE_KUBERNETES",
+        "DMLC_WORKER_ID",
+    ]
     assert env_of(pod)["DMLC_ROLE"] == "worker"
 
 
@@ -143,7 +177,8 @@ def test_mxtune_labels_key_order_and_no_scheduler_values() -> None:
         '{"cluster":{"tuner":[{"url":"t-tuner-0","port":9091}],'
         '"tunerserver":[{"url":"t-tunerserver-0","port":9091},{"url":"t-tunerserver-1","port":9091}],'
         '"tunertracker":[{"url":"t-tunertracker-0","port":9091}]},'
-        '"labels":{"tuner":"","tunerserver":"2080ti","tunertracker":""},"task":{"type":"tuner","index":0}}')
+        '"labels":{"tuner":"","tunerserver":"2080ti","tunertracker":""},"task":{"type":"tuner","index":0}}'
+    )
     assert env["DMLC_PS_ROOT_PORT"] == "0"
     assert env["DMLC_PS_ROOT_URI"] == ""
     assert env["DMLC_NUM_SERVER"] == "0"
@@ -161,8 +196,10 @@ def test_labels_are_escaped_like_go_encoding_json() -> None:
     assert json.loads(mx_config)["labels"]["tunerserver"] == 'a<b>&"c"\u2028é'
 
 
-@pytest.mark.parametrize(("policy", "pod_policy"), [
-    ("ExitCode", "Never"), ("Never", "Never"), ("Always", "Always"), ("OnFailure", "OnFailure")])
+@pytest.mark.parametrize(
+    ("policy", "pod_policy"),
+    [("ExitCode", "Never"), ("Never", "Never"), ("Always", "Always"), ("OnFailure", "OnFailure")],
+)
 def test_pod_restart_policy(policy: str, pod_policy: str) -> None:
     pod = by_name(render(job(name="r", Worker=replica(1, restartPolicy=policy))), "Pod", "r-worker-0")
     assert pod["spec"]["restartPolicy"] == pod_policy
@@ -184,8 +221,12 @@ def test_configmap_carries_cluster_spec_and_run_policy() -> None:
     assert set(cluster) == {"cluster", "labels"}
     job_info = json.loads(config_map["data"]["job.json"])
     assert job_info["replicaSpecs"]["Worker"] == {"replicas": 2, "restartPolicy": "ExitCode"}
-    assert job_info["runPolicy"] == {"backoffLimit": 3, "activeDeadlineSeconds": 60, "cleanPodPolicy": "All",
-                                     "suspend": False}
+    assert job_info["runPolicy"] == {
+        "backoffLimit": 3,
+        "activeDeadlineSeconds": 60,
+        "cleanPodPolicy": "All",
+        "suspend": False,
+    }
 
 
 def test_namespace_default_and_no_job_flag() -> None:

@@ -44,18 +44,24 @@ def test_examples_are_valid() -> None:
 def test_misspelt_container_field_is_located_at_its_key() -> None:
     result = run_cli(["validate", "-"], stdin=MISSPELT_JOB)
     assert result.exit_code == 1
-    assert ("<stdin>:21:13: error MXJ101 at spec.mxReplicaSpecs.Server.template.spec.containers[0]."
-            "imagePullPolicyy: unknown field 'imagePullPolicyy' (did you mean 'imagePullPolicy'?)") in result.stdout
+    assert (
+        "<stdin>:21:13: error MXJ101 at spec.mxReplicaSpecs.Server.template.spec.containers[0]."
+        "imagePullPolicyy: unknown field 'imagePullPolicyy' (did you mean 'imagePullPolicy'?)"
+    ) in result.stdout
 
 
 def test_hand_written_objects_are_checked_and_located() -> None:
     result = run_cli(["validate", "-"], stdin=HAND_WRITTEN)
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[0] == ("<stdin>:9:5: error MXJ101 Pod/hand at spec.containers[0].imagePullPolicyy: unknown field "
-                        "'imagePullPolicyy' (did you mean 'imagePullPolicy'?)")
-    assert lines[1] == ("<stdin>:11:22: error MXJ102 Pod/hand at spec.containers[0].ports[0].containerPort: "
-                        "containerPort must be an integer, got string \"eighty\" (write an integer)")
+    assert lines[0] == (
+        "<stdin>:9:5: error MXJ101 Pod/hand at spec.containers[0].imagePullPolicyy: unknown field "
+        "'imagePullPolicyy' (did you mean 'imagePullPolicy'?)"
+    )
+    assert lines[1] == (
+        "<stdin>:11:22: error MXJ102 Pod/hand at spec.containers[0].ports[0].containerPort: "
+        'containerPort must be an integer, got string "eighty" (write an integer)'
+    )
     assert "0 valid, 1 invalid, 1 skipped" in lines[-1]
 
 
@@ -115,7 +121,8 @@ def test_validators_are_built_once_per_kind() -> None:
     _kubernetes_validator.cache_clear()
     jobs = "\n---\n".join(
         (EXAMPLES / "train" / "mx_job_dist_gpu.yaml").read_text(encoding="utf-8").replace("mxnet-job", f"job-{i}")
-        for i in range(20))
+        for i in range(20)
+    )
     assert run_cli(["validate", "-"], stdin=jobs).exit_code == 0
     fast = _fast_validator.cache_info()
     assert fast.misses == 4 and fast.hits > 100  # ConfigMap, Service, Pod, MXJob
@@ -124,27 +131,52 @@ def test_validators_are_built_once_per_kind() -> None:
 
 def _fake_kubeconform(folder: Path, output: dict[str, object]) -> None:
     script = folder / "kubeconform"
-    script.write_text("#!/bin/sh\n"
-                      'printf "%s\\n" "$@" > "$(dirname "$0")/args"\n'
-                      f"cat <<'JSON'\n{json.dumps(output)}\nJSON\nexit 1\n", encoding="utf-8")
+    script.write_text(
+        "#!/bin/sh\n"
+        'printf "%s\\n" "$@" > "$(dirname "$0")/args"\n'
+        f"cat <<'JSON'\n{json.dumps(output)}\nJSON\nexit 1\n",
+        encoding="utf-8",
+    )
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
 
 
 def test_kubeconform_findings_are_merged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _fake_kubeconform(tmp_path, {"resources": [
-        {"filename": "rendered.yaml", "kind": "Pod", "name": "mnist-single-worker-0", "version": "v1",
-         "status": "statusInvalid", "msg": "", "validationErrors": [{"path": "/spec/x", "msg": "bad x"}]},
-        {"filename": "rendered.yaml", "kind": "Service", "name": "mnist-single-worker-0", "version": "v1",
-         "status": "statusValid"}], "summary": {"valid": 1, "invalid": 1}})
+    _fake_kubeconform(
+        tmp_path,
+        {
+            "resources": [
+                {
+                    "filename": "rendered.yaml",
+                    "kind": "Pod",
+                    "name": "mnist-single-worker-0",
+                    "version": "v1",
+                    "status": "statusInvalid",
+                    "msg": "",
+                    "validationErrors": [{"path": "/spec/x", "msg": "bad x"}],
+                },
+                {
+                    "filename": "rendered.yaml",
+                    "kind": "Service",
+                    "name": "mnist-single-worker-0",
+                    "version": "v1",
+                    "status": "statusValid",
+                },
+            ],
+            "summary": {"valid": 1, "invalid": 1},
+        },
+    )
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
     result = run_cli(["validate", "--kubeconform", str(EXAMPLES / "single")])
     assert result.exit_code == 1
-    assert ("error MXJ109 Pod/training/mnist-single-worker-0 at spec.x: bad x (kubeconform's finding against its "
-            "schema location) [kubeconform]") in result.stdout
+    assert (
+        "error MXJ109 Pod/training/mnist-single-worker-0 at spec.x: bad x (kubeconform's finding against its "
+        "schema location) [kubeconform]"
+    ) in result.stdout
     args = (tmp_path / "args").read_text(encoding="utf-8").splitlines()
     assert "-strict" in args and "1.35.0" in args
     assert args[args.index("-schema-location", args.index("-schema-location") + 1) + 1].endswith(
-        "kubeconform/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json")
+        "kubeconform/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json"
+    )
 
 
 def test_kubeconform_missing_is_a_clear_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -64,13 +64,16 @@ def test_every_rendered_example_is_accepted_by_both() -> None:
         assert _explained(manifest) == []
 
 
-@pytest.mark.parametrize(("path", "value"), [
-    (("spec", "containers", 0, "imagePullPolicyy"), "Always"),  # unknown field
-    (("spec", "containers", 0, "ports"), [{"containerPort": "eighty"}]),  # wrong type
-    (("spec", "containers", 0, "ports"), [{"containerPort": 80.0}]),  # a float where Kubernetes wants an integer
-    (("spec", "containers"), None),
-    (("metadata", "labels"), {"a": 1}),
-])
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("spec", "containers", 0, "imagePullPolicyy"), "Always"),  # unknown field
+        (("spec", "containers", 0, "ports"), [{"containerPort": "eighty"}]),  # wrong type
+        (("spec", "containers", 0, "ports"), [{"containerPort": 80.0}]),  # a float where Kubernetes wants an integer
+        (("spec", "containers"), None),
+        (("metadata", "labels"), {"a": 1}),
+    ],
+)
 def test_invalid_objects_get_the_explaining_validators_findings(path: tuple[str | int, ...], value: Any) -> None:
     bad = _replace(next(m for m in RENDERED if m["kind"] == "Pod"), path, value)
     assert not accepted_fast(bad, VERSION, strict=True)
@@ -94,10 +97,14 @@ def test_fast_and_explaining_validators_agree_on_mutations(data: st.DataObject) 
 
 
 def test_findings_are_the_same_with_and_without_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    plan = compile_documents(parse_text(
-        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: c, image: i, bogus: 1}\n"
-        "---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 80.0}]}\n", "in.yaml"
-    ).documents, RenderOptions())
+    plan = compile_documents(
+        parse_text(
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: c, image: i, bogus: 1}\n"
+            "---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 80.0}]}\n",
+            "in.yaml",
+        ).documents,
+        RenderOptions(),
+    )
     fast = list(validate_plan(plan, VERSION, True))
     monkeypatch.setattr(kubeschema, "jsonschema_rs", None)
     slow = list(validate_plan(plan, VERSION, True))
@@ -122,4 +129,5 @@ def test_a_valid_rendered_stream_is_located_without_composing_it_again() -> None
     assert [r.origin.line for r in results] == [3 * i + 3 for i in range(len(RENDERED))]
     composed = [d.source.node(d.index) for d in parsed.documents if d.source is not None]
     assert [r.origin for r in results] == [
-        Location("rendered.yaml", n.start_mark.line + 1, n.start_mark.column + 1) for n in composed if n is not None]
+        Location("rendered.yaml", n.start_mark.line + 1, n.start_mark.column + 1) for n in composed if n is not None
+    ]

@@ -33,8 +33,9 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def compile_inputs(inputs: Inputs, options: RenderOptions, *, quiet: bool, failure: int = FINDINGS,
-                   defaults: bool = True) -> Plan:
+def compile_inputs(
+    inputs: Inputs, options: RenderOptions, *, quiet: bool, failure: int = FINDINGS, defaults: bool = True
+) -> Plan:
     """Compile read inputs; on any error print every diagnostic and stop with `failure` before any output."""
     plan = compile_documents(inputs.documents, options, defaults=defaults)
     diagnostics = [*inputs.diagnostics, *plan.diagnostics]
@@ -44,13 +45,16 @@ def compile_inputs(inputs: Inputs, options: RenderOptions, *, quiet: bool, failu
     return plan
 
 
-def build_plan(paths: Sequence[str], options: RenderOptions, *, quiet: bool, defaults: bool = True,
-               skip: Sequence[Path] = ()) -> Plan:
+def build_plan(
+    paths: Sequence[str], options: RenderOptions, *, quiet: bool, defaults: bool = True, skip: Sequence[Path] = ()
+) -> Plan:
     """Read and compile every input (exit 1 on errors); an input without objects is a usage error."""
     plan = compile_inputs(read_inputs(paths, skip), options, quiet=quiet, defaults=defaults)
     if not plan.items:
-        raise fail("the input holds no Kubernetes objects; refusing to print an empty stream "
-                   "(Argo CD would prune everything)", USAGE)
+        raise fail(
+            "the input holds no Kubernetes objects; refusing to print an empty stream (Argo CD would prune everything)",
+            USAGE,
+        )
     return plan
 
 

@@ -11,11 +11,21 @@ from mxjob_gitops.compiler.cli.flags import paths_or_stdin, quiet, verbosity_opt
 
 @click.command(short_help="Print MXJob specs converted to kubeflow.org/v1.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="yaml", show_default=True,
-              help="How to print: a YAML stream, or a JSON v1 List.")
-@click.option("-i", "--in-place", is_flag=True,
-              help="Rewrite the files instead of printing: only the MXJobs that change, keeping comments, key "
-                   "order and formatting of everything else; nothing is written unless every file converts.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="yaml",
+    show_default=True,
+    help="How to print: a YAML stream, or a JSON v1 List.",
+)
+@click.option(
+    "-i",
+    "--in-place",
+    is_flag=True,
+    help="Rewrite the files instead of printing: only the MXJobs that change, keeping comments, key "
+    "order and formatting of everything else; nothing is written unless every file converts.",
+)
 @verbosity_options
 def convert(paths: tuple[str, ...], fmt: str, in_place: bool) -> None:
     """Convert v1alpha1, v1alpha2, v1beta1 and flat-v1 MXJobs in PATH... to kubeflow.org/v1.
@@ -45,5 +55,4 @@ def _in_place(paths: tuple[str, ...]) -> None:
         if has_errors(diagnostics):
             raise Exit(FINDINGS)
         if not quiet():
-            click.echo(f"mxjob: {changed} file{'s' if changed != 1 else ''} converted, {unchanged} unchanged",
-                       err=True)
+            click.echo(f"mxjob: {changed} file{'s' if changed != 1 else ''} converted, {unchanged} unchanged", err=True)

@@ -25,34 +25,96 @@ from mxjob_gitops.compiler.pipeline import Manifest
 @click.option("--head", metavar="REF", help="Git revision of the new side (default: the working tree).")
 @click.option("--live", is_flag=True, help="Compare the cluster's objects (old side) with the rendered PATH....")
 @cluster_options
-@click.option("--prune-scope", type=click.Choice(["jobs", "namespace"]), default="jobs", show_default=True,
-              help="With --live, which cluster objects missing from PATH... show as removed: those of the jobs "
-                   "PATH... renders (by their job-name label), or everything mxjob manages in the namespaces.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="How to print the differences.")
-@click.option("--ignore-path", "ignore_paths", multiple=True, metavar="POINTER",
-              help="Ignore a field (JSON pointer; keyed list items by key; * one segment, ** any).")
-@click.option("--ignore-kind", "ignore_kinds", multiple=True, metavar="KIND",
-              help="Ignore objects of a kind (Kind or group/Kind).")
-@click.option("--no-default-ignores", is_flag=True,
-              help="Also compare status, managedFields, resourceVersion, tracking annotations and the like.")
-@click.option("-U", "--unified", "context_lines", default=3, show_default=True, type=click.IntRange(0, 50),
-              metavar="N", help="Lines of context in each object's diff (as diff -U).")
-@click.option("--color", "colour", type=click.Choice(["auto", "always", "never"]), default="auto",
-              show_default=True, help="Colour the text format (auto: only on a terminal, never with NO_COLOR set).")
-@click.option("--split", "split_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="markdown: write every comment part as DIR/part-N-of-M.md.")
-@click.option("--max-length", default=65_536, show_default=True, type=click.IntRange(4_096, None),
-              help="markdown: the most characters in one comment.")
+@click.option(
+    "--prune-scope",
+    type=click.Choice(["jobs", "namespace"]),
+    default="jobs",
+    show_default=True,
+    help="With --live, which cluster objects missing from PATH... show as removed: those of the jobs "
+    "PATH... renders (by their job-name label), or everything mxjob manages in the namespaces.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="How to print the differences.",
+)
+@click.option(
+    "--ignore-path",
+    "ignore_paths",
+    multiple=True,
+    metavar="POINTER",
+    help="Ignore a field (JSON pointer; keyed list items by key; * one segment, ** any).",
+)
+@click.option(
+    "--ignore-kind",
+    "ignore_kinds",
+    multiple=True,
+    metavar="KIND",
+    help="Ignore objects of a kind (Kind or group/Kind).",
+)
+@click.option(
+    "--no-default-ignores",
+    is_flag=True,
+    help="Also compare status, managedFields, resourceVersion, tracking annotations and the like.",
+)
+@click.option(
+    "-U",
+    "--unified",
+    "context_lines",
+    default=3,
+    show_default=True,
+    type=click.IntRange(0, 50),
+    metavar="N",
+    help="Lines of context in each object's diff (as diff -U).",
+)
+@click.option(
+    "--color",
+    "colour",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour the text format (auto: only on a terminal, never with NO_COLOR set).",
+)
+@click.option(
+    "--split",
+    "split_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="markdown: write every comment part as DIR/part-N-of-M.md.",
+)
+@click.option(
+    "--max-length",
+    default=65_536,
+    show_default=True,
+    type=click.IntRange(4_096, None),
+    help="markdown: the most characters in one comment.",
+)
 @click.option("--summary-only", is_flag=True, help="markdown: only the summary table.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are differences (errors still exit 2).")
 @render_options
 @verbosity_options
-def diff(paths: tuple[str, ...], base: str | None, head: str | None, live: bool, kubeconfig: str | None,
-         kube_context: str | None, prune_scope: str, fmt: str, ignore_paths: tuple[str, ...],
-         ignore_kinds: tuple[str, ...], no_default_ignores: bool, context_lines: int, colour: str,
-         split_dir: Path | None, max_length: int, summary_only: bool, exit_zero: bool,
-         options: RenderOptions) -> None:
+def diff(
+    paths: tuple[str, ...],
+    base: str | None,
+    head: str | None,
+    live: bool,
+    kubeconfig: str | None,
+    kube_context: str | None,
+    prune_scope: str,
+    fmt: str,
+    ignore_paths: tuple[str, ...],
+    ignore_kinds: tuple[str, ...],
+    no_default_ignores: bool,
+    context_lines: int,
+    colour: str,
+    split_dir: Path | None,
+    max_length: int,
+    summary_only: bool,
+    exit_zero: bool,
+    options: RenderOptions,
+) -> None:
     """Compare renderings: `--base REF [--head REF] PATH...` reads Git objects, `OLD NEW` two paths, or
     `--live PATH...` the cluster against what PATH... renders (server-populated fields and status ignored).
 
@@ -82,8 +144,9 @@ def diff(paths: tuple[str, ...], base: str | None, head: str | None, live: bool,
         raise Exit(OK if exit_zero or not report.differences else FINDINGS)
 
 
-def _sides(paths: tuple[str, ...], base: str | None, head: str | None,
-           options: RenderOptions) -> tuple[list[Manifest], list[Manifest], str, str]:
+def _sides(
+    paths: tuple[str, ...], base: str | None, head: str | None, options: RenderOptions
+) -> tuple[list[Manifest], list[Manifest], str, str]:
     from mxjob_gitops.compiler.cli.gitsource import read_revision
     from mxjob_gitops.compiler.cli.inputs import SharedParses, read_inputs
 
@@ -91,8 +154,12 @@ def _sides(paths: tuple[str, ...], base: str | None, head: str | None,
     if base is None:
         if head is not None or len(paths) != 2:
             raise fail("give --base REF [--head REF] PATH..., or exactly two paths OLD NEW", USAGE)
-        return (_render(read_inputs([paths[0]], parse=parse), options),
-                _render(read_inputs([paths[1]], parse=parse), options), paths[0], paths[1])
+        return (
+            _render(read_inputs([paths[0]], parse=parse), options),
+            _render(read_inputs([paths[1]], parse=parse), options),
+            paths[0],
+            paths[1],
+        )
     if not paths:
         raise fail("--base needs the PATH... to render on both sides", USAGE)
     old = _render(read_revision(base, paths, parse), options)
@@ -126,8 +193,9 @@ def _live_plugin(name: str) -> Any:
     return found[0].load()
 
 
-def _live_sides(paths: tuple[str, ...], base: str | None, head: str | None, cluster: LiveCluster,
-                options: RenderOptions) -> tuple[list[Manifest], list[Manifest], str, str]:
+def _live_sides(
+    paths: tuple[str, ...], base: str | None, head: str | None, cluster: LiveCluster, options: RenderOptions
+) -> tuple[list[Manifest], list[Manifest], str, str]:
     """The cluster against the rendered PATH... (or --head REF); jobs without a namespace go to the one kubectl
     would use (the kubeconfig context's), so an identical deployment shows no difference."""
     from mxjob_gitops.compiler.cli.gitsource import read_revision
@@ -136,12 +204,10 @@ def _live_sides(paths: tuple[str, ...], base: str | None, head: str | None, clus
     from mxjob_gitops.compiler.pipeline import identity
 
     if base is not None or not paths:
-        raise fail("--live compares the cluster with PATH... (optionally at --head REF); --base does not apply",
-                   USAGE)
+        raise fail("--live compares the cluster with PATH... (optionally at --head REF); --base does not apply", USAGE)
     fetch = _live_plugin("fetch")
     if options.namespace is None:
-        options = dataclasses.replace(options, namespace=_live_plugin("namespace")(cluster.kubeconfig,
-                                                                                   cluster.context))
+        options = dataclasses.replace(options, namespace=_live_plugin("namespace")(cluster.kubeconfig, cluster.context))
     new = _render(read_revision(head, paths) if head else read_inputs(paths), options)
     try:
         live = fetch(new, cluster.kubeconfig, cluster.context, cluster.prune_scope)

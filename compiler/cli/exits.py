@@ -61,8 +61,11 @@ def guarded() -> Iterator[None]:
 
         if verbosity() > 0:
             traceback.print_exc()
-        click.echo(f"mxjob: internal error: {type(exc).__name__}: {exc} "
-                   "(run again with -v for a traceback and please report it)", err=True)
+        click.echo(
+            f"mxjob: internal error: {type(exc).__name__}: {exc} "
+            "(run again with -v for a traceback and please report it)",
+            err=True,
+        )
         sys.exit(INTERNAL)
 
 

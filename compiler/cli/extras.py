@@ -26,14 +26,15 @@ def install_hint(extra: str) -> str:
         wheel = f"mxjob_gitops-{version(DISTRIBUTION)}-py3-none-any.whl"
     except PackageNotFoundError:  # pragma: no cover - running from a bare source tree
         wheel = "mxjob_gitops-<version>-py3-none-any.whl"
-    return (f"install the [{extra}] extra from the source you installed mxjob from, e.g. "
-            f"pip install './dist/{wheel}[{extra}]' or "
-            f"pip install 'mxjob-gitops[{extra}] @ git+https://<your-git-host>/<your-fork>.git@<commit>'")
+    return (
+        f"install the [{extra}] extra from the source you installed mxjob from, e.g. "
+        f"pip install './dist/{wheel}[{extra}]' or "
+        f"pip install 'mxjob-gitops[{extra}] @ git+https://<your-git-host>/<your-fork>.git@<commit>'"
+    )
 
 
 def require(extra: str, what: str) -> None:
     """Stop with exit 2 and a message naming the extra when `what` (a command or flag) cannot run without it."""
     absent = missing(extra)
     if absent:
-        raise fail(f"{what} needs {', '.join(absent)}, which the base install leaves out; {install_hint(extra)}",
-                   USAGE)
+        raise fail(f"{what} needs {', '.join(absent)}, which the base install leaves out; {install_hint(extra)}", USAGE)

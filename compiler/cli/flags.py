@@ -50,19 +50,42 @@ def quiet() -> bool:
 
 def verbosity_options(command: F) -> F:
     """-q/--quiet and -v/--verbose, the same on every command; read them with verbosity()."""
-    command = click.option("-v", "--verbose", count=True, expose_value=False, callback=_remember, is_eager=True,
-                           help="Say more: notes, and a traceback on an internal error (also MXJOB_DEBUG=1).")(command)
-    command = click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=_remember, is_eager=True,
-                           help="Print errors only: no warnings or notes.")(command)
+    command = click.option(
+        "-v",
+        "--verbose",
+        count=True,
+        expose_value=False,
+        callback=_remember,
+        is_eager=True,
+        help="Say more: notes, and a traceback on an internal error (also MXJOB_DEBUG=1).",
+    )(command)
+    command = click.option(
+        "-q",
+        "--quiet",
+        is_flag=True,
+        expose_value=False,
+        callback=_remember,
+        is_eager=True,
+        help="Print errors only: no warnings or notes.",
+    )(command)
     return command
 
 
 def cluster_options(command: F) -> F:
     """--kubeconfig and --context (a kubeconfig context), the same wherever a cluster is involved."""
-    command = click.option("--context", "kube_context", metavar="NAME",
-                           help="The kubeconfig context to use (default: its current-context).")(command)
-    command = click.option("--kubeconfig", type=click.Path(dir_okay=False), envvar="KUBECONFIG", show_envvar=True,
-                           help="kubeconfig file (default: KUBECONFIG, ~/.kube/config, else in-cluster).")(command)
+    command = click.option(
+        "--context",
+        "kube_context",
+        metavar="NAME",
+        help="The kubeconfig context to use (default: its current-context).",
+    )(command)
+    command = click.option(
+        "--kubeconfig",
+        type=click.Path(dir_okay=False),
+        envvar="KUBECONFIG",
+        show_envvar=True,
+        help="kubeconfig file (default: KUBECONFIG, ~/.kube/config, else in-cluster).",
+    )(command)
     return command
 
 

@@ -37,8 +37,10 @@ def repository_of(paths: Sequence[str]) -> Path:
     try:
         top = Path(_git(["rev-parse", "--show-toplevel"], start).decode().strip())
     except InputError:
-        raise InputError(f"{paths[0]}: not inside a Git repository (--base and --head read PATH... from the "
-                         "repository that holds it)") from None
+        raise InputError(
+            f"{paths[0]}: not inside a Git repository (--base and --head read PATH... from the "
+            "repository that holds it)"
+        ) from None
     for path, resolved in zip(paths, real, strict=True):
         if not resolved.is_relative_to(top):
             raise InputError(f"{path}: outside the repository {top} that holds {paths[0]}")
@@ -50,8 +52,10 @@ def check_revision(revision: str, top: Path) -> None:
     try:
         _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"], top)
     except InputError:
-        raise InputError(f"git: no commit {revision!r} in the repository {top} (a branch, tag or commit there; "
-                         f"a shallow CI checkout may need `git fetch origin {revision}` or the full history)") from None
+        raise InputError(
+            f"git: no commit {revision!r} in the repository {top} (a branch, tag or commit there; "
+            f"a shallow CI checkout may need `git fetch origin {revision}` or the full history)"
+        ) from None
 
 
 def read_revision(revision: str, paths: Sequence[str], parse: Parser = parse_text) -> Inputs:
@@ -59,8 +63,9 @@ def read_revision(revision: str, paths: Sequence[str], parse: Parser = parse_tex
     top = repository_of(paths)
     check_revision(revision, top)
     relative = [Path(os.path.realpath(p)).relative_to(top).as_posix() or "." for p in paths]
-    wanted = [(name, oid) for name, oid in _blobs(revision, relative, top)
-              if is_manifest_path(PurePosixPath(name).parts)]
+    wanted = [
+        (name, oid) for name, oid in _blobs(revision, relative, top) if is_manifest_path(PurePosixPath(name).parts)
+    ]
     inputs = Inputs()
     if not wanted:
         return inputs
@@ -110,6 +115,6 @@ def _split_batch(output: bytes) -> list[bytes]:
             raise InputError(f"git cat-file: {output[position:header_end].decode(errors='replace')}")
         size = int(header[2])
         start = header_end + 1
-        blobs.append(output[start:start + size])
+        blobs.append(output[start : start + size])
         position = start + size + 1
     return blobs

@@ -99,7 +99,7 @@ def _merge(node: Any, new: Any, path: JsonPath, conversion: Conversion, pristine
                 node[i] = _merge(node[i], value, (*path, i), conversion, pristine)
             else:
                 node.append(_placed(node, value, (*path, i), conversion, pristine))
-        del node[len(new):]
+        del node[len(new) :]
         return node
     if not isinstance(new, dict | list) and isinstance(node, bool) == isinstance(new, bool) and node == new:
         return node  # the same scalar: keep its quoting

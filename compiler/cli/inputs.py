@@ -86,8 +86,11 @@ def _earlier_renders(root: Path) -> list[Path]:
     found = sorted(index.parent for index in root.rglob(INDEX) if index.parent != root and index.is_file())
     for directory in found:
         if not quiet():
-            click.echo(f"mxjob: note: {directory.as_posix()}: skipped, it is the output of an earlier "
-                       f"`mxjob render -o` (it holds {INDEX})", err=True)
+            click.echo(
+                f"mxjob: note: {directory.as_posix()}: skipped, it is the output of an earlier "
+                f"`mxjob render -o` (it holds {INDEX})",
+                err=True,
+            )
     return found
 
 
@@ -111,8 +114,9 @@ class SharedParses:
         return parsed
 
 
-def read_inputs(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False,
-                parse: Parser = parse_text) -> Inputs:
+def read_inputs(
+    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, parse: Parser = parse_text
+) -> Inputs:
     inputs = Inputs()
     stdin_used = False
     for name in discover(paths, skip, allow_empty):
@@ -140,10 +144,20 @@ class Unreadable(enum.Enum):
 
 def unreadable(why: Unreadable, label: str) -> Diagnostic:
     if why is Unreadable.TOO_LARGE:
-        return Diagnostic(Code.LIMIT_EXCEEDED, Severity.ERROR, f"the input is larger than {MAX_INPUT_BYTES:,} bytes",
-                          location=Location(label), hint="split it into several files")
-    return Diagnostic(Code.YAML_SYNTAX, Severity.ERROR, "the file is not UTF-8 text", location=Location(label),
-                      hint="save it as UTF-8")
+        return Diagnostic(
+            Code.LIMIT_EXCEEDED,
+            Severity.ERROR,
+            f"the input is larger than {MAX_INPUT_BYTES:,} bytes",
+            location=Location(label),
+            hint="split it into several files",
+        )
+    return Diagnostic(
+        Code.YAML_SYNTAX,
+        Severity.ERROR,
+        "the file is not UTF-8 text",
+        location=Location(label),
+        hint="save it as UTF-8",
+    )
 
 
 def decode_limited(stream: BinaryIO) -> str | Unreadable:

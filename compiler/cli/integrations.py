@@ -18,11 +18,18 @@ def integrations() -> None:
 
 
 @integrations.command("argocd-health", short_help="The Argo CD health check for kubeflow.org/MXJob.")
-@click.option("--format", "fmt", type=click.Choice(("yaml", "json", "lua")), default="yaml", show_default=True,
-              help="yaml/json: an argocd-cm ConfigMap to merge (kubectl patch --type merge, or a kustomize "
-                   "patch); lua: the script alone.")
-@click.option("-n", "--namespace", default="argocd", show_default=True, metavar="NAMESPACE",
-              help="Namespace of argocd-cm.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("yaml", "json", "lua")),
+    default="yaml",
+    show_default=True,
+    help="yaml/json: an argocd-cm ConfigMap to merge (kubectl patch --type merge, or a kustomize "
+    "patch); lua: the script alone.",
+)
+@click.option(
+    "-n", "--namespace", default="argocd", show_default=True, metavar="NAMESPACE", help="Namespace of argocd-cm."
+)
 @verbosity_options
 def argocd_health(fmt: str, namespace: str) -> None:
     """Print the Lua health check as argocd-cm's resource.customizations.health.kubeflow.org_MXJob key."""
@@ -38,8 +45,14 @@ def argocd_health(fmt: str, namespace: str) -> None:
 
 
 @integrations.command("flux-health", short_help="The Flux Kustomization health check for kubeflow.org/MXJob.")
-@click.option("--format", "fmt", type=click.Choice(("yaml", "json")), default="yaml", show_default=True,
-              help="How to print the Kustomization spec fragment.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("yaml", "json")),
+    default="yaml",
+    show_default=True,
+    help="How to print the Kustomization spec fragment.",
+)
 @verbosity_options
 def flux_health(fmt: str) -> None:
     """Print `healthCheckExprs` (CEL, kustomize-controller v1.5+) for a Flux Kustomization's spec."""

@@ -55,14 +55,27 @@ def options_from(config: Any, base: RenderOptions) -> tuple[RenderOptions, list[
         return base, []
     if not isinstance(config, dict) or config.get("kind") != "ConfigMap":
         kind = config.get("kind") if isinstance(config, dict) else type(config).__name__
-        return base, [error(Code.INVALID_VALUE, f"functionConfig is a {str(kind)[:80]!r}, not a ConfigMap", _CONFIG,
-                            "give the options as the data of a ConfigMap")]
+        return base, [
+            error(
+                Code.INVALID_VALUE,
+                f"functionConfig is a {str(kind)[:80]!r}, not a ConfigMap",
+                _CONFIG,
+                "give the options as the data of a ConfigMap",
+            )
+        ]
     data = config.get("data", {})
     if not isinstance(data, dict):
         return base, [error(Code.WRONG_TYPE, "functionConfig data must be a mapping", (*_CONFIG, "data"))]
     unknown = [str(key) for key in data if key not in RECORD_KEYS]
-    found = [error(Code.UNKNOWN_FIELD, f"functionConfig data has no option {key[:80]!r}", (*_CONFIG, "data", key),
-                   f"known options: {', '.join(RECORD_KEYS)}") for key in unknown]
+    found = [
+        error(
+            Code.UNKNOWN_FIELD,
+            f"functionConfig data has no option {key[:80]!r}",
+            (*_CONFIG, "data", key),
+            f"known options: {', '.join(RECORD_KEYS)}",
+        )
+        for key in unknown
+    ]
     try:
         options = RenderOptions.from_record(data, base)
     except ValueError as exc:
@@ -75,8 +88,10 @@ def options_from(config: Any, base: RenderOptions) -> tuple[RenderOptions, list[
 def result_of(diagnostic: Diagnostic, resource_list: dict[str, Any]) -> dict[str, Any]:
     """A KRM `results` entry; a path inside an item (or the functionConfig) is reported relative to it."""
     message = f"{diagnostic.code.value}: {diagnostic.message}" + (f" ({diagnostic.hint})" if diagnostic.hint else "")
-    result: dict[str, Any] = {"message": message, "severity": {Severity.ERROR: "error", Severity.WARNING:
-                                                               "warning"}.get(diagnostic.severity, "info")}
+    result: dict[str, Any] = {
+        "message": message,
+        "severity": {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(diagnostic.severity, "info"),
+    }
     listed = resource_list.get("items")
     items: list[Any] = listed if isinstance(listed, list) else []
     path = diagnostic.path
@@ -89,9 +104,16 @@ def result_of(diagnostic: Diagnostic, resource_list: dict[str, Any]) -> dict[str
             result["message"] = f"{diagnostic.location}: {message}"
         return result
     metadata = _mapping(item.get("metadata"))
-    result["resourceRef"] = {key: value for key, value in (
-        ("apiVersion", item.get("apiVersion")), ("kind", item.get("kind")), ("name", metadata.get("name")),
-        ("namespace", metadata.get("namespace"))) if isinstance(value, str) and value}
+    result["resourceRef"] = {
+        key: value
+        for key, value in (
+            ("apiVersion", item.get("apiVersion")),
+            ("kind", item.get("kind")),
+            ("name", metadata.get("name")),
+            ("namespace", metadata.get("namespace")),
+        )
+        if isinstance(value, str) and value
+    }
     if field:
         result["field"] = {"path": format_path(field)}
     file_path = _annotation(item, PATH_ANNOTATIONS)
@@ -101,13 +123,21 @@ def result_of(diagnostic: Diagnostic, resource_list: dict[str, Any]) -> dict[str
     return result
 
 
-def _respond(resource_list: dict[str, Any], items: list[Any], diagnostics: list[Diagnostic], failed: bool,
-             emitter: Emitter | None = None) -> NoReturn:
+def _respond(
+    resource_list: dict[str, Any],
+    items: list[Any],
+    diagnostics: list[Diagnostic],
+    failed: bool,
+    emitter: Emitter | None = None,
+) -> NoReturn:
     from mxjob_gitops.compiler.emit import Emitter
 
     version = resource_list.get("apiVersion")
-    output: dict[str, Any] = {"apiVersion": version if version in RESOURCE_LIST_VERSIONS else RESOURCE_LIST_VERSIONS[0],
-                              "kind": "ResourceList", "items": items}
+    output: dict[str, Any] = {
+        "apiVersion": version if version in RESOURCE_LIST_VERSIONS else RESOURCE_LIST_VERSIONS[0],
+        "kind": "ResourceList",
+        "items": items,
+    }
     results = [result_of(d, resource_list) for d in diagnostics]
     if results:
         output["results"] = results
@@ -137,8 +167,13 @@ def krm(options: RenderOptions) -> None:
         diagnostics = list(parsed.diagnostics)
         if resource_list.get("kind") != "ResourceList" or not isinstance(items, list):
             click.echo("mxjob krm: stdin must hold one ResourceList (config.kubernetes.io/v1) with items", err=True)
-            diagnostics.append(Diagnostic(Code.NOT_AN_OBJECT, Severity.ERROR, "stdin must hold one ResourceList "
-                                          "(config.kubernetes.io/v1) with a list of items"))
+            diagnostics.append(
+                Diagnostic(
+                    Code.NOT_AN_OBJECT,
+                    Severity.ERROR,
+                    "stdin must hold one ResourceList (config.kubernetes.io/v1) with a list of items",
+                )
+            )
             _respond(resource_list, items if isinstance(items, list) else [], diagnostics, failed=True)
         options, problems = options_from(resource_list.get("functionConfig"), options)
         diagnostics.extend(problems)

@@ -33,22 +33,29 @@ def command(manifest_file: Path, version: str, strict: bool, locations: Sequence
     return [*args, str(manifest_file)]
 
 
-def run_kubeconform(results: list[ObjectResult], plan: Plan, version: str, strict: bool,
-                    locations: Sequence[str]) -> list[ObjectResult]:
+def run_kubeconform(
+    results: list[ObjectResult], plan: Plan, version: str, strict: bool, locations: Sequence[str]
+) -> list[ObjectResult]:
     with tempfile.TemporaryDirectory(prefix="mxjob-kubeconform-") as folder:
         manifest_file = Path(folder) / "rendered.yaml"
         with manifest_file.open("w", encoding="utf-8") as handle:
             write_yaml_stream((m for item in plan.items for m in plan.item_manifests(item)), handle)
         try:
-            done = subprocess.run(command(manifest_file, version, strict, locations), capture_output=True,
-                                  text=True, timeout=TIMEOUT_SECONDS, check=False)
+            done = subprocess.run(
+                command(manifest_file, version, strict, locations),
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT_SECONDS,
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             raise fail(f"kubeconform did not finish within {TIMEOUT_SECONDS} s", USAGE) from None
     try:
         resources = json.loads(done.stdout or "{}").get("resources") or []
     except json.JSONDecodeError:
-        raise fail(f"kubeconform printed no JSON (exit {done.returncode}): {done.stderr.strip()[:500]}",
-                   USAGE) from None
+        raise fail(
+            f"kubeconform printed no JSON (exit {done.returncode}): {done.stderr.strip()[:500]}", USAGE
+        ) from None
     return merge(results, resources)
 
 
@@ -68,5 +75,10 @@ def merge(results: list[ObjectResult], resources: list[dict[str, Any]]) -> list[
 
 def _finding(pointer: str, message: str) -> Finding:
     """kubeconform's JSON pointer (/spec/containers/0/image) in the report's path style, under MXJ109."""
-    return Finding(format_path(pointer_parts(pointer)), message, source="kubeconform", code=Code.SCHEMA,
-                   hint="kubeconform's finding against its schema location")
+    return Finding(
+        format_path(pointer_parts(pointer)),
+        message,
+        source="kubeconform",
+        code=Code.SCHEMA,
+        hint="kubeconform's finding against its schema location",
+    )

@@ -13,13 +13,16 @@ _CLI = "mxjob_gitops.compiler.cli"
 BUILTIN = {
     "render": (f"{_CLI}.render:render", "Render MXJob specs into Kubernetes manifests."),
     "convert": (f"{_CLI}.convert:convert", "Print MXJob specs converted to kubeflow.org/v1."),
-    "diff": (f"{_CLI}.diff:diff",
-             "Show what a change to MXJob specs would change in the cluster, object by object."),
-    "integrations": (f"{_CLI}.integrations:integrations",
-                     "Print GitOps integration snippets (MXJob health checks for Argo CD and Flux)."),
+    "diff": (f"{_CLI}.diff:diff", "Show what a change to MXJob specs would change in the cluster, object by object."),
+    "integrations": (
+        f"{_CLI}.integrations:integrations",
+        "Print GitOps integration snippets (MXJob health checks for Argo CD and Flux).",
+    ),
     "krm": (f"{_CLI}.krm:krm", "Run as a KRM function (ResourceList on stdin and stdout)."),
-    "validate": (f"{_CLI}.validate:validate",
-                 "Check MXJob specs and what they render against strict schemas, offline."),
+    "validate": (
+        f"{_CLI}.validate:validate",
+        "Check MXJob specs and what they render against strict schemas, offline.",
+    ),
     "completion": (f"{_CLI}.completion:completion", "Print the shell completion script (bash, zsh, fish)."),
 }
 
@@ -62,11 +65,14 @@ class _Epilog(LazyGroup):
         from mxjob_gitops.compiler.cli.flags import ENVIRONMENT
 
         with formatter.section("Exit codes"):
-            formatter.write_text("0 ok, 1 findings (invalid input, differences), 2 usage, input or environment "
-                                 "error, 3 internal error.")
+            formatter.write_text(
+                "0 ok, 1 findings (invalid input, differences), 2 usage, input or environment error, 3 internal error."
+            )
         with formatter.section("Output"):
-            formatter.write_text("What a command produces (manifests, a report, a diff) goes to stdout; "
-                                 "diagnostics (errors, warnings, notes, logs) go to stderr.")
+            formatter.write_text(
+                "What a command produces (manifests, a report, a diff) goes to stdout; "
+                "diagnostics (errors, warnings, notes, logs) go to stderr."
+            )
         with formatter.section("Environment"):
             formatter.write_dl(ENVIRONMENT)
 

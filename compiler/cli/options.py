@@ -31,8 +31,9 @@ def parse_kubernetes_version(_ctx: click.Context, _param: click.Parameter, value
         raise click.BadParameter(str(exc)) from None
 
 
-def parse_priorities(_ctx: click.Context, _param: click.Parameter,
-                     values: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+def parse_priorities(
+    _ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
+) -> tuple[tuple[str, int], ...]:
     try:
         return priority_pairs(values)
     except ValueError as exc:
@@ -54,22 +55,55 @@ def check_field(key: str) -> Callable[[click.Context, click.Parameter, str | Non
 
 
 _OPTIONS = (
-    click.option("-n", "--namespace", callback=check_field("namespace"),
-                 help="Namespace for jobs that do not set metadata.namespace."),
-    click.option("--target", type=click.Choice([t.value for t in Target]), default=Target.PLAIN.value,
-                 show_default=True, envvar="MXJOB_TARGET", show_envvar=True,
-                 help="Add the annotations Argo CD or Flux need (pods replaced, never patched; no sync waves)."),
-    click.option("--gang-scheduler", "gang", callback=parse_gang, envvar="MXJOB_GANG_SCHEDULER", show_envvar=True,
-                 metavar=gang_forms(),
-                 help="Gang-schedule each job's pods: a PodGroup (Volcano, scheduler-plugins, Kubernetes) or a Kueue "
-                      "pod group (a job's mxjob.kubeflow.org/gang-scheduler annotation wins)."),
-    click.option("--priority-class", "priorities", multiple=True, callback=parse_priorities, metavar="NAME=VALUE",
-                 help="A PriorityClass value, for ordering pods when minResources is computed (repeatable)."),
-    click.option("--job/--no-job", "include_job", default=True, show_default=True,
-                 help="Also emit the MXJob itself, where the reconciler keeps .status."),
-    click.option("--max-pods", "max_pods", default=str(DEFAULT_MAX_PODS), show_default=True,
-                 callback=check_field("maxPods"), metavar="N",
-                 help="Most pods one job may have (MX_CONFIG makes the rendering grow with its square)."),
+    click.option(
+        "-n",
+        "--namespace",
+        callback=check_field("namespace"),
+        help="Namespace for jobs that do not set metadata.namespace.",
+    ),
+    click.option(
+        "--target",
+        type=click.Choice([t.value for t in Target]),
+        default=Target.PLAIN.value,
+        show_default=True,
+        envvar="MXJOB_TARGET",
+        show_envvar=True,
+        help="Add the annotations Argo CD or Flux need (pods replaced, never patched; no sync waves).",
+    ),
+    click.option(
+        "--gang-scheduler",
+        "gang",
+        callback=parse_gang,
+        envvar="MXJOB_GANG_SCHEDULER",
+        show_envvar=True,
+        metavar=gang_forms(),
+        help="Gang-schedule each job's pods: a PodGroup (Volcano, scheduler-plugins, Kubernetes) or a Kueue "
+        "pod group (a job's mxjob.kubeflow.org/gang-scheduler annotation wins).",
+    ),
+    click.option(
+        "--priority-class",
+        "priorities",
+        multiple=True,
+        callback=parse_priorities,
+        metavar="NAME=VALUE",
+        help="A PriorityClass value, for ordering pods when minResources is computed (repeatable).",
+    ),
+    click.option(
+        "--job/--no-job",
+        "include_job",
+        default=True,
+        show_default=True,
+        help="Also emit the MXJob itself, where the reconciler keeps .status.",
+    ),
+    click.option(
+        "--max-pods",
+        "max_pods",
+        default=str(DEFAULT_MAX_PODS),
+        show_default=True,
+        callback=check_field("maxPods"),
+        metavar="N",
+        help="Most pods one job may have (MX_CONFIG makes the rendering grow with its square).",
+    ),
 )
 
 
@@ -77,11 +111,24 @@ def render_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Add the shared options to a click command; it receives them as one `options: RenderOptions`."""
 
     @functools.wraps(command)
-    def wrapper(*args: Any, namespace: str | None, target: str, gang: GangScheduler | None,
-                priorities: tuple[tuple[str, int], ...], include_job: bool, max_pods: int,
-                **kwargs: Any) -> Any:
-        options = RenderOptions(namespace=namespace, include_job=include_job, target=parse_field("target", target),
-                                gang_scheduler=gang, priority_classes=priorities, max_pods=max_pods)
+    def wrapper(
+        *args: Any,
+        namespace: str | None,
+        target: str,
+        gang: GangScheduler | None,
+        priorities: tuple[tuple[str, int], ...],
+        include_job: bool,
+        max_pods: int,
+        **kwargs: Any,
+    ) -> Any:
+        options = RenderOptions(
+            namespace=namespace,
+            include_job=include_job,
+            target=parse_field("target", target),
+            gang_scheduler=gang,
+            priority_classes=priorities,
+            max_pods=max_pods,
+        )
         return command(*args, options=options, **kwargs)
 
     decorated: Callable[..., Any] = wrapper

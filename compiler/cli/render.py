@@ -23,25 +23,45 @@ def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | 
         return None
     if value in _FORMAT_WORDS and not Path(value).is_dir():
         wanted = "json" if value == "json" else "yaml"
-        raise click.BadParameter(f"-o is the output directory here, not kubectl's output format: did you mean "
-                                 f"--format {wanted}? (to write into a directory named {value}, give -o ./{value})")
+        raise click.BadParameter(
+            f"-o is the output directory here, not kubectl's output format: did you mean "
+            f"--format {wanted}? (to write into a directory named {value}, give -o ./{value})"
+        )
     return Path(value)
 
 
 @click.command(short_help="Render MXJob specs into Kubernetes manifests.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="yaml", show_default=True,
-              help="How to print: a YAML stream, or a JSON v1 List.")
-@click.option("-o", "--output-dir", type=click.Path(file_okay=False), callback=check_output_dir,
-              metavar="DIR", help="Write one file per object plus kustomization.yaml into DIR instead of printing.")
-@click.option("--kubernetes-version", callback=parse_kubernetes_version, envvar="MXJOB_KUBERNETES_VERSION",
-              show_envvar=True, metavar="1.N",
-              help="Render the API shapes of this Kubernetes version where they differ (the scheduling.k8s.io "
-                   "gang API of --gang-scheduler kubernetes); default: the newest, 1.37.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="yaml",
+    show_default=True,
+    help="How to print: a YAML stream, or a JSON v1 List.",
+)
+@click.option(
+    "-o",
+    "--output-dir",
+    type=click.Path(file_okay=False),
+    callback=check_output_dir,
+    metavar="DIR",
+    help="Write one file per object plus kustomization.yaml into DIR instead of printing.",
+)
+@click.option(
+    "--kubernetes-version",
+    callback=parse_kubernetes_version,
+    envvar="MXJOB_KUBERNETES_VERSION",
+    show_envvar=True,
+    metavar="1.N",
+    help="Render the API shapes of this Kubernetes version where they differ (the scheduling.k8s.io "
+    "gang API of --gang-scheduler kubernetes); default: the newest, 1.37.",
+)
 @render_options
 @verbosity_options
-def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, kubernetes_version: str | None,
-           options: RenderOptions) -> None:
+def render(
+    paths: tuple[str, ...], fmt: str, output_dir: Path | None, kubernetes_version: str | None, options: RenderOptions
+) -> None:
     """Render MXJob specs in PATH... (files, directories, or - for stdin; no PATH reads a piped stdin)
     into explicit manifests.
 
@@ -64,5 +84,8 @@ def render(paths: tuple[str, ...], fmt: str, output_dir: Path | None, kubernetes
         serialise, suffix = (to_json, ".json") if fmt == "json" else (emitter.to_yaml, ".yaml")
         summary = write_output_dir(output_dir, manifests, serialise, suffix)
         if not quiet():
-            click.echo(f"mxjob: {output_dir}: {summary.written} written, {summary.unchanged} unchanged, "
-                       f"{summary.removed} removed", err=True)
+            click.echo(
+                f"mxjob: {output_dir}: {summary.written} written, {summary.unchanged} unchanged, "
+                f"{summary.removed} removed",
+                err=True,
+            )

@@ -17,8 +17,7 @@ def report(diagnostics: Sequence[Diagnostic], *, quiet: bool = False) -> None:
     errors = sum(d.severity is Severity.ERROR for d in diagnostics)
     if errors:
         warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
-        click.echo(f"mxjob: {_plural(errors, 'error')}, {_plural(warnings, 'warning')}; nothing was written",
-                   err=True)
+        click.echo(f"mxjob: {_plural(errors, 'error')}, {_plural(warnings, 'warning')}; nothing was written", err=True)
 
 
 def _plural(count: int, noun: str) -> str:

@@ -19,24 +19,55 @@ from mxjob_gitops.compiler.options import RenderOptions
 
 @click.command(short_help="Check MXJob specs and what they render against strict schemas, offline.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="How to print the report.")
-@click.option("--kubernetes-version", default=DEFAULT_KUBERNETES_VERSION, show_default=True,
-              envvar="MXJOB_KUBERNETES_VERSION", show_envvar=True,
-              help="Kubernetes schemas to check against (offline; other than the default: the [schemas] extra).")
-@click.option("--strict/--no-strict", default=True, show_default=True,
-              help="Unknown fields are errors (as kubectl --validate=strict).")
-@click.option("--kubeconform", "use_kubeconform", is_flag=True,
-              help="Also run the kubeconform binary on the rendered output and merge its findings.")
-@click.option("--kubeconform-schema-location", "kubeconform_locations", multiple=True, default=("default",),
-              show_default=True, help="Kubernetes schema location(s) for kubeconform; ours are always added.")
-@click.option("--skip-non-kubernetes", is_flag=True,
-              help="Skip, with a note, files holding no Kubernetes object (no document with apiVersion and kind), "
-                   "such as package.json or mkdocs.yml; for pre-commit, which passes every YAML and JSON file.")
+@click.option(
+    "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="How to print the report."
+)
+@click.option(
+    "--kubernetes-version",
+    default=DEFAULT_KUBERNETES_VERSION,
+    show_default=True,
+    envvar="MXJOB_KUBERNETES_VERSION",
+    show_envvar=True,
+    help="Kubernetes schemas to check against (offline; other than the default: the [schemas] extra).",
+)
+@click.option(
+    "--strict/--no-strict",
+    default=True,
+    show_default=True,
+    help="Unknown fields are errors (as kubectl --validate=strict).",
+)
+@click.option(
+    "--kubeconform",
+    "use_kubeconform",
+    is_flag=True,
+    help="Also run the kubeconform binary on the rendered output and merge its findings.",
+)
+@click.option(
+    "--kubeconform-schema-location",
+    "kubeconform_locations",
+    multiple=True,
+    default=("default",),
+    show_default=True,
+    help="Kubernetes schema location(s) for kubeconform; ours are always added.",
+)
+@click.option(
+    "--skip-non-kubernetes",
+    is_flag=True,
+    help="Skip, with a note, files holding no Kubernetes object (no document with apiVersion and kind), "
+    "such as package.json or mkdocs.yml; for pre-commit, which passes every YAML and JSON file.",
+)
 @render_options
 @verbosity_options
-def validate(paths: tuple[str, ...], fmt: str, kubernetes_version: str, strict: bool, use_kubeconform: bool,
-             kubeconform_locations: tuple[str, ...], skip_non_kubernetes: bool, options: RenderOptions) -> None:
+def validate(
+    paths: tuple[str, ...],
+    fmt: str,
+    kubernetes_version: str,
+    strict: bool,
+    use_kubeconform: bool,
+    kubeconform_locations: tuple[str, ...],
+    skip_non_kubernetes: bool,
+    options: RenderOptions,
+) -> None:
     """Validate PATH... (files, directories, or - for stdin): exit 0 all valid, 1 something invalid.
 
     Reports every problem: MXJob input errors at file:line:column, and schema violations of every
@@ -60,8 +91,9 @@ def validate(paths: tuple[str, ...], fmt: str, kubernetes_version: str, strict: 
         # Rendered output (a `render` stream or `-o` directory) carries each job's ConfigMap: its MXJob is checked
         # as the object it is, not expanded a second time (the same rule as `mxjob diff`).
         # The shapes rendered (the scheduling.k8s.io gang API) are those of the version checked against.
-        plan = compile_documents(inputs.documents, dataclasses.replace(options, keep_rendered=True,
-                                                                       kubernetes_version=version))
+        plan = compile_documents(
+            inputs.documents, dataclasses.replace(options, keep_rendered=True, kubernetes_version=version)
+        )
         found = [*inputs.diagnostics, *plan.diagnostics]
         report = Report(version, strict, found, files=inputs.files)
         # Over a resource limit, checking every rendered object is the very work the limit is there to stop.
@@ -81,13 +113,19 @@ def kubernetes_files_only(inputs: Inputs) -> Inputs:
     still reported); note every file left out on stderr."""
     from mxjob_gitops.compiler.cli.flags import quiet
 
-    kept = {d.file for d in inputs.documents
-            if isinstance(d.data, dict) and isinstance(d.data.get("apiVersion"), str)
-            and isinstance(d.data.get("kind"), str)}
+    kept = {
+        d.file
+        for d in inputs.documents
+        if isinstance(d.data, dict)
+        and isinstance(d.data.get("apiVersion"), str)
+        and isinstance(d.data.get("kind"), str)
+    }
     kept.update(d.location.file for d in inputs.diagnostics if d.location is not None)
     for name in inputs.files:
         if name not in kept and not quiet():
             click.echo(f"mxjob: note: {name}: skipped, no Kubernetes object in it (no apiVersion and kind)", err=True)
-    return Inputs([d for d in inputs.documents if d.file in kept],
-                  [d for d in inputs.diagnostics if d.location is None or d.location.file in kept],
-                  [name for name in inputs.files if name in kept])
+    return Inputs(
+        [d for d in inputs.documents if d.file in kept],
+        [d for d in inputs.diagnostics if d.location is None or d.location.file in kept],
+        [name for name in inputs.files if name in kept],
+    )

@@ -36,8 +36,11 @@ def _gang(plan: GangPlan) -> dict[str, Any]:
 def _group(plan: GangPlan) -> GroupObject:
     minor = _minor(plan)
     if minor < (1, 36):
-        return ("scheduling.k8s.io/v1alpha1", "Workload",
-                {"podGroups": [{"name": _WORKLOAD_GROUP, "policy": _gang(plan)}]})
+        return (
+            "scheduling.k8s.io/v1alpha1",
+            "Workload",
+            {"podGroups": [{"name": _WORKLOAD_GROUP, "policy": _gang(plan)}]},
+        )
     spec: dict[str, Any] = {"schedulingPolicy": _gang(plan)}
     priority_class = plan.policy.get("priorityClass") or template_priority_class(plan.job)
     if priority_class:
@@ -47,9 +50,13 @@ def _group(plan: GangPlan) -> GroupObject:
 
 def _findings(plan: GangPlan) -> Iterator[Diagnostic]:
     if _minor(plan) < (1, 35):
-        yield error(Code.INVALID_VALUE, f"Kubernetes {plan.kubernetes_version} has no gang scheduling API: "
-                    "scheduling.k8s.io Workload arrived in 1.35", ("metadata", "annotations", GANG_ANNOTATION),
-                    "pass --kubernetes-version 1.35 or later, or pick another gang scheduler")
+        yield error(
+            Code.INVALID_VALUE,
+            f"Kubernetes {plan.kubernetes_version} has no gang scheduling API: "
+            "scheduling.k8s.io Workload arrived in 1.35",
+            ("metadata", "annotations", GANG_ANNOTATION),
+            "pass --kubernetes-version 1.35 or later, or pick another gang scheduler",
+        )
 
 
 def _join(pod: Manifest, plan: GangPlan, _role: str) -> None:
@@ -60,5 +67,4 @@ def _join(pod: Manifest, plan: GangPlan, _role: str) -> None:
         pod["spec"]["schedulingGroup"] = {"podGroupName": plan.job.name}
 
 
-BACKEND = GangBackend("kubernetes", None, "", lambda _argument: None, _group, _join, findings=_findings,
-                      versioned=True)
+BACKEND = GangBackend("kubernetes", None, "", lambda _argument: None, _group, _join, findings=_findings, versioned=True)

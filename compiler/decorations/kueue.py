@@ -41,21 +41,25 @@ def _join(pod: Manifest, plan: GangPlan, _role: str) -> None:
     if queue:
         labels[KUEUE_QUEUE_LABEL] = queue
     labels[KUEUE_GROUP_LABEL] = plan.job.name
-    metadata["annotations"] = {**(metadata.get("annotations") or {}),
-                               KUEUE_TOTAL_COUNT_ANNOTATION: str(plan.total)}
+    metadata["annotations"] = {**(metadata.get("annotations") or {}), KUEUE_TOTAL_COUNT_ANNOTATION: str(plan.total)}
 
 
 def _findings(plan: GangPlan) -> Iterator[Diagnostic]:
     if not queue_of(plan):
-        yield warning(Code.GANG_QUEUE,
-                      "the pods name no Kueue queue: Kueue queues them only if the namespace has a LocalQueue "
-                      "named 'default' or Kueue runs with manageJobsWithoutQueueName",
-                      _QUEUE_LABEL_PATH, "pass --gang-scheduler kueue=QUEUE, or label the job "
-                      f"{KUEUE_QUEUE_LABEL}: QUEUE")
+        yield warning(
+            Code.GANG_QUEUE,
+            "the pods name no Kueue queue: Kueue queues them only if the namespace has a LocalQueue "
+            "named 'default' or Kueue runs with manageJobsWithoutQueueName",
+            _QUEUE_LABEL_PATH,
+            f"pass --gang-scheduler kueue=QUEUE, or label the job {KUEUE_QUEUE_LABEL}: QUEUE",
+        )
     if plan.min_member < plan.total:
-        yield warning(Code.GANG_POLICY_IGNORED,
-                      f"Kueue admits the whole group of {plan.total} pods; minAvailable {plan.min_member} has no "
-                      "effect on it", (*SCHEDULING_POLICY, "minAvailable"), "remove minAvailable")
+        yield warning(
+            Code.GANG_POLICY_IGNORED,
+            f"Kueue admits the whole group of {plan.total} pods; minAvailable {plan.min_member} has no effect on it",
+            (*SCHEDULING_POLICY, "minAvailable"),
+            "remove minAvailable",
+        )
 
 
 def absent(job: MXJob) -> Iterator[Diagnostic]:
@@ -63,14 +67,17 @@ def absent(job: MXJob) -> Iterator[Diagnostic]:
     queue = job_queue(job)
     labels = job.document["metadata"].get("labels") or {}
     if queue and KUEUE_QUEUE_LABEL in labels:
-        yield warning(Code.GANG_QUEUE,
-                      f"the job is labelled {KUEUE_QUEUE_LABEL}: {queue}, but its pods are not rendered for "
-                      "Kueue: they carry no queue or pod group, so Kueue does not admit them together, and a "
-                      "LocalQueue named 'default' in the namespace would gate and admit each pod on its own "
-                      "(a partly started job that holds quota)",
-                      _QUEUE_LABEL_PATH, "render with --gang-scheduler kueue (or annotate the job "
-                      "mxjob.kubeflow.org/gang-scheduler: kueue)")
+        yield warning(
+            Code.GANG_QUEUE,
+            f"the job is labelled {KUEUE_QUEUE_LABEL}: {queue}, but its pods are not rendered for "
+            "Kueue: they carry no queue or pod group, so Kueue does not admit them together, and a "
+            "LocalQueue named 'default' in the namespace would gate and admit each pod on its own "
+            "(a partly started job that holds quota)",
+            _QUEUE_LABEL_PATH,
+            "render with --gang-scheduler kueue (or annotate the job mxjob.kubeflow.org/gang-scheduler: kueue)",
+        )
 
 
-BACKEND = GangBackend("kueue", "QUEUE", "", lambda _argument: None, lambda _plan: None, _join,
-                      findings=_findings, absent=absent)
+BACKEND = GangBackend(
+    "kueue", "QUEUE", "", lambda _argument: None, lambda _plan: None, _join, findings=_findings, absent=absent
+)

@@ -20,5 +20,6 @@ def _join(pod: Manifest, plan: GangPlan, _role: str) -> None:
     pod["metadata"]["labels"][PLUGINS_GROUP_LABEL] = plan.job.name
 
 
-BACKEND = GangBackend("scheduler-plugins", "NAME", DEFAULT_PLUGINS_SCHEDULER, lambda argument: argument, _group,
-                      _join, min_resources=True)
+BACKEND = GangBackend(
+    "scheduler-plugins", "NAME", DEFAULT_PLUGINS_SCHEDULER, lambda argument: argument, _group, _join, min_resources=True
+)

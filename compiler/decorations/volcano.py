@@ -35,8 +35,11 @@ def _group(plan: GangPlan) -> GroupObject:
 
 def _join(pod: Manifest, plan: GangPlan, role: str) -> None:
     metadata = pod["metadata"]
-    metadata["annotations"] = {**(metadata.get("annotations") or {}), VOLCANO_GROUP_ANNOTATION: plan.job.name,
-                               VOLCANO_TASK_ANNOTATION: role}
+    metadata["annotations"] = {
+        **(metadata.get("annotations") or {}),
+        VOLCANO_GROUP_ANNOTATION: plan.job.name,
+        VOLCANO_TASK_ANNOTATION: role,
+    }
 
 
 BACKEND = GangBackend("volcano", None, "", lambda _argument: "volcano", _group, _join, min_resources=True)

@@ -38,8 +38,12 @@ def argocd_health_lua() -> str:
 
 def argocd_cm(namespace: str = "argocd") -> dict[str, Any]:
     """A merge patch for `argocd-cm` that installs the script (kubectl patch --type merge, or a kustomize patch)."""
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "argocd-cm", "namespace": namespace},
-            "data": {ARGOCD_CM_KEY: argocd_health_lua()}}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "argocd-cm", "namespace": namespace},
+        "data": {ARGOCD_CM_KEY: argocd_health_lua()},
+    }
 
 
 def flux_health_check() -> dict[str, Any]:

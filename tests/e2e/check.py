@@ -20,7 +20,7 @@ def result_of(cluster: Cluster, name: str) -> dict[str, Any]:
     """The last E2E-RESULT record the pod `name` printed (in its latest run)."""
     lines = [line for line in cluster.pods[name].output().splitlines() if line.startswith(MARK)]
     assert lines, f"{name} printed no result\n{cluster.report()}"
-    found: dict[str, Any] = json.loads(lines[-1][len(MARK):])
+    found: dict[str, Any] = json.loads(lines[-1][len(MARK) :])
     return found
 
 
@@ -44,8 +44,12 @@ def finish(cluster: Cluster) -> dict[str, dict[str, Any]]:
     workers = [n for n, p in cluster.plans.items() if p.replica_type == "worker"]
     found = results(cluster, workers)
     check_workers(cluster, found)
-    print(f"\n{len(cluster.plans)} pods: " + ", ".join(
-        f"{n} rank {r['rank']} {r['kvstore']} {[x['seen'][0] for x in r['rounds']]}" for n, r in found.items()))
+    print(
+        f"\n{len(cluster.plans)} pods: "
+        + ", ".join(
+            f"{n} rank {r['rank']} {r['kvstore']} {[x['seen'][0] for x in r['rounds']]}" for n, r in found.items()
+        )
+    )
     return found
 
 

@@ -49,8 +49,13 @@ def render(job: Manifest, workdir: Path, *options: str) -> list[Manifest]:
     source = workdir / f"{job['metadata']['name']}.yaml"
     source.write_text(yaml.safe_dump(job, sort_keys=False))
     mxjob = Path(sys.executable).parent / "mxjob"
-    done = subprocess.run([str(mxjob), "render", "--quiet", *options, str(source)], capture_output=True,
-                          text=True, timeout=RENDER_TIMEOUT, check=False)
+    done = subprocess.run(
+        [str(mxjob), "render", "--quiet", *options, str(source)],
+        capture_output=True,
+        text=True,
+        timeout=RENDER_TIMEOUT,
+        check=False,
+    )
     assert done.returncode == 0, f"mxjob render {' '.join(options)} exited {done.returncode}:\n{done.stderr}"
     manifests: list[Manifest] = [d for d in yaml.safe_load_all(done.stdout) if d]
     return manifests
@@ -60,5 +65,6 @@ def pod_envs(manifests: list[Manifest]) -> dict[str, Any]:
     """Each Pod's containers' env lists, for comparing renderings."""
     return {
         m["metadata"]["name"]: [(c["name"], c.get("env")) for c in m["spec"]["containers"]]
-        for m in manifests if m.get("kind") == "Pod"
+        for m in manifests
+        if m.get("kind") == "Pod"
     }

@@ -53,12 +53,31 @@ class Cluster:
         pod_plan, where = self.plans[name], self.net.pods[name]
         restarts = sum(1 for p in self.logs.glob(f"{name}.*.log"))
         log = self.logs / f"{name}.{restarts}.log"
-        argv = ["ip", "netns", "exec", where.netns, "unshare", "--uts", "--", "sh", "-c", SET_HOSTNAME,
-                where.hostname, *pod_plan.argv]
+        argv = [
+            "ip",
+            "netns",
+            "exec",
+            where.netns,
+            "unshare",
+            "--uts",
+            "--",
+            "sh",
+            "-c",
+            SET_HOSTNAME,
+            where.hostname,
+            *pod_plan.argv,
+        ]
         with log.open("wb") as sink:
-            process = subprocess.Popen(argv, env={**self.image_env, **pod_plan.env}, cwd=pod_plan.working_dir,
-                                       stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                                       start_new_session=True, preexec_fn=die_with_parent)
+            process = subprocess.Popen(
+                argv,
+                env={**self.image_env, **pod_plan.env},
+                cwd=pod_plan.working_dir,
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=die_with_parent,
+            )
         self.pods[name] = Pod(pod_plan, process, log)
         return self.pods[name]
 
@@ -80,8 +99,10 @@ class Cluster:
             if all(code is not None for code in codes.values()):
                 return {n: c for n, c in codes.items() if c is not None}
             time.sleep(POLL)
-        raise TimeoutError(f"pods still running after {timeout:.0f}s: "
-                           f"{[n for n in names if self.pods[n].exit_code() is None]}\n{self.report()}")
+        raise TimeoutError(
+            f"pods still running after {timeout:.0f}s: "
+            f"{[n for n in names if self.pods[n].exit_code() is None]}\n{self.report()}"
+        )
 
     def report(self) -> str:
         """Every pod's exit code and the tail of its output, for failure messages."""

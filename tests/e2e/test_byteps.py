@@ -33,8 +33,14 @@ def test_every_byteps_pod_env_satisfies_the_launcher(run_cluster: RunCluster, wo
     print("\n" + "\n".join(f"{n}: role {r['role']} id {r['worker_id']} root {r['root_ip']}" for n, r in found.items()))
 
 
-BASE = {"DMLC_ROLE": "worker", "DMLC_NUM_WORKER": "2", "DMLC_NUM_SERVER": "1", "DMLC_PS_ROOT_URI": "s",
-        "DMLC_PS_ROOT_PORT": "9091", "DMLC_WORKER_ID": "1"}
+BASE = {
+    "DMLC_ROLE": "worker",
+    "DMLC_NUM_WORKER": "2",
+    "DMLC_NUM_SERVER": "1",
+    "DMLC_PS_ROOT_URI": "s",
+    "DMLC_PS_ROOT_PORT": "9091",
+    "DMLC_WORKER_ID": "1",
+}
 
 
 @pytest.mark.parametrize(
@@ -47,8 +53,10 @@ BASE = {"DMLC_ROLE": "worker", "DMLC_NUM_WORKER": "2", "DMLC_NUM_SERVER": "1", "
         ({"DMLC_PS_ROOT_PORT": None}, ["DMLC_PS_ROOT_PORT is missing"]),
         ({"DMLC_ROLE": "tuner"}, ["DMLC_ROLE 'tuner' is not worker, server or scheduler"]),
         ({"DMLC_ROLE": "Server"}, ["DMLC_ROLE 'Server' is not lower case"]),
-        ({"DMLC_ROLE": "server", "DMLC_NUM_WORKER": "1"},
-         ["a server with DMLC_NUM_WORKER <= 1 exits without serving (no BYTEPS_FORCE_DISTRIBUTED=1)"]),
+        (
+            {"DMLC_ROLE": "server", "DMLC_NUM_WORKER": "1"},
+            ["a server with DMLC_NUM_WORKER <= 1 exits without serving (no BYTEPS_FORCE_DISTRIBUTED=1)"],
+        ),
         ({"DMLC_ROLE": "server", "DMLC_NUM_WORKER": "1", "BYTEPS_FORCE_DISTRIBUTED": "1"}, []),
     ],
 )

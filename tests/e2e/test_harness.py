@@ -33,17 +33,33 @@ def test_expand_follows_kubelet(text: str, expected: str) -> None:
 
 
 def test_last_entry_of_a_name_wins_and_values_see_earlier_entries() -> None:
-    container = {"env": [{"name": "A", "value": "first"}, {"name": "B", "value": "$(A)-$(C)"},
-                         {"name": "C", "value": "late"}, {"name": "A", "value": "second"}]}
+    container = {
+        "env": [
+            {"name": "A", "value": "first"},
+            {"name": "B", "value": "$(A)-$(C)"},
+            {"name": "C", "value": "late"},
+            {"name": "A", "value": "second"},
+        ]
+    }
     assert container_env(container) == {"A": "second", "B": "first-$(C)", "C": "late"}
 
 
 def test_command_and_args_expand_against_the_whole_env() -> None:
-    pod = {"metadata": {"name": "j-worker-0", "labels": {}},
-           "spec": {"hostname": "h", "containers": [
-               {"name": "sidecar", "command": ["x"]},
-               {"name": "mxnet", "command": ["sh", "-c"], "args": ["echo $(Z) $(Y)"],
-                "env": [{"name": "Y", "value": "y"}, {"name": "Z", "value": "$(Y)z"}]}]}}
+    pod = {
+        "metadata": {"name": "j-worker-0", "labels": {}},
+        "spec": {
+            "hostname": "h",
+            "containers": [
+                {"name": "sidecar", "command": ["x"]},
+                {
+                    "name": "mxnet",
+                    "command": ["sh", "-c"],
+                    "args": ["echo $(Z) $(Y)"],
+                    "env": [{"name": "Y", "value": "y"}, {"name": "Z", "value": "$(Y)z"}],
+                },
+            ],
+        },
+    }
     planned = plan(pod)
     assert (planned.argv, planned.hostname, planned.namespace) == (["sh", "-c", "echo yz y"], "h", "default")
 
@@ -91,8 +107,9 @@ def alive(pid: int) -> bool:
 
 @pytest.mark.usefixtures("namespaces")
 def test_a_killed_run_leaves_no_process_and_the_next_run_removes_its_namespaces(tmp_path: Path) -> None:
-    run = subprocess.Popen([sys.executable, "-c", KILLED_RUN, str(tmp_path)], cwd=REPO, stdout=subprocess.PIPE,
-                           text=True)
+    run = subprocess.Popen(
+        [sys.executable, "-c", KILLED_RUN, str(tmp_path)], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert run.stdout is not None
         left = json.loads(run.stdout.readline())

@@ -26,8 +26,9 @@ LOCAL = ["--kv-store", "local"]
         pytest.param(GOLDEN / "env-collision" / "input.yaml", LOCAL, 1, id="env-collision-single-with-sidecar"),
     ],
 )
-def test_layout_forms_a_cluster(run_cluster: RunCluster, workdir: Path, source: Path, worker_args: list[str],
-                                workers: int) -> None:
+def test_layout_forms_a_cluster(
+    run_cluster: RunCluster, workdir: Path, source: Path, worker_args: list[str], workers: int
+) -> None:
     job = with_command(load(source), TRAIN, Worker=worker_args)
     found = run_to_completion(run_cluster, render(job, workdir))
     assert len(found) == workers
@@ -35,19 +36,28 @@ def test_layout_forms_a_cluster(run_cluster: RunCluster, workdir: Path, source: 
 
 def test_custom_port_is_the_schedulers_bind_port(workdir: Path) -> None:
     manifests = render(with_command(load(GOLDEN / "custom-ports" / "input.yaml"), TRAIN), workdir)
-    envs = {name: dict((e["name"], e.get("value", "")) for e in containers[0][1]) for name, containers in
-            pod_envs(manifests).items()}
+    envs = {
+        name: dict((e["name"], e.get("value", "")) for e in containers[0][1])
+        for name, containers in pod_envs(manifests).items()
+    }
     assert {env["DMLC_PS_ROOT_PORT"] for env in envs.values()} == {"9000"}
 
 
 def test_user_env_colliding_with_ours_in_a_distributed_job(run_cluster: RunCluster, workdir: Path) -> None:
     """User entries named like ours are dropped at render; the job still forms, and $(VAR) in args is expanded."""
-    job = with_command(load(EXAMPLES / "byteps" / "byteps_job.yaml"), TRAIN,
-                       Worker=["--tag", "$(DMLC_ROLE)-$(DMLC_WORKER_ID)-$$(kept)"])
+    job = with_command(
+        load(EXAMPLES / "byteps" / "byteps_job.yaml"),
+        TRAIN,
+        Worker=["--tag", "$(DMLC_ROLE)-$(DMLC_WORKER_ID)-$$(kept)"],
+    )
     for spec in job["spec"]["mxReplicaSpecs"].values():
         container = spec["template"]["spec"]["containers"][0]
-        container["env"] = [*container.get("env", []), {"name": "DMLC_ROLE", "value": "server"},
-                            {"name": "DMLC_NUM_WORKER", "value": "7"}, {"name": "PS_VERBOSE", "value": "1"}]
+        container["env"] = [
+            *container.get("env", []),
+            {"name": "DMLC_ROLE", "value": "server"},
+            {"name": "DMLC_NUM_WORKER", "value": "7"},
+            {"name": "PS_VERBOSE", "value": "1"},
+        ]
     found = run_to_completion(run_cluster, render(job, workdir))
     assert sorted(r["tag"] for r in found.values()) == ["worker-0-$(kept)", "worker-1-$(kept)"]
 

@@ -34,8 +34,9 @@ def test_workers_and_servers_started_before_the_scheduler_resolves(run_cluster: 
         kept = {n: path.read_text() for n, path in hosts.items()}
         for name, path in hosts.items():
             # Rewritten in place: `ip netns exec` bind-mounts this file, and glibc reads it on every lookup.
-            path.write_text("".join(line for line in kept[name].splitlines(keepends=True)
-                                    if not hidden & set(line.split()[1:])))
+            path.write_text(
+                "".join(line for line in kept[name].splitlines(keepends=True) if not hidden & set(line.split()[1:]))
+            )
         for name in others:
             cluster.start(name)
         # ps-lite logs the bind just before it connects to the scheduler and sends its registration.

@@ -39,8 +39,11 @@ def rank_of(output: str) -> int | None:
 def restart_one_worker(run_cluster: RunCluster, workdir: Path, extra_env: dict[str, str]) -> dict[str, Any]:
     """Run the 2-server/2-worker layout, SIGKILL worker-1 after round 1, recreate it, and report what follows."""
     go = workdir / "go"
-    job = with_command(load(EXAMPLES / "byteps" / "byteps_job.yaml"), ["python", "kvstore_check.py"],
-                       Worker=["--hold-after-first", str(go)])
+    job = with_command(
+        load(EXAMPLES / "byteps" / "byteps_job.yaml"),
+        ["python", "kvstore_check.py"],
+        Worker=["--hold-after-first", str(go)],
+    )
     for spec in job["spec"]["mxReplicaSpecs"].values():
         container = spec["template"]["spec"]["containers"][0]
         container["env"] = [{"name": k, "value": v} for k, v in {"PS_VERBOSE": "1", **extra_env}.items()]
@@ -66,7 +69,10 @@ def restart_one_worker(run_cluster: RunCluster, workdir: Path, extra_env: dict[s
         scheduler = next(n for n, p in cluster.plans.items() if p.replica_type == "scheduler")
         survivor_out, victim_out = cluster.pods[survivor].output(), cluster.pods[victim].output()
         evidence = {
-            "exit_code": exit_code, "old_rank": old_rank, "new_rank": rank_of(victim_out), "finished": codes,
+            "exit_code": exit_code,
+            "old_rank": old_rank,
+            "new_rank": rank_of(victim_out),
+            "finished": codes,
             "replaced": "replace dead node" in cluster.pods[scheduler].output(),
             "survivor": [line for line in survivor_out.splitlines() if line.startswith(("ROUND", MARK))],
             "recreated": [line for line in victim_out.splitlines() if line.startswith(("JOINED", "ROUND"))],
@@ -84,8 +90,7 @@ def test_without_heartbeats_the_recreated_worker_is_never_admitted(run_cluster: 
     assert not any(line.startswith(MARK) for line in seen["survivor"]), seen["report"]
 
 
-def test_with_heartbeats_the_rejoin_is_admitted_but_the_sums_are_wrong(run_cluster: RunCluster,
-                                                                       workdir: Path) -> None:
+def test_with_heartbeats_the_rejoin_is_admitted_but_the_sums_are_wrong(run_cluster: RunCluster, workdir: Path) -> None:
     seen = restart_one_worker(run_cluster, workdir, HEARTBEAT)
     assert seen["exit_code"] == 137
     assert seen["replaced"] and seen["new_rank"] == seen["old_rank"], seen["report"]

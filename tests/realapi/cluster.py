@@ -128,8 +128,9 @@ class RealCluster:
 
     def _spawn(self, name: str, argv: Sequence[str]) -> subprocess.Popen[bytes]:
         log = (self.workdir / f"{name}.log").open("wb")
-        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   preexec_fn=die_with_parent)
+        process = subprocess.Popen(
+            argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent
+        )
         log.close()
         self.processes.append(process)
         return process
@@ -141,14 +142,28 @@ class RealCluster:
     def _start_etcd(self, etcd: Path) -> str:
         client, peer = free_port(), free_port()
         url = f"http://127.0.0.1:{client}"
-        process = self._spawn("etcd", [
-            str(etcd), "--data-dir", str(self.workdir / "etcd"), "--name", "envtest",
-            "--listen-client-urls", url, "--advertise-client-urls", url,
-            "--listen-peer-urls", f"http://127.0.0.1:{peer}",
-            "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer}",
-            "--initial-cluster", f"envtest=http://127.0.0.1:{peer}",
-            "--log-level", "warn",
-        ])
+        process = self._spawn(
+            "etcd",
+            [
+                str(etcd),
+                "--data-dir",
+                str(self.workdir / "etcd"),
+                "--name",
+                "envtest",
+                "--listen-client-urls",
+                url,
+                "--advertise-client-urls",
+                url,
+                "--listen-peer-urls",
+                f"http://127.0.0.1:{peer}",
+                "--initial-advertise-peer-urls",
+                f"http://127.0.0.1:{peer}",
+                "--initial-cluster",
+                f"envtest=http://127.0.0.1:{peer}",
+                "--log-level",
+                "warn",
+            ],
+        )
         self._wait_http(process, "etcd", f"{url}/health", context=None)
         return url
 
@@ -160,11 +175,17 @@ class RealCluster:
         (certs / "tokens.csv").write_text(f'{self.token},{ADMIN},{ADMIN},"system:masters"\n')
         self.port = free_port()
         args = [
-            f"--etcd-servers={etcd_url}", f"--cert-dir={certs}", f"--secure-port={self.port}",
-            "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
-            "--service-cluster-ip-range=10.96.0.0/24", "--authorization-mode=RBAC",
-            f"--token-auth-file={certs / 'tokens.csv'}", "--allow-privileged=true",
-            f"--service-account-key-file={key}", f"--service-account-signing-key-file={key}",
+            f"--etcd-servers={etcd_url}",
+            f"--cert-dir={certs}",
+            f"--secure-port={self.port}",
+            "--bind-address=127.0.0.1",
+            "--advertise-address=127.0.0.1",
+            "--service-cluster-ip-range=10.96.0.0/24",
+            "--authorization-mode=RBAC",
+            f"--token-auth-file={certs / 'tokens.csv'}",
+            "--allow-privileged=true",
+            f"--service-account-key-file={key}",
+            f"--service-account-signing-key-file={key}",
             "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
             "--api-audiences=https://kubernetes.default.svc.cluster.local",
             "--endpoint-reconciler-type=none",
@@ -196,12 +217,16 @@ class RealCluster:
 
     def _write_kubeconfig(self, path: Path, user: dict[str, str], namespace: str = "default") -> Path:
         config = {
-            "apiVersion": "v1", "kind": "Config", "current-context": "envtest",
-            "clusters": [{"name": "envtest", "cluster": {"server": self.url,
-                                                         "certificate-authority": str(self.ca_file)}}],
+            "apiVersion": "v1",
+            "kind": "Config",
+            "current-context": "envtest",
+            "clusters": [
+                {"name": "envtest", "cluster": {"server": self.url, "certificate-authority": str(self.ca_file)}}
+            ],
             "users": [{"name": "envtest", "user": user}],
-            "contexts": [{"name": "envtest", "context": {"cluster": "envtest", "user": "envtest",
-                                                         "namespace": namespace}}],
+            "contexts": [
+                {"name": "envtest", "context": {"cluster": "envtest", "user": "envtest", "namespace": namespace}}
+            ],
         }
         path.write_text(yaml.safe_dump(config))
         return path
@@ -211,23 +236,38 @@ class RealCluster:
 
     # --- talking to it -------------------------------------------------------------------------------------
 
-    def kubectl(self, *args: str, stdin: str | None = None, check: bool = True,
-                kubeconfig: Path | None = None) -> subprocess.CompletedProcess[str]:
+    def kubectl(
+        self, *args: str, stdin: str | None = None, check: bool = True, kubeconfig: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
         kubectl = shutil.which("kubectl")
         if kubectl is None:
             raise ClusterUnavailable("kubectl is not on PATH")
-        result = subprocess.run([kubectl, "--kubeconfig", str(kubeconfig or self.kubeconfig), *args],
-                                input=stdin, capture_output=True, text=True, timeout=120)
+        result = subprocess.run(
+            [kubectl, "--kubeconfig", str(kubeconfig or self.kubeconfig), *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         if check and result.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(args)} exited {result.returncode}:\n{result.stderr}")
         return result
 
-    def request(self, method: str, path: str, body: Any = None,
-                content_type: str = "application/json") -> tuple[int, dict[str, Any]]:
+    def request(
+        self, method: str, path: str, body: Any = None, content_type: str = "application/json"
+    ) -> tuple[int, dict[str, Any]]:
         """One HTTPS request as the admin; returns the status code and the decoded JSON body."""
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(f"{self.url}{path}", data=data, method=method, headers={
-            "Authorization": f"Bearer {self.token}", "Content-Type": content_type, "Accept": "application/json"})
+        request = urllib.request.Request(
+            f"{self.url}{path}",
+            data=data,
+            method=method,
+            headers={
+                "Authorization": f"Bearer {self.token}",
+                "Content-Type": content_type,
+                "Accept": "application/json",
+            },
+        )
         context = ssl.create_default_context(cafile=str(self.ca_file))
         try:
             with urllib.request.urlopen(request, timeout=30, context=context) as response:
@@ -239,8 +279,10 @@ class RealCluster:
     def replay(self, path: str) -> list[dict[str, Any]]:
         """The watch events of a collection after the `resourceVersion` given in `path`, as the server's watch cache
         replays them; the watch is asked to end after a second, which is when this returns."""
-        request = urllib.request.Request(f"{self.url}{path}&watch=1&timeoutSeconds=1", headers={
-            "Authorization": f"Bearer {self.token}", "Accept": "application/json"})
+        request = urllib.request.Request(
+            f"{self.url}{path}&watch=1&timeoutSeconds=1",
+            headers={"Authorization": f"Bearer {self.token}", "Accept": "application/json"},
+        )
         context = ssl.create_default_context(cafile=str(self.ca_file))
         with urllib.request.urlopen(request, timeout=30, context=context) as response:
             return [json.loads(line) for line in response.read().splitlines() if line.strip()]
@@ -254,6 +296,7 @@ class RealCluster:
 
     def wait_established(self, crd: str, timeout: float = 60) -> None:
         """Poll until a CRD is Established (kubectl wait errors out while status.conditions is still null)."""
+
         def established() -> bool:
             found = self.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd}") or {}
             conditions = (found.get("status") or {}).get("conditions") or []
@@ -263,9 +306,12 @@ class RealCluster:
 
     def ensure_namespace(self, name: str) -> None:
         """A namespace with the `default` ServiceAccount a controller-manager would have created."""
-        for path, obj in ((
-            "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}), (
-            f"/api/v1/namespaces/{name}/serviceaccounts",
-            {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}})):
+        for path, obj in (
+            ("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}),
+            (
+                f"/api/v1/namespaces/{name}/serviceaccounts",
+                {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}},
+            ),
+        ):
             code, body = self.request("POST", path, obj)
             assert code in (201, 409), body

@@ -22,6 +22,8 @@ CEL_MINOR = 25
 
 def crd_apply_flags(cluster: RealCluster) -> list[str]:
     return ["--validate=false"] if cluster.minor < CEL_MINOR else []
+
+
 _namespaces = itertools.count(1)
 
 

@@ -15,11 +15,15 @@ NODE = "envtest-node"
 
 def ensure_node(cluster: RealCluster) -> None:
     """A Ready node for pods to be bound to (nothing runs on it: the tests report every status)."""
-    code, body = cluster.request("POST", "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node",
-                                                           "metadata": {"name": NODE}})
+    code, body = cluster.request(
+        "POST", "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": NODE}}
+    )
     assert code in (201, 409), body
-    status = {"status": {"conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
-                                         "message": "envtest stand-in"}]}}
+    status = {
+        "status": {
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "envtest stand-in"}]
+        }
+    }
     code, body = cluster.request("PATCH", f"/api/v1/nodes/{NODE}/status", status, "application/merge-patch+json")
     assert code == 200, body
 
@@ -53,23 +57,32 @@ class Kubelet:
         """Bind every unscheduled pod to the node; confirm the deletion of every terminating pod."""
         for name, pod in self.pods().items():
             if pod["metadata"].get("deletionTimestamp"):
-                code, body = self.cluster.request("DELETE", f"{self.base}/{name}", {
-                    "kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0,
-                    "preconditions": {"uid": pod["metadata"]["uid"]}})
+                code, body = self.cluster.request(
+                    "DELETE",
+                    f"{self.base}/{name}",
+                    {
+                        "kind": "DeleteOptions",
+                        "apiVersion": "v1",
+                        "gracePeriodSeconds": 0,
+                        "preconditions": {"uid": pod["metadata"]["uid"]},
+                    },
+                )
                 assert code in (200, 404, 409), body
             elif not pod["spec"].get("nodeName"):
-                binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name},
-                           "target": {"apiVersion": "v1", "kind": "Node", "name": NODE}}
+                binding = {
+                    "apiVersion": "v1",
+                    "kind": "Binding",
+                    "metadata": {"name": name},
+                    "target": {"apiVersion": "v1", "kind": "Node", "name": NODE},
+                }
                 code, body = self.cluster.request("POST", f"{self.base}/{name}/binding", binding)
                 assert code in (201, 409), body
 
-    def set_pod(self, name: str, phase: str, exit_code: int | None = None, reason: str = "",
-                restarts: int = 0) -> None:
+    def set_pod(self, name: str, phase: str, exit_code: int | None = None, reason: str = "", restarts: int = 0) -> None:
         """Report `phase` (and the container's exit code) through the status subresource."""
         self.sync()
         patch = {"status": pod_status(phase, exit_code, reason, restarts)}
-        code, body = self.cluster.request("PATCH", f"{self.base}/{name}/status", patch,
-                                          "application/merge-patch+json")
+        code, body = self.cluster.request("PATCH", f"{self.base}/{name}/status", patch, "application/merge-patch+json")
         assert code == 200, body
 
     def job(self, name: str = "mxnet-job") -> dict[str, Any]:
@@ -86,8 +99,10 @@ class Kubelet:
 
     def state_history(self, since: str, name: str = "mxnet-job") -> list[str]:
         """The newest condition of every version of the job stored after resourceVersion `since`."""
-        events = self.cluster.replay(f"/apis/kubeflow.org/v1/namespaces/{self.namespace}/mxjobs"
-                                     f"?fieldSelector=metadata.name%3D{name}&resourceVersion={since}")
+        events = self.cluster.replay(
+            f"/apis/kubeflow.org/v1/namespaces/{self.namespace}/mxjobs"
+            f"?fieldSelector=metadata.name%3D{name}&resourceVersion={since}"
+        )
         states: list[str] = []
         for event in events:
             assert event["type"] != "ERROR", event

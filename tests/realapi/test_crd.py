@@ -23,8 +23,13 @@ RUN_POLICY = {
     "activeDeadlineSeconds": 86400,
     "backoffLimit": 3,
     "suspend": False,
-    "schedulingPolicy": {"minAvailable": 3, "queue": "research", "priorityClass": "high",
-                         "minResources": {"cpu": "3", "memory": "6Gi"}, "scheduleTimeoutSeconds": 300},
+    "schedulingPolicy": {
+        "minAvailable": 3,
+        "queue": "research",
+        "priorityClass": "high",
+        "minResources": {"cpu": "3", "memory": "6Gi"},
+        "scheduleTimeoutSeconds": 300,
+    },
 }
 
 
@@ -59,11 +64,15 @@ def test_the_crd_is_established_and_stored_exactly_as_written(mxjob_crd: RealClu
     expected_spec = {**SERVER_DEFAULTS, **written["spec"]}
     unknown = frozenset({"x-kubernetes-validations"} if mxjob_crd.minor < CEL_MINOR else ())
     found = list(differences(expected_spec, stored["spec"], "spec", unknown))
-    annotations = {k: v for k, v in (stored["metadata"].get("annotations") or {}).items()
-                   if k != "kubectl.kubernetes.io/last-applied-configuration"}
+    annotations = {
+        k: v
+        for k, v in (stored["metadata"].get("annotations") or {}).items()
+        if k != "kubectl.kubernetes.io/last-applied-configuration"
+    }
     found += differences(written["metadata"].get("annotations") or {}, annotations, "metadata.annotations")
-    found += differences(written["metadata"].get("labels") or {}, stored["metadata"].get("labels") or {},
-                         "metadata.labels")
+    found += differences(
+        written["metadata"].get("labels") or {}, stored["metadata"].get("labels") or {}, "metadata.labels"
+    )
     assert found == [], "the stored CRD differs from the file:\n" + "\n".join(found)
 
 
@@ -74,8 +83,7 @@ def _job_with_run_policy(namespace: str) -> dict[str, Any]:
     return dict(job)
 
 
-def test_a_job_with_every_run_policy_field_is_accepted(mxjob_crd: RealCluster, namespace: str,
-                                                      tmp_path: Path) -> None:
+def test_a_job_with_every_run_policy_field_is_accepted(mxjob_crd: RealCluster, namespace: str, tmp_path: Path) -> None:
     spec = tmp_path / "job.yaml"
     spec.write_text(yaml.safe_dump(_job_with_run_policy(namespace)))
     rendered = run_cli(["render", str(spec)])
@@ -87,8 +95,9 @@ def test_a_job_with_every_run_policy_field_is_accepted(mxjob_crd: RealCluster, n
     assert body["spec"]["runPolicy"]["activeDeadlineSeconds"] == 86400
 
 
-def test_a_field_of_the_wrong_type_is_rejected_as_validate_predicts(mxjob_crd: RealCluster, namespace: str,
-                                                                   tmp_path: Path) -> None:
+def test_a_field_of_the_wrong_type_is_rejected_as_validate_predicts(
+    mxjob_crd: RealCluster, namespace: str, tmp_path: Path
+) -> None:
     job = _job_with_run_policy(namespace)
     job["spec"]["runPolicy"]["backoffLimit"] = "three"
     spec = tmp_path / "job.yaml"
@@ -99,5 +108,6 @@ def test_a_field_of_the_wrong_type_is_rejected_as_validate_predicts(mxjob_crd: R
     code, body = mxjob_crd.request("POST", f"/apis/kubeflow.org/v1/namespaces/{namespace}/mxjobs", job)
     assert code == 422, body
     causes = [(c["field"], c["reason"]) for c in body["details"]["causes"]]
-    assert causes == [("spec.runPolicy.backoffLimit", "FieldValueInvalid")] or \
-        causes == [("spec.runPolicy.backoffLimit", "FieldValueTypeInvalid")], causes
+    assert causes == [("spec.runPolicy.backoffLimit", "FieldValueInvalid")] or causes == [
+        ("spec.runPolicy.backoffLimit", "FieldValueTypeInvalid")
+    ], causes

@@ -18,12 +18,23 @@ from tests.test_health_checks import CASES, FLUX_FOR, run_argocd_health, run_flu
 def test_the_documented_patch_merges_the_script_into_argocd_cm(real_cluster: RealCluster, namespace: str) -> None:
     """docs/argocd.md: `mxjob integrations argocd-health | kubectl -n argocd patch configmap argocd-cm --type merge
     --patch-file /dev/stdin`, here with the test's namespace; the keys already there stay."""
-    real_cluster.kubectl("-n", namespace, "create", "configmap", "argocd-cm",
-                         "--from-literal=timeout.reconciliation=180s")
+    real_cluster.kubectl(
+        "-n", namespace, "create", "configmap", "argocd-cm", "--from-literal=timeout.reconciliation=180s"
+    )
     patch = run_cli(["integrations", "argocd-health", "-n", namespace])
     assert patch.exit_code == 0, patch.stderr
-    real_cluster.kubectl("-n", namespace, "patch", "configmap", "argocd-cm", "--type", "merge",
-                         "--patch-file", "/dev/stdin", stdin=patch.stdout)
+    real_cluster.kubectl(
+        "-n",
+        namespace,
+        "patch",
+        "configmap",
+        "argocd-cm",
+        "--type",
+        "merge",
+        "--patch-file",
+        "/dev/stdin",
+        stdin=patch.stdout,
+    )
     stored = real_cluster.get(f"/api/v1/namespaces/{namespace}/configmaps/argocd-cm")
     assert stored is not None
     assert stored["data"] == {"timeout.reconciliation": "180s", ARGOCD_CM_KEY: argocd_health_lua()}
@@ -48,7 +59,8 @@ def _stored_with_status(cluster: RealCluster, namespace: str, obj: dict[str, Any
 
 @pytest.mark.parametrize(("build", "status", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_the_checks_judge_statuses_as_the_api_server_stores_them(
-        mxjob_crd: RealCluster, namespace: str, build: Callable[[], dict[str, Any]], status: str, message: str) -> None:
+    mxjob_crd: RealCluster, namespace: str, build: Callable[[], dict[str, Any]], status: str, message: str
+) -> None:
     """Structural pruning and the CRD's types must leave the checks' inputs intact: the verdicts match the ones on
     the reconciler's own output (tests/test_health_checks.py)."""
     stored = _stored_with_status(mxjob_crd, namespace, build())

@@ -15,11 +15,18 @@ TOTAL = "kueue.x-k8s.io/pod-group-total-count"
 
 
 def _held_pod(cluster: RealCluster, namespace: str, name: str, finalizers: list[str]) -> dict[str, Any]:
-    pod = {"apiVersion": "v1", "kind": "Pod",
-           "metadata": {"name": name, "labels": {"kueue.x-k8s.io/pod-group-name": "g"}, "finalizers": finalizers,
-                        # Kueue refuses a group's pod without it, so the annotations map is always there.
-                        "annotations": {TOTAL: "3"}},
-           "spec": {"containers": [{"name": "mxnet", "image": "mxnet:1.9"}]}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "labels": {"kueue.x-k8s.io/pod-group-name": "g"},
+            "finalizers": finalizers,
+            # Kueue refuses a group's pod without it, so the annotations map is always there.
+            "annotations": {TOTAL: "3"},
+        },
+        "spec": {"containers": [{"name": "mxnet", "image": "mxnet:1.9"}]},
+    }
     code, body = cluster.request("POST", f"/api/v1/namespaces/{namespace}/pods", pod)
     assert code == 201, body
     return body
@@ -68,5 +75,6 @@ def test_mark_unretriable_adds_the_annotation(real_cluster: RealCluster, namespa
     stale = MarkUnretriable("w-2", "another-uid")  # a pod of that name, but not the one observed
     with pytest.raises(ClusterError):
         writer.merge_patch("v1", "Pod", namespace, "w-2", stale.patch())
-    writer.merge_patch("v1", "Pod", namespace, "w-2", ReleasePod("w-2", created["metadata"]["uid"], (FINALIZER,))
-                       .patch())
+    writer.merge_patch(
+        "v1", "Pod", namespace, "w-2", ReleasePod("w-2", created["metadata"]["uid"], (FINALIZER,)).patch()
+    )

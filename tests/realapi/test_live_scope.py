@@ -38,9 +38,18 @@ def test_live_diff_scope(mxjob_crd: RealCluster, namespace: str, tmp_path: Path)
     assert "auto-tuning-job" in removed and any(name.startswith("auto-tuning-job-") for name in removed)
     assert not any(name.startswith("mxnet-job") for name in removed), removed
 
-    leftover = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "mxnet-job-worker-7", "labels": {
-        "training.kubeflow.org/operator-name": "mxjob-controller", "training.kubeflow.org/job-name": "mxnet-job"}},
-        "spec": {"containers": [{"name": "mxnet", "image": "old"}]}}
+    leftover = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "mxnet-job-worker-7",
+            "labels": {
+                "training.kubeflow.org/operator-name": "mxjob-controller",
+                "training.kubeflow.org/job-name": "mxnet-job",
+            },
+        },
+        "spec": {"containers": [{"name": "mxnet", "image": "old"}]},
+    }
     mxjob_crd.kubectl("apply", "-n", namespace, "-f", "-", stdin=json.dumps(leftover))
     stale = run_cli([*live, str(TRAIN)])
     assert stale.exit_code == 1, stale.stderr

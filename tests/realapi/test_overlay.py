@@ -35,8 +35,9 @@ def test_the_standalone_overlay_installs(standalone: RealCluster) -> None:
     standalone.wait_established("mxjobs.kubeflow.org")
 
 
-def test_the_reconciler_needs_nothing_its_service_account_lacks(standalone: RealCluster, namespace: str,
-                                                                tmp_path: Path) -> None:
+def test_the_reconciler_needs_nothing_its_service_account_lacks(
+    standalone: RealCluster, namespace: str, tmp_path: Path
+) -> None:
     token = standalone.kubectl("create", "token", ACCOUNT, "-n", SYSTEM).stdout.strip()
     kubeconfig = standalone.kubeconfig_for_token(tmp_path / "reconciler", token, SYSTEM)
     kubelet = Kubelet(standalone, namespace)

@@ -26,8 +26,9 @@ def _config_map(kubelet: Kubelet, render: Any) -> None:
     assert config_map is not None
     record = json.loads(config_map["data"]["job.json"])
     record["render"] = render
-    code, body = kubelet.cluster.request("PATCH", path, {"data": {"job.json": json.dumps(record)}},
-                                         "application/merge-patch+json")
+    code, body = kubelet.cluster.request(
+        "PATCH", path, {"data": {"job.json": json.dumps(record)}}, "application/merge-patch+json"
+    )
     assert code == 200, body
 
 
@@ -51,8 +52,12 @@ def _restarted(kubelet: Kubelet, old: dict[str, str]) -> list[str]:
         status = kubelet.job_status(job)
         pod = pods.get(f"{job}-worker-0")
         record = (status.get("podRestarts") or {}).get(f"{job}-worker-0") or {}
-        if status.get("restartCounts") == {"Worker": 1} and not record.get("pending") and pod is not None \
-                and pod["metadata"]["uid"] != uid:
+        if (
+            status.get("restartCounts") == {"Worker": 1}
+            and not record.get("pending")
+            and pod is not None
+            and pod["metadata"]["uid"] != uid
+        ):
             done.append(job)
     return done
 
@@ -71,15 +76,27 @@ def _deploy_failed(kubelet: Kubelet) -> dict[str, str]:
 
 
 def _pass(kubelet: Kubelet) -> tuple[int, str]:
-    result = run_cli(["reconcile", "--once", "--kubeconfig", str(kubelet.cluster.kubeconfig), "--no-leader-election",
-                      "-n", kubelet.namespace, "--pass-timeout", "5"])
+    result = run_cli(
+        [
+            "reconcile",
+            "--once",
+            "--kubeconfig",
+            str(kubelet.cluster.kubeconfig),
+            "--no-leader-election",
+            "-n",
+            kubelet.namespace,
+            "--pass-timeout",
+            "5",
+        ]
+    )
     kubelet.sync()
     return result.exit_code, result.stderr
 
 
 @pytest.mark.parametrize(("name", "poison", "cure"), POISONS, ids=[p[0] for p in POISONS])
 def test_the_others_converge_and_the_poisoned_one_after_the_cure(
-        kubelet: Kubelet, name: str, poison: Callable[[Kubelet], None], cure: Callable[[Kubelet], None]) -> None:
+    kubelet: Kubelet, name: str, poison: Callable[[Kubelet], None], cure: Callable[[Kubelet], None]
+) -> None:
     old = _deploy_failed(kubelet)
     poison(kubelet)
     code, stderr = _pass(kubelet)
@@ -95,16 +112,17 @@ def test_the_others_converge_and_the_poisoned_one_after_the_cure(
 def test_controller_mode_the_others_converge_and_the_workers_live(kubelet: Kubelet) -> None:
     old = _deploy_failed(kubelet)
     _config_map(kubelet, "oops")
-    reconciler = Reconciler(Cluster.connect(str(kubelet.cluster.kubeconfig)),
-                            Settings(namespaces=(kubelet.namespace,)))
+    reconciler = Reconciler(Cluster.connect(str(kubelet.cluster.kubeconfig)), Settings(namespaces=(kubelet.namespace,)))
     controller = Controller(reconciler, retry_cap=0.5)
     _leading(controller, True)
     controller.start()
     try:
+
         def restarted(jobs: set[str]) -> Callable[[], bool]:
             def check() -> bool:
                 kubelet.sync()  # the kubelet confirms deletions, as on a node
                 return sorted(_restarted(kubelet, old)) == sorted(jobs)
+
             return check
 
         wait_until(restarted(set(old) - {POISONED}), 60, "the other jobs to be restarted")

@@ -32,6 +32,7 @@ def reconcile(kubelet: Kubelet, *flags: str) -> str:
 
 def without_token_mounts(pod: dict[str, Any]) -> list[dict[str, Any]]:
     """The containers without the service-account token mount admission adds (a random name per pod)."""
+
     def kept(mount: dict[str, Any]) -> bool:
         return not str(mount["name"]).startswith("kube-api-access-")
 
@@ -72,7 +73,8 @@ class Crash(BaseException):
 
 
 def test_a_crash_between_the_events_and_the_status_neither_loses_nor_doubles_an_event(
-        kubelet: Kubelet, monkeypatch: pytest.MonkeyPatch) -> None:
+    kubelet: Kubelet, monkeypatch: pytest.MonkeyPatch
+) -> None:
     running(kubelet)
     kubelet.set_pod(WORKER, "Failed", exit_code=137)
     crashing = Reconciler(Cluster.connect(str(kubelet.cluster.kubeconfig)), Settings(namespaces=(kubelet.namespace,)))
@@ -114,19 +116,24 @@ def test_backoff_limit_fails_the_job_and_removes_its_pods(kubelet: Kubelet) -> N
     running(kubelet, EXITCODE_JOB.replace("    cleanPodPolicy: None", "    cleanPodPolicy: None\n    backoffLimit: 0"))
     kubelet.set_pod(WORKER, "Failed", exit_code=137)
     reconcile(kubelet)
-    assert kubelet.job_status()["conditions"][-1]["message"] == \
-        "Job mxnet-job has failed because it has reached the specified backoff limit"
+    assert (
+        kubelet.job_status()["conditions"][-1]["message"]
+        == "Job mxnet-job has failed because it has reached the specified backoff limit"
+    )
     assert kubelet.pods() == {}
 
 
 def test_in_place_restarts_reach_the_backoff_limit(kubelet: Kubelet) -> None:
     # The issue's case: 4 OnFailure workers that the kubelet restarted 1, 1, 1 and 2 times, backoffLimit 4. The
     # sum (5) is past the limit: the job fails as the Go operator's PastBackoffLimit has it, its pods go.
-    workers = SEED.replace("""    Worker:
+    workers = SEED.replace(
+        """    Worker:
       replicas: 1
-      restartPolicy: Never""", """    Worker:
+      restartPolicy: Never""",
+        """    Worker:
       replicas: 4
-      restartPolicy: OnFailure""")
+      restartPolicy: OnFailure""",
+    )
     kubelet.deploy(workers.replace("    cleanPodPolicy: None", "    cleanPodPolicy: None\n    backoffLimit: 4"))
     for name in PODS[:2]:
         kubelet.set_pod(name, "Running")
@@ -152,8 +159,10 @@ def test_active_deadline_fails_the_job(kubelet: Kubelet) -> None:
     running(kubelet, SEED.replace("    cleanPodPolicy: None", deadline))
     kubelet.patch_job({"status": {"startTime": "2026-01-01T00:00:00Z"}}, subresource="/status")
     reconcile(kubelet)
-    assert kubelet.job_status()["conditions"][-1]["message"] == \
-        "Job mxnet-job has failed because it was active longer than specified deadline"
+    assert (
+        kubelet.job_status()["conditions"][-1]["message"]
+        == "Job mxnet-job has failed because it was active longer than specified deadline"
+    )
     assert kubelet.pods() == {}
 
 
@@ -184,11 +193,12 @@ def test_clean_pod_policy_all_removes_every_pod_when_finished(kubelet: Kubelet) 
 
 def test_two_replicas_exactly_one_leads(kubelet: Kubelet) -> None:
     clock = lambda: datetime.now(UTC)  # noqa: E731
-    electors = [LeaderElector(Cluster.connect(str(kubelet.cluster.kubeconfig)), kubelet.namespace, name, clock)
-                for name in ("first", "second")]
+    electors = [
+        LeaderElector(Cluster.connect(str(kubelet.cluster.kubeconfig)), kubelet.namespace, name, clock)
+        for name in ("first", "second")
+    ]
     results: dict[str, bool] = {}
-    threads = [threading.Thread(target=lambda e=e: results.__setitem__(e.identity, e.try_acquire()))
-               for e in electors]
+    threads = [threading.Thread(target=lambda e=e: results.__setitem__(e.identity, e.try_acquire())) for e in electors]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -208,10 +218,27 @@ def test_sigterm_releases_the_lease(kubelet: Kubelet) -> None:
         return str(((lease or {}).get("spec") or {}).get("holderIdentity") or "")
 
     process = subprocess.Popen(
-        [sys.executable, "-m", "mxjob_gitops", "reconcile", "--kubeconfig", str(kubelet.cluster.kubeconfig),
-         "-n", kubelet.namespace, "--leader-election-namespace", kubelet.namespace,
-         "--metrics-address", "127.0.0.1:0", "--health-address", "127.0.0.1:0"],
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "POD_NAME": "sigterm"})
+        [
+            sys.executable,
+            "-m",
+            "mxjob_gitops",
+            "reconcile",
+            "--kubeconfig",
+            str(kubelet.cluster.kubeconfig),
+            "-n",
+            kubelet.namespace,
+            "--leader-election-namespace",
+            kubelet.namespace,
+            "--metrics-address",
+            "127.0.0.1:0",
+            "--health-address",
+            "127.0.0.1:0",
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "POD_NAME": "sigterm"},
+    )
     try:
         wait_until(lambda: holder() != "", 60, "the reconciler to take the Lease")
         process.send_signal(signal.SIGTERM)

@@ -20,8 +20,9 @@ def rendered(kubelet: Kubelet) -> str:
 
 
 def worker_only(stream: str) -> str:
-    return yaml.safe_dump(next(m for m in yaml.safe_load_all(stream)
-                               if m and m["kind"] == "Pod" and m["metadata"]["name"] == WORKER))
+    return yaml.safe_dump(
+        next(m for m in yaml.safe_load_all(stream) if m and m["kind"] == "Pod" and m["metadata"]["name"] == WORKER)
+    )
 
 
 def test_recreated_pod_is_the_reconcilers_and_the_next_apply_is_clean(kubelet: Kubelet) -> None:
@@ -40,8 +41,17 @@ def test_recreated_pod_is_the_reconcilers_and_the_next_apply_is_clean(kubelet: K
     diff = kubelet.cluster.kubectl("diff", "-n", kubelet.namespace, "-f", "-", stdin=manifest, check=False)
     assert diff.returncode == 0, diff.stdout + diff.stderr
     # Server-side apply as another manager takes the same values without a conflict (no --force-conflicts).
-    applied = kubelet.cluster.kubectl("apply", "--server-side", "--field-manager=kustomize-controller", "-n",
-                                      kubelet.namespace, "-f", "-", stdin=manifest, check=False)
+    applied = kubelet.cluster.kubectl(
+        "apply",
+        "--server-side",
+        "--field-manager=kustomize-controller",
+        "-n",
+        kubelet.namespace,
+        "-f",
+        "-",
+        stdin=manifest,
+        check=False,
+    )
     assert applied.returncode == 0, applied.stderr
     # Client-side apply (Argo CD's default): a pod's spec cannot change, so success means nothing differed.
     applied = kubelet.cluster.kubectl("apply", "-n", kubelet.namespace, "-f", "-", stdin=manifest, check=False)

@@ -48,8 +48,9 @@ def test_the_server_is_real_and_serves_rbac(real_cluster: RealCluster) -> None:
     assert "clusterrole.rbac.authorization.k8s.io/cluster-admin" in roles
 
 
-def test_service_account_tokens_from_kubectl_create_token(real_cluster: RealCluster, namespace: str,
-                                                          tmp_path: Path) -> None:
+def test_service_account_tokens_from_kubectl_create_token(
+    real_cluster: RealCluster, namespace: str, tmp_path: Path
+) -> None:
     token = real_cluster.kubectl("create", "token", "default", "-n", namespace).stdout.strip()
     assert token.count(".") == 2  # a signed JWT from the TokenRequest API
     kubeconfig = real_cluster.kubeconfig_for_token(tmp_path / "sa", token, namespace)

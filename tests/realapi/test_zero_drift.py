@@ -21,14 +21,23 @@ GOLDEN = REPO / "tests" / "golden"
 PODGROUP_CRDS = REPO / "tests" / "fixtures" / "podgroup-crds.yaml"
 EXAMPLE_FILES = sorted(p for name in ("train", "tune", "byteps", "single") for p in (EXAMPLES / name).glob("*.yaml"))
 # Gang schedulers whose objects the test server (Kubernetes 1.20) cannot hold: checked by the offline strict schemas.
-GANG_NEWER_THAN_THE_SERVER = {"kubernetes": "the scheduling.k8s.io PodGroup and Pod spec.schedulingGroup arrived in "
-                                            "Kubernetes 1.35/1.36 (tests/test_gang_schedulers.py checks them against "
-                                            "the 1.37 schemas)"}
+GANG_NEWER_THAN_THE_SERVER = {
+    "kubernetes": "the scheduling.k8s.io PodGroup and Pod spec.schedulingGroup arrived in "
+    "Kubernetes 1.35/1.36 (tests/test_gang_schedulers.py checks them against "
+    "the 1.37 schemas)"
+}
 # Every target, and every gang scheduler the registry knows (a new one needs the CRD of its group object, if it
 # renders one, in PODGROUP_CRDS' file).
-VARIANTS = {"plain": [], "argocd": ["--target", "argocd"], "flux": ["--target", "flux"],
-            **{backend.kind: ["--gang-scheduler", backend.kind] for backend in GANG_SCHEDULERS
-               if backend.kind not in GANG_NEWER_THAN_THE_SERVER}}
+VARIANTS = {
+    "plain": [],
+    "argocd": ["--target", "argocd"],
+    "flux": ["--target", "flux"],
+    **{
+        backend.kind: ["--gang-scheduler", backend.kind]
+        for backend in GANG_SCHEDULERS
+        if backend.kind not in GANG_NEWER_THAN_THE_SERVER
+    },
+}
 
 
 # Golden cases whose pods use a field newer than some servers: (the first minor version that has it, the field).
@@ -48,28 +57,35 @@ def _golden_cases() -> list[tuple[str, Path, list[str]]]:
         options = [a for a in args[1:-1] if a not in ("--format", "json")]
         if "--namespace" in options:  # each case runs in a namespace of its own
             at = options.index("--namespace")
-            del options[at:at + 2]
+            del options[at : at + 2]
         cases.append((folder.name, source, options))
     return cases
 
 
-CASES = [(f"{path.parent.name}-{variant}", path, options) for path in EXAMPLE_FILES
-         for variant, options in VARIANTS.items()] + _golden_cases()
+CASES = [
+    (f"{path.parent.name}-{variant}", path, options) for path in EXAMPLE_FILES for variant, options in VARIANTS.items()
+] + _golden_cases()
 
 
 def _into(document: Any, namespace: str) -> Any:
     if isinstance(document, dict) and document.get("kind") == "List":
         return {**document, "items": [_into(item, namespace) for item in document.get("items") or []]}
-    if isinstance(document, dict) and isinstance(document.get("metadata"), dict) and \
-            "namespace" in document["metadata"]:  # cluster-scoped objects (a PriorityClass) have none
+    if (
+        isinstance(document, dict)
+        and isinstance(document.get("metadata"), dict)
+        and "namespace" in document["metadata"]
+    ):  # cluster-scoped objects (a PriorityClass) have none
         return {**document, "metadata": {**document["metadata"], "namespace": namespace}}
     return document
 
 
 def _moved(source: Path, namespace: str, folder: Path) -> Path:
     """The input with every object in `namespace` and no Namespace objects."""
-    documents = [d for d in yaml.safe_load_all(source.read_text(encoding="utf-8"))
-                 if d is not None and not (isinstance(d, dict) and d.get("kind") == "Namespace")]
+    documents = [
+        d
+        for d in yaml.safe_load_all(source.read_text(encoding="utf-8"))
+        if d is not None and not (isinstance(d, dict) and d.get("kind") == "Namespace")
+    ]
     moved = folder / source.name
     moved.write_text(yaml.safe_dump_all([_into(d, namespace) for d in documents], sort_keys=False))
     return moved
@@ -80,8 +96,11 @@ def cluster(mxjob_crd: RealCluster) -> RealCluster:
     mxjob_crd.kubectl("apply", "-f", str(PODGROUP_CRDS))
     for crd in ("podgroups.scheduling.volcano.sh", "podgroups.scheduling.x-k8s.io"):
         mxjob_crd.wait_established(crd)
-    code, body = mxjob_crd.request("POST", "/apis/scheduling.k8s.io/v1/priorityclasses", {
-        "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "medium"}, "value": 500})
+    code, body = mxjob_crd.request(
+        "POST",
+        "/apis/scheduling.k8s.io/v1/priorityclasses",
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "medium"}, "value": 500},
+    )
     assert code in (201, 409), body
     return mxjob_crd
 
@@ -92,8 +111,9 @@ def _apply(cluster: RealCluster, namespace: str, manifests: str, *flags: str) ->
 
 
 @pytest.mark.parametrize(("name", "source", "options"), CASES, ids=[case[0] for case in CASES])
-def test_apply_then_diff_live_is_empty(cluster: RealCluster, namespace: str, tmp_path: Path, name: str,
-                                       source: Path, options: list[str]) -> None:
+def test_apply_then_diff_live_is_empty(
+    cluster: RealCluster, namespace: str, tmp_path: Path, name: str, source: Path, options: list[str]
+) -> None:
     job = _moved(source, namespace, tmp_path)
     rendered = run_cli(["render", "-n", namespace, *options, str(job)])
     assert rendered.exit_code == 0, rendered.stderr
@@ -105,18 +125,22 @@ def test_apply_then_diff_live_is_empty(cluster: RealCluster, namespace: str, tmp
         return
     for flags in ((), ("--server-side",)):
         _apply(cluster, namespace, rendered.stdout, *flags)
-        diff = run_cli(["diff", "--live", "--kubeconfig", str(cluster.kubeconfig), "-n", namespace, *options,
-                        str(job)])
+        diff = run_cli(["diff", "--live", "--kubeconfig", str(cluster.kubeconfig), "-n", namespace, *options, str(job)])
         assert diff.exit_code == 0, f"after kubectl apply {' '.join(flags)}:\n{diff.stdout}{diff.stderr}"
         assert diff.stdout.strip().splitlines()[-1:] == diff.stdout.strip().splitlines(), diff.stdout
 
 
 @pytest.mark.parametrize("api_version", ["scheduling.volcano.sh/v1beta1", "scheduling.x-k8s.io/v1alpha1"])
-def test_the_podgroup_crds_prune_what_the_schedulers_do_not_know(cluster: RealCluster, namespace: str,
-                                                                  api_version: str) -> None:
+def test_the_podgroup_crds_prune_what_the_schedulers_do_not_know(
+    cluster: RealCluster, namespace: str, api_version: str
+) -> None:
     """So a rendered PodGroup field either scheduler lacks would show up in `diff --live` (and kubectl's checks)."""
-    group = {"apiVersion": api_version, "kind": "PodGroup", "metadata": {"name": "pg"},
-             "spec": {"minMember": 3, "minMembers": 3}}
+    group = {
+        "apiVersion": api_version,
+        "kind": "PodGroup",
+        "metadata": {"name": "pg"},
+        "spec": {"minMember": 3, "minMembers": 3},
+    }
     code, body = cluster.request("POST", f"/apis/{api_version}/namespaces/{namespace}/podgroups", group)
     assert code == 201, body
     assert body["spec"] == {"minMember": 3}

@@ -63,8 +63,11 @@ def unified(change: ObjectChange, context: int) -> list[str]:
     """A unified diff of the object's YAML; keyed lists aligned, so a move shows no line change."""
     old = to_yaml(denormalise(change.old, order_like=change.new)) if change.old is not None else ""
     new = to_yaml(denormalise(change.new, compare=change.old)) if change.new is not None else ""
-    return list(difflib.unified_diff(old.splitlines(), new.splitlines(), f"a/{change.title}", f"b/{change.title}",
-                                     n=context, lineterm=""))
+    return list(
+        difflib.unified_diff(
+            old.splitlines(), new.splitlines(), f"a/{change.title}", f"b/{change.title}", n=context, lineterm=""
+        )
+    )
 
 
 def notes(change: ObjectChange) -> list[str]:

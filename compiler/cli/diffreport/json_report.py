@@ -22,10 +22,24 @@ def _plain(value: Any) -> Any:
 
 def _object(change: ObjectChange) -> dict[str, Any]:
     return {
-        "apiVersion": change.api_version, "kind": change.kind, "namespace": change.namespace,
-        "name": change.name, "job": change.job, "status": change.status.value, "replace": change.replace,
-        "changes": [{"path": f.path, "pointer": f.pointer, "kind": f.kind.value, "old": _plain(f.old),
-                     "new": _plain(f.new), "significant": f.significant} for f in change.fields],
+        "apiVersion": change.api_version,
+        "kind": change.kind,
+        "namespace": change.namespace,
+        "name": change.name,
+        "job": change.job,
+        "status": change.status.value,
+        "replace": change.replace,
+        "changes": [
+            {
+                "path": f.path,
+                "pointer": f.pointer,
+                "kind": f.kind.value,
+                "old": _plain(f.old),
+                "new": _plain(f.new),
+                "significant": f.significant,
+            }
+            for f in change.fields
+        ],
     }
 
 
@@ -41,9 +55,14 @@ class JsonReporter:
                 "modified": sum(c.status.value == "modified" for c in report.changes),
                 "reordered": sum(c.status.value == "reordered" for c in report.changes),
                 "replaced": sum(c.replace for c in report.changes),
-                "jobs": [{"job": job, "replaced": s.replaced,
-                          **{status.value: dict(sorted(counter.items())) for status, counter in s.counts.items()}}
-                         for job, s in sorted(jobs.items())],
+                "jobs": [
+                    {
+                        "job": job,
+                        "replaced": s.replaced,
+                        **{status.value: dict(sorted(counter.items())) for status, counter in s.counts.items()},
+                    }
+                    for job, s in sorted(jobs.items())
+                ],
             },
             "objects": [_object(c) for c in report.changes],
         }

@@ -32,20 +32,27 @@ def _job_label(job: str) -> str:
 
 def summary(report: DiffReport, limit: int) -> str:
     changes = report.differences
-    counts = {s: sum(c.status is s for c in changes) for s in (ObjectStatus.ADDED, ObjectStatus.REMOVED,
-                                                                 ObjectStatus.MODIFIED)}
+    counts = {
+        s: sum(c.status is s for c in changes)
+        for s in (ObjectStatus.ADDED, ObjectStatus.REMOVED, ObjectStatus.MODIFIED)
+    }
     replaced = sum(c.replace for c in changes)
     lines = [f"### mxjob diff `{report.base}` → `{report.head}`", ""]
     if not changes:
         lines.append("No differences.")
         return "\n".join(lines) + "\n"
-    lines.append(f"**{len(changes)} objects differ**: {counts[ObjectStatus.ADDED]} added, "
-                 f"{counts[ObjectStatus.REMOVED]} removed, {counts[ObjectStatus.MODIFIED]} modified"
-                 + (f"; {replaced} pods will be replaced (delete + create)" if replaced else "") + ".")
+    lines.append(
+        f"**{len(changes)} objects differ**: {counts[ObjectStatus.ADDED]} added, "
+        f"{counts[ObjectStatus.REMOVED]} removed, {counts[ObjectStatus.MODIFIED]} modified"
+        + (f"; {replaced} pods will be replaced (delete + create)" if replaced else "")
+        + "."
+    )
     lines.extend(["", "| job | added | removed | modified |", "|---|---|---|---|"])
-    rows = [f"| {_job_label(job)} | {describe(s.counts[ObjectStatus.ADDED])} | "
-            f"{describe(s.counts[ObjectStatus.REMOVED])} | {describe(s.counts[ObjectStatus.MODIFIED])} |"
-            for job, s in sorted(summarise(changes).items(), key=lambda item: (item[0] == "", item[0]))]
+    rows = [
+        f"| {_job_label(job)} | {describe(s.counts[ObjectStatus.ADDED])} | "
+        f"{describe(s.counts[ObjectStatus.REMOVED])} | {describe(s.counts[ObjectStatus.MODIFIED])} |"
+        for job, s in sorted(summarise(changes).items(), key=lambda item: (item[0] == "", item[0]))
+    ]
     text = "\n".join(lines)
     for position, row in enumerate(rows):
         if len(text) + len(row) + 200 > limit:
@@ -61,8 +68,10 @@ def _fence(lines: list[str]) -> str:
 
 
 def object_block(change: ObjectChange, context: int, limit: int) -> str:
-    head = [f"#### {change.kind} `{change.namespace + '/' if change.namespace else ''}{change.name}` · "
-            f"{change.status.value}"]
+    head = [
+        f"#### {change.kind} `{change.namespace + '/' if change.namespace else ''}{change.name}` · "
+        f"{change.status.value}"
+    ]
     head.extend(f"> {note}" for note in notes(change))
     head.append("")
     lines = unified(change, context)[2:]
@@ -141,6 +150,8 @@ class MarkdownReporter:
             return
         first = parts[0]
         shown = first.count("\n#### ")
-        note = (f"\n*{len(report.differences) - shown} more objects did not fit in one comment: run `mxjob diff "
-                "--split DIR` for every part, or `mxjob diff` locally.*\n")
+        note = (
+            f"\n*{len(report.differences) - shown} more objects did not fit in one comment: run `mxjob diff "
+            "--split DIR` for every part, or `mxjob diff` locally.*\n"
+        )
         out.write(first + note)

@@ -33,12 +33,23 @@ class GithubReporter:
             level = {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(diagnostic.severity, "notice")
             hint = f" ({diagnostic.hint})" if diagnostic.hint else ""
             at = f"{diagnostic.json_path}: " if diagnostic.path else ""
-            out.write(_command(level, diagnostic.location, f"mxjob {diagnostic.code.value}",
-                               f"{at}{diagnostic.message}{hint}") + "\n")
+            out.write(
+                _command(
+                    level, diagnostic.location, f"mxjob {diagnostic.code.value}", f"{at}{diagnostic.message}{hint}"
+                )
+                + "\n"
+            )
         for result in report.objects:
             for finding in result.findings:
                 at = f"{finding.path}: " if finding.path else ""
                 hint = f" ({finding.hint})" if finding.hint else ""
-                out.write(_command("error", finding.location or result.origin,
-                                   f"mxjob {finding.code.value} {result.title}", f"{at}{finding.message}{hint}") + "\n")
+                out.write(
+                    _command(
+                        "error",
+                        finding.location or result.origin,
+                        f"mxjob {finding.code.value} {result.title}",
+                        f"{at}{finding.message}{hint}",
+                    )
+                    + "\n"
+                )
         out.write(summary(report) + "\n")

@@ -29,12 +29,26 @@ class JsonReporter:
             "diagnostics": [d.to_dict() for d in sort_diagnostics(report.diagnostics)],
             "resources": [
                 {
-                    "apiVersion": r.api_version, "kind": r.kind, "namespace": r.namespace, "name": r.name,
-                    "status": r.status.value, "generated": r.generated, "origin": _location(r),
+                    "apiVersion": r.api_version,
+                    "kind": r.kind,
+                    "namespace": r.namespace,
+                    "name": r.name,
+                    "status": r.status.value,
+                    "generated": r.generated,
+                    "origin": _location(r),
                     "errors": [
-                        {"code": f.code.value, "path": f.path, "message": f.message, "hint": f.hint, "source": f.source,
-                         **({"file": f.location.file, "line": f.location.line, "column": f.location.column}
-                            if f.location else {})}
+                        {
+                            "code": f.code.value,
+                            "path": f.path,
+                            "message": f.message,
+                            "hint": f.hint,
+                            "source": f.source,
+                            **(
+                                {"file": f.location.file, "line": f.location.line, "column": f.location.column}
+                                if f.location
+                                else {}
+                            ),
+                        }
                         for f in r.findings
                     ],
                 }

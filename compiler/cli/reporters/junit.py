@@ -23,8 +23,7 @@ class JunitReporter:
             tests += 1
             if by_file.get(file):
                 failures += 1
-                failure = ET.SubElement(case, "failure", type="input",
-                                        message=f"{len(by_file[file])} input errors")
+                failure = ET.SubElement(case, "failure", type="input", message=f"{len(by_file[file])} input errors")
                 failure.text = "\n".join(d.render() for d in by_file[file])
         for result in report.objects:
             tests += 1
@@ -34,8 +33,7 @@ class JunitReporter:
                 ET.SubElement(case, "skipped", message=f"no schema for {result.api_version} {result.kind}")
             elif result.status is Status.INVALID:
                 failures += 1
-                failure = ET.SubElement(case, "failure", type="schema",
-                                        message=f"{len(result.findings)} schema errors")
+                failure = ET.SubElement(case, "failure", type="schema", message=f"{len(result.findings)} schema errors")
                 failure.text = "\n".join(f.describe() for f in result.findings)
         suite.set("tests", str(tests))
         suite.set("failures", str(failures))

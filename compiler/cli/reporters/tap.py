@@ -17,8 +17,9 @@ class TapReporter:
         for diagnostic in errors:
             number += 1
             lines.append(f"not ok {number} - {diagnostic.location or '<input>'} {diagnostic.code.value}")
-            lines.extend(["  ---", f"  message: {quote(diagnostic.message)}", f"  path: {quote(diagnostic.json_path)}",
-                          "  ..."])
+            lines.extend(
+                ["  ---", f"  message: {quote(diagnostic.message)}", f"  path: {quote(diagnostic.json_path)}", "  ..."]
+            )
         for result in report.objects:
             number += 1
             if result.status is Status.SKIPPED:

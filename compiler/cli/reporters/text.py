@@ -19,12 +19,16 @@ class TextReporter:
                 rendered = " (rendered from the MXJob here)" if result.generated else ""
                 at = f" at {finding.path}" if finding.path else ""
                 hint = f" ({finding.hint})" if finding.hint else ""
-                out.write(f"{where}: error {finding.code.value} {result.title}{at}: {finding.message}{hint}{source}"
-                          f"{rendered}\n")
+                out.write(
+                    f"{where}: error {finding.code.value} {result.title}{at}: {finding.message}{hint}{source}"
+                    f"{rendered}\n"
+                )
         out.write(summary(report) + "\n")
 
 
 def summary(report: Report) -> str:
-    return (f"mxjob validate: {report.count(Status.VALID)} valid, {report.count(Status.INVALID)} invalid, "
-            f"{report.count(Status.SKIPPED)} skipped (no schema) against Kubernetes {report.kubernetes_version}"
-            f"{' (strict)' if report.strict else ''}; {report.errors} input errors, {report.warnings} warnings")
+    return (
+        f"mxjob validate: {report.count(Status.VALID)} valid, {report.count(Status.INVALID)} invalid, "
+        f"{report.count(Status.SKIPPED)} skipped (no schema) against Kubernetes {report.kubernetes_version}"
+        f"{' (strict)' if report.strict else ''}; {report.errors} input errors, {report.warnings} warnings"
+    )

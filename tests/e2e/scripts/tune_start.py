@@ -40,8 +40,12 @@ def tuner(tracker: dict[str, Any], key: str) -> int:
     session.upload(bytearray(b"mxtune"), "probe.bin")
     echoed = bytes(session.download("probe.bin"))
     summary = client.summary()
-    result = {"key": key, "tracker": f"{tracker['url']}:{tracker['port']}", "echo": echoed.decode(),
-              "servers": summary["server_info"]}
+    result = {
+        "key": key,
+        "tracker": f"{tracker['url']}:{tracker['port']}",
+        "echo": echoed.decode(),
+        "servers": summary["server_info"],
+    }
     print("E2E-RESULT " + json.dumps(result, sort_keys=True), flush=True)
     return 0 if echoed == b"mxtune" else 1
 
@@ -56,8 +60,16 @@ def main() -> int:
     if task["type"] == "tunertracker":
         tvm_module("tvm.exec.rpc_tracker", "--host", "0.0.0.0", *ports)
     if task["type"] == "tunerserver":
-        tvm_module("tvm.exec.rpc_server", "--host", "0.0.0.0", *ports,
-                   "--tracker", f"{tracker['url']}:{tracker['port']}", "--key", key)
+        tvm_module(
+            "tvm.exec.rpc_server",
+            "--host",
+            "0.0.0.0",
+            *ports,
+            "--tracker",
+            f"{tracker['url']}:{tracker['port']}",
+            "--key",
+            key,
+        )
     if task["type"] == "tuner":
         return tuner(tracker, key)
     print(f"unknown task type {task['type']!r}", file=sys.stderr)
