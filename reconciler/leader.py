@@ -6,6 +6,11 @@ Timing follows client-go's leaderelection (LeaseDuration 15 s > RenewDeadline 10
 successful renewal, measured on the monotonic clock from *before* that renewal was sent. A process frozen
 (SIGSTOP, a long GC pause, a partition) for longer wakes up past its deadline and writes nothing until a
 renewal succeeds — which it cannot once another replica holds the lease.
+
+Whether another holder's lease has expired is judged, as client-go does (`tryAcquireOrRenew` and
+`isLeaseValid` in the same file), by when *this* process first saw the current record, on its own monotonic
+clock, never by comparing the holder's `renewTime` with the local wall clock: replicas on nodes whose clocks
+disagree must not take a lease that is still being renewed.
 """
 
 from __future__ import annotations
@@ -14,10 +19,9 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from mxjob_gitops.reconciler.kube import Cluster, ClusterError, Conflict, Writer
-from mxjob_gitops.reconciler.state import parse_time
 
 log = logging.getLogger("mxjob.reconcile")
 LEASE_NAME = "mxjob-reconciler"
@@ -52,6 +56,8 @@ class LeaderElector:
         self.on_change = on_change
         self.leader = False
         self._valid_until = 0.0  # monotonic: acting is allowed before this instant only
+        self._observed: tuple[object, ...] = ()  # the other holder's record as last read
+        self._observed_at = 0.0  # monotonic: when that record was first seen
 
     def may_act(self) -> bool:
         """True only while the lease is known to be held: renewed less than renew_deadline ago."""
@@ -94,10 +100,7 @@ class LeaderElector:
                 return True
             current = lease.get("spec") or {}
             holder = current.get("holderIdentity")
-            renewed = parse_time(current.get("renewTime"))
-            duration = int(current.get("leaseDurationSeconds") or self.lease_seconds)
-            expired = renewed is None or renewed + timedelta(seconds=duration) < now
-            if holder and holder != self.identity and not expired:
+            if holder and holder != self.identity and not self._expired(current):
                 return False
             if holder != self.identity:
                 spec["acquireTime"] = micro_time(now)
@@ -107,6 +110,17 @@ class LeaderElector:
         except (Conflict, ClusterError) as exc:
             log.info(f"lease not taken this round: {exc}")
             return False
+
+    def _expired(self, spec: dict[str, object]) -> bool:
+        """Another holder's lease counts as expired once its record has stayed unchanged for its duration, timed
+        from when this process first read it (a renewal changes renewTime, and so restarts the wait)."""
+        record = (spec.get("holderIdentity"), spec.get("renewTime"), spec.get("leaseDurationSeconds"))
+        moment = time.monotonic()
+        if record != self._observed:
+            self._observed, self._observed_at = record, moment
+        raw = spec.get("leaseDurationSeconds")
+        duration = raw if isinstance(raw, int) and not isinstance(raw, bool) and raw > 0 else self.lease_seconds
+        return moment > self._observed_at + duration
 
     def release(self) -> None:
         """On shutdown: give the lease up at once instead of letting it expire (only if we hold it)."""

@@ -166,6 +166,35 @@ def test_two_replicas_exactly_one_leads(api: tuple[FakeServer, Path]) -> None:
     assert leader.try_acquire() is False
 
 
+def test_a_follower_with_a_skewed_clock_waits_a_whole_lease_duration(api: tuple[FakeServer, Path]) -> None:
+    """Expiry is timed on the follower's own monotonic clock from when it first saw the record (client-go's
+    rule): a follower whose wall clock runs an hour ahead neither takes a lease that is being renewed nor one
+    whose holder stopped less than leaseDurationSeconds ago."""
+    from datetime import timedelta
+
+    _, kubeconfig = api
+    leader = LeaderElector(
+        Cluster.connect(str(kubeconfig)),
+        "ml",
+        "leader",
+        lambda: datetime.now(UTC),
+        lease_seconds=3,
+        renew_deadline=2,
+        retry_period=0.5,
+    )
+    ahead = LeaderElector(
+        Cluster.connect(str(kubeconfig)), "ml", "ahead", lambda: datetime.now(UTC) + timedelta(hours=1)
+    )
+    assert leader.try_acquire()
+    assert ahead.try_acquire() is False  # by its own wall clock the renewTime is an hour old
+    assert leader.try_acquire()  # renewed: the follower's wait starts again
+    last_renewal = time.monotonic()
+    assert ahead.try_acquire() is False
+    wait_for(ahead.try_acquire, timeout=10)
+    assert time.monotonic() - last_renewal >= 3
+    assert leader.try_acquire() is False
+
+
 def test_metrics_health_and_readiness(api: tuple[FakeServer, Path]) -> None:
     _, kubeconfig = api
     controller = Controller(Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",))))
