@@ -247,7 +247,14 @@ def write_yaml_stream(documents: Iterable[dict[str, Any]], stream: TextSink, emi
 
 
 def write_json_list(documents: Iterable[dict[str, Any]], stream: TextSink) -> int:
-    """Write a v1 List (what `kubectl get -o json` prints for many objects)."""
-    items = list(documents)
-    stream.write(to_json({"apiVersion": "v1", "kind": "List", "items": items}))
-    return len(items)
+    """Write a v1 List (what `kubectl get -o json` prints for many objects), item by item: the text is
+    to_json({"apiVersion": "v1", "kind": "List", "items": [...]}) exactly (JSON strings hold no raw line
+    break, so indenting an item's lines by two levels is what the whole list's json.dumps does)."""
+    count = 0
+    for document in documents:
+        stream.write(",\n    " if count else '{\n  "apiVersion": "v1",\n  "items": [\n    ')
+        stream.write(json_text(document, indent=2, sort_keys=True).replace("\n", "\n    "))
+        count += 1
+    empty = to_json({"apiVersion": "v1", "kind": "List", "items": []})
+    stream.write('\n  ],\n  "kind": "List"\n}\n' if count else empty)
+    return count

@@ -4,7 +4,7 @@ PriorityClass objects found across documents, diagnostics located, and a lazy, d
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,15 +49,22 @@ class Plan:
         self, item: CompiledJob | Manifest, expect_prefix: Callable[[str], None] | None = None
     ) -> Iterator[Manifest]:
         """The manifests of one valid item, even when other items of the plan are invalid (for validate)."""
-        if isinstance(item, CompiledJob):
-            yield from render_job(item, self.options, expect_prefix)
-        else:
-            yield item
+        return item_manifests(item, self.options, expect_prefix)
 
     def converted(self) -> Iterator[Manifest]:
         """The input with every MXJob converted to v1 (defaulted only if compiled with defaults)."""
         for item in self.items:
             yield item.conversion.data if isinstance(item, CompiledJob) else item
+
+
+def item_manifests(
+    item: CompiledJob | Manifest, options: RenderOptions, expect_prefix: Callable[[str], None] | None = None
+) -> Iterator[Manifest]:
+    """The manifests of one compiled item: a job's rendering, or the object itself."""
+    if isinstance(item, CompiledJob):
+        yield from render_job(item, options, expect_prefix)
+    else:
+        yield item
 
 
 def compile_documents(
@@ -68,84 +75,92 @@ def compile_documents(
     Without `defaults` jobs are only converted and checked (for `mxjob convert`).
     """
     plan = Plan(options)
-    seen: dict[Identity, tuple[SourceDocument, JsonPath]] = {}
     priorities, sources = priority_classes(documents, options)
     rendered = rendered_jobs(documents) if options.keep_rendered else set()
+    checker = Checker(options, defaults, priorities, sources, rendered)
     for document in documents:
         for prefix, obj in iter_objects(document):
-            problem, at = ("", ()) if isinstance(obj, dict) and is_mxjob(obj) else _not_an_object(obj)
-            if problem:
-                plan.diagnostics.append(
-                    locate(
-                        error(
-                            Code.NOT_AN_OBJECT,
-                            problem,
-                            at,
-                            "every document, and every item of a List, needs apiVersion, kind and metadata.name",
-                        ),
-                        document,
-                        prefix,
-                        None,
-                    )
-                )
-                continue
-            bad_identity = [locate(d, document, prefix, None) for d in identity_problems(obj)]
-            if bad_identity:
-                plan.diagnostics.extend(bad_identity)
-                continue
-            if is_mxjob(obj) and identity(obj)[2:] not in rendered:
-                compiled, found = compile_object(obj, options, defaults, priorities, sources)
-                located = [locate(d, document, prefix, compiled.conversion if compiled else None) for d in found]
-                plan.diagnostics.extend(located)
-                if compiled is None:
-                    continue
-                plan.items.append(compiled)
+            item = checker.add(document, prefix, obj)
+            if item is not None:
+                plan.items.append(item)
                 plan.origins.append((document, prefix))
-                job = compiled.job
-                identities = (
-                    list(job_identities(job, options, compiled.gang)) if job else [identity(compiled.conversion.data)]
-                )
-            else:
-                plan.items.append(obj)
-                plan.origins.append((document, prefix))
-                identities = [identity(obj)]
-            for ident in identities:
-                first = seen.setdefault(ident, (document, prefix))
-                if first[0] is not document or first[1] != prefix:
-                    where = first[0].locate(first[1])  # located only now: positions cost a second parse
-                    namespace = ident[2] + "/" if ident[2] else ""
-                    plan.diagnostics.append(
-                        locate(
-                            error(
-                                Code.DUPLICATE_OBJECT,
-                                f"{ident[1]} {namespace}{ident[3]} is also produced by {where}",
-                                (),
-                                "rename one of the jobs or objects",
-                            ),
-                            document,
-                            prefix,
-                            None,
-                        )
-                    )
-    too_big = _output_problem(plan)
-    if too_big is not None:
-        plan.diagnostics.append(too_big)
+    plan.diagnostics = checker.all_diagnostics()
     return plan
 
 
-def _output_problem(plan: Plan) -> Diagnostic | None:
-    """The output-size limit (compiler.limits), located at the job whose rendering would cross it."""
-    total = 0
-    for item, (document, prefix) in zip(plan.items, plan.origins, strict=True):
-        if isinstance(item, CompiledJob) and item.job is not None:
-            job = item.job
-            total += estimated_output_bytes(
-                [(job.name, sum(r.replicas for r in job.replicas), [r.template for r in job.replicas])]
+class Checker:
+    """Compiles objects one by one and keeps what checks across them need: the identity of every object
+    produced (for "also produced by") and the running output estimate (for the output-size limit)."""
+
+    def __init__(
+        self,
+        options: RenderOptions,
+        defaults: bool,
+        priorities: dict[str, int],
+        sources: dict[str, str],
+        rendered: set[tuple[str, str]],
+    ) -> None:
+        self.options, self.defaults, self.rendered = options, defaults, rendered
+        self.priorities, self.sources = priorities, sources
+        self.diagnostics: list[Diagnostic] = []
+        self.seen: dict[Identity, tuple[SourceDocument, JsonPath]] = {}
+        self.estimate = 0
+        self.too_big: Diagnostic | None = None
+
+    def all_diagnostics(self) -> list[Diagnostic]:
+        return [*self.diagnostics, *([self.too_big] if self.too_big is not None else [])]
+
+    def add(self, document: SourceDocument, prefix: JsonPath, obj: Any) -> CompiledJob | Manifest | None:
+        """The valid item for one object (None when it is invalid); its diagnostics go to self.diagnostics.
+
+        `document` is remembered as where the object's identities were first seen: it need not hold data."""
+        problem, at = ("", ()) if isinstance(obj, dict) and is_mxjob(obj) else _not_an_object(obj)
+        if problem:
+            hint = "every document, and every item of a List, needs apiVersion, kind and metadata.name"
+            self.diagnostics.append(locate(error(Code.NOT_AN_OBJECT, problem, at, hint), document, prefix, None))
+            return None
+        bad_identity = [locate(d, document, prefix, None) for d in identity_problems(obj)]
+        if bad_identity:
+            self.diagnostics.extend(bad_identity)
+            return None
+        item: CompiledJob | Manifest
+        if is_mxjob(obj) and identity(obj)[2:] not in self.rendered:
+            compiled, found = compile_object(obj, self.options, self.defaults, self.priorities, self.sources)
+            conversion = compiled.conversion if compiled else None
+            self.diagnostics.extend(locate(d, document, prefix, conversion) for d in found)
+            if compiled is None:
+                return None
+            item, job = compiled, compiled.job
+            identities = (
+                list(job_identities(job, self.options, compiled.gang)) if job else [identity(compiled.conversion.data)]
             )
-            problem = output_problem(total, plan.options.max_pods)
-            if problem is not None:
-                return locate(problem, document, prefix, None)
-    return None
+            if job is not None:
+                self._estimate(job, document, prefix)
+        else:
+            item, identities = obj, [identity(obj)]
+        for ident in identities:
+            first = self.seen.setdefault(ident, (document, prefix))
+            if first[0] is not document or first[1] != prefix:
+                self._duplicate(ident, first, document, prefix)
+        return item
+
+    def _duplicate(
+        self, ident: Identity, first: tuple[SourceDocument, JsonPath], document: SourceDocument, prefix: JsonPath
+    ) -> None:
+        where = first[0].locate(first[1])  # located only now: positions cost a second parse
+        namespace = ident[2] + "/" if ident[2] else ""
+        message = f"{ident[1]} {namespace}{ident[3]} is also produced by {where}"
+        problem = error(Code.DUPLICATE_OBJECT, message, (), "rename one of the jobs or objects")
+        self.diagnostics.append(locate(problem, document, prefix, None))
+
+    def _estimate(self, job: MXJob, document: SourceDocument, prefix: JsonPath) -> None:
+        """The output-size limit (compiler.limits), located at the job whose rendering would cross it."""
+        self.estimate += estimated_output_bytes(
+            [(job.name, sum(r.replicas for r in job.replicas), [r.template for r in job.replicas])]
+        )
+        problem = output_problem(self.estimate, self.options.max_pods)
+        if problem is not None and self.too_big is None:
+            self.too_big = locate(problem, document, prefix, None)
 
 
 def _not_an_object(obj: Any) -> tuple[str, JsonPath]:
@@ -161,7 +176,7 @@ def _not_an_object(obj: Any) -> tuple[str, JsonPath]:
     return (f"not a Kubernetes object: no {', '.join(missing)}" if missing else ""), ()
 
 
-def rendered_jobs(documents: Sequence[SourceDocument]) -> set[tuple[str, str]]:
+def rendered_jobs(documents: Iterable[SourceDocument]) -> set[tuple[str, str]]:
     """Jobs whose ConfigMap is present: the input is a rendering, not a spec, for those."""
     found: set[tuple[str, str]] = set()
     for document in documents:
@@ -175,9 +190,18 @@ def rendered_jobs(documents: Sequence[SourceDocument]) -> set[tuple[str, str]]:
 
 
 def priority_classes(
-    documents: Sequence[SourceDocument], options: RenderOptions
+    documents: Iterable[SourceDocument], options: RenderOptions
 ) -> tuple[dict[str, int], dict[str, str]]:
     """PriorityClass values known offline: objects in the input, overridden by --priority-class."""
+    values, sources = input_priority_classes(documents)
+    for name, value in options.priority_classes:
+        values[name] = value
+        sources[name] = "--priority-class"
+    return values, sources
+
+
+def input_priority_classes(documents: Iterable[SourceDocument]) -> tuple[dict[str, int], dict[str, str]]:
+    """The values of the PriorityClass objects in documents, and where each was found."""
     values: dict[str, int] = {}
     sources: dict[str, str] = {}
     for document in documents:
@@ -189,9 +213,6 @@ def priority_classes(
             if obj.get("kind") == "PriorityClass" and isinstance(name, str) and isinstance(value, int):
                 values[name] = value
                 sources[name] = f"PriorityClass object at {document.file}, document {document.index + 1}"
-    for name, value in options.priority_classes:
-        values[name] = value
-        sources[name] = "--priority-class"
     return values, sources
 
 

@@ -207,14 +207,29 @@ def parse_text(text: str, file: str) -> ParseResult:
     Limits (compiler.limits) come first: nesting depth on the event stream, aliases on each composed
     document before it is constructed; a document over a limit ends the file with one located error.
     """
-    documents: list[SourceDocument] = []
-    diagnostics: list[Diagnostic] = []
-    source = SourceText(file, text)
-    too_deep = depth_problem(text)
-    if too_deep is not None:
-        return ParseResult(
-            [],
-            [
+    stream = ParseStream(text, file)
+    documents = list(stream)
+    return ParseResult([] if stream.discard else documents, stream.diagnostics)
+
+
+class ParseStream:
+    """parse_text one document at a time (a render need not hold every document of a large file at once).
+
+    Once iterated, `diagnostics` holds what parse_text reports, and `discard` says that the documents
+    already yielded must be dropped (a document over a limit: nothing from the file is used).
+    """
+
+    def __init__(self, text: str, file: str) -> None:
+        self.text, self.file = text, file
+        self.diagnostics: list[Diagnostic] = []
+        self.discard = False
+
+    def __iter__(self) -> Iterator[SourceDocument]:
+        text, file, diagnostics = self.text, self.file, self.diagnostics
+        source = SourceText(file, text)
+        too_deep = depth_problem(text)
+        if too_deep is not None:
+            diagnostics.append(
                 Diagnostic(
                     Code.LIMIT_EXCEEDED,
                     Severity.ERROR,
@@ -222,66 +237,72 @@ def parse_text(text: str, file: str) -> ParseResult:
                     location=source.position(file, too_deep),
                     hint="nothing from this file was used",
                 )
-            ],
-        )
-    loader = _Loader(text)
-    anchors = "&" in text
-    index = 0
-    try:
-        while loader.check_node():
-            node = loader.get_node()
-            problem = alias_problem(node) if anchors else None
-            if problem is not None:
-                diagnostics.append(
-                    Diagnostic(
-                        Code.LIMIT_EXCEEDED,
-                        Severity.ERROR,
-                        problem[0],
-                        location=source.position(file, problem[1].start_mark.index),
-                        document=index,
-                        hint="nothing from this file was used",
-                    )
+            )
+            return
+        loader = _Loader(text)
+        try:
+            yield from self._documents(loader, source)
+        finally:
+            loader.dispose()
+        for problem_ in loader.problems:
+            diagnostics.append(
+                Diagnostic(
+                    problem_.code,
+                    Severity.ERROR,
+                    problem_.message,
+                    location=source.position(file, problem_.index),
+                    hint=problem_.hint,
                 )
-                documents.clear()
-                break
-            data = loader.construct_document(node)
-            if data is not None:
-                document = SourceDocument(data, file, index, source, node.start_mark.index)
-                documents.append(document)
-                if not isinstance(data, dict):
-                    diagnostics.append(_not_a_mapping(document, data))
-            index += 1
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        location = source.position(file, mark.index) if mark else Location(file)
-        what = " ".join(str(part) for part in (exc.context, exc.problem) if part)
-        diagnostics.append(
-            Diagnostic(
-                Code.YAML_SYNTAX,
-                Severity.ERROR,
-                f"YAML syntax error: {what}",
-                location=location,
-                document=index,
-                hint="fix the YAML; nothing from this file was used",
             )
-        )
-    except yaml.YAMLError as exc:
-        diagnostics.append(
-            Diagnostic(Code.YAML_SYNTAX, Severity.ERROR, f"YAML error: {exc}", location=Location(file), document=index)
-        )
-    finally:
-        loader.dispose()
-    for problem_ in loader.problems:
-        diagnostics.append(
-            Diagnostic(
-                problem_.code,
-                Severity.ERROR,
-                problem_.message,
-                location=source.position(file, problem_.index),
-                hint=problem_.hint,
+
+    def _documents(self, loader: _Loader, source: SourceText) -> Iterator[SourceDocument]:
+        file, diagnostics = self.file, self.diagnostics
+        anchors = "&" in self.text
+        index = 0
+        try:
+            while loader.check_node():
+                node = loader.get_node()
+                problem = alias_problem(node) if anchors else None
+                if problem is not None:
+                    diagnostics.append(
+                        Diagnostic(
+                            Code.LIMIT_EXCEEDED,
+                            Severity.ERROR,
+                            problem[0],
+                            location=source.position(file, problem[1].start_mark.index),
+                            document=index,
+                            hint="nothing from this file was used",
+                        )
+                    )
+                    self.discard = True
+                    break
+                data = loader.construct_document(node)
+                if data is not None:
+                    document = SourceDocument(data, file, index, source, node.start_mark.index)
+                    if not isinstance(data, dict):
+                        diagnostics.append(_not_a_mapping(document, data))
+                    yield document
+                index += 1
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            location = source.position(file, mark.index) if mark else Location(file)
+            what = " ".join(str(part) for part in (exc.context, exc.problem) if part)
+            diagnostics.append(
+                Diagnostic(
+                    Code.YAML_SYNTAX,
+                    Severity.ERROR,
+                    f"YAML syntax error: {what}",
+                    location=location,
+                    document=index,
+                    hint="fix the YAML; nothing from this file was used",
+                )
             )
-        )
-    return ParseResult(documents, diagnostics)
+        except yaml.YAMLError as exc:
+            diagnostics.append(
+                Diagnostic(
+                    Code.YAML_SYNTAX, Severity.ERROR, f"YAML error: {exc}", location=Location(file), document=index
+                )
+            )
 
 
 def _not_a_mapping(document: SourceDocument, data: Any) -> Diagnostic:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import io
-import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ from mxjob_gitops.compiler.options import RenderOptions
 from mxjob_gitops.compiler.pipeline import Plan, compile_documents
 
 FORMATS = ("yaml", "json")
+NO_OBJECTS = "the input holds no Kubernetes objects; refusing to print an empty stream (Argo CD would prune everything)"
 
 
 @contextlib.contextmanager
@@ -51,53 +50,22 @@ def build_plan(
     """Read and compile every input (exit 1 on errors); an input without objects is a usage error."""
     plan = compile_inputs(read_inputs(paths, skip), options, quiet=quiet, defaults=defaults)
     if not plan.items:
-        raise fail(
-            "the input holds no Kubernetes objects; refusing to print an empty stream (Argo CD would prune everything)",
-            USAGE,
-        )
+        raise fail(NO_OBJECTS, USAGE)
     return plan
 
 
-class _HeldBack:
-    """Keeps output in memory up to a limit, so that an unexpected failure cannot leave a partial stream
-    for all but the largest renders (those stream once past the limit; the exit code still says 3)."""
-
-    LIMIT = 16 * 1024 * 1024  # characters; kept as the emitter's own str chunks, no copies
-
-    def __init__(self, sink: io.TextIOWrapper) -> None:
-        self.sink = sink
-        self.chunks: list[str] = []
-        self.size = 0
-        self.streaming = False
-
-    def write(self, text: str) -> int:
-        if self.streaming:
-            return self.sink.write(text)
-        self.chunks.append(text)
-        self.size += len(text)
-        if self.size > self.LIMIT:
-            self.release()
-        return len(text)
-
-    def release(self) -> None:
-        if not self.streaming:
-            for chunk in self.chunks:
-                self.sink.write(chunk)
-            self.chunks.clear()
-            self.streaming = True
-
-
 def write_stream(manifests: Iterable[dict[str, Any]], fmt: str, emitter: Emitter | None = None) -> None:
-    """Write the whole stream to stdout as UTF-8; nothing reaches stdout before rendering is done (up to the
-    holding limit). `emitter` is the one the manifests' producer announces prefixes to, if any."""
-    out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n", write_through=False)
+    """Write the whole stream to stdout as UTF-8; nothing reaches stdout unless all of it was produced.
+    `emitter` is the one the manifests' producer announces prefixes to, if any."""
+    from mxjob_gitops.compiler.cli.heldout import HeldOutput
+
+    held = HeldOutput()
     try:
-        held = _HeldBack(out)
         if fmt == "json":
             write_json_list(manifests, held)
         else:
             (emitter or Emitter()).write_yaml_stream(manifests, held)
-        held.release()
-        out.flush()
-    finally:
-        out.detach()
+    except BaseException:
+        held.discard()
+        raise
+    held.release()

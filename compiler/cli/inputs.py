@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -118,15 +118,7 @@ def read_inputs(
     paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, parse: Parser = parse_text
 ) -> Inputs:
     inputs = Inputs()
-    stdin_used = False
-    for name in discover(paths, skip, allow_empty):
-        if name == "-":
-            if stdin_used:
-                raise InputError("'-' (standard input) can be given only once")
-            stdin_used = True
-            text, label = _read_stdin(), STDIN_NAME
-        else:
-            text, label = _read_file(name), name
+    for label, text in input_texts(paths, skip, allow_empty):
         if not isinstance(text, str):
             inputs.diagnostics.append(unreadable(text, label))
             continue
@@ -135,6 +127,21 @@ def read_inputs(
         inputs.documents.extend(parsed.documents)
         inputs.diagnostics.extend(parsed.diagnostics)
     return inputs
+
+
+def input_texts(
+    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False
+) -> Iterator[tuple[str, str | Unreadable]]:
+    """Each input's name and text (or why it cannot be read), one at a time."""
+    stdin_used = False
+    for name in discover(paths, skip, allow_empty):
+        if name == "-":
+            if stdin_used:
+                raise InputError("'-' (standard input) can be given only once")
+            stdin_used = True
+            yield STDIN_NAME, _read_stdin()
+        else:
+            yield name, _read_file(name)
 
 
 class Unreadable(enum.Enum):

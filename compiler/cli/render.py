@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
-from mxjob_gitops.compiler.cli.common import FORMATS, build_plan, paused_gc, write_stream
-from mxjob_gitops.compiler.cli.exits import guarded
+from mxjob_gitops.compiler.cli.common import FORMATS, NO_OBJECTS, build_plan, paused_gc
+from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail, guarded
 from mxjob_gitops.compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
 from mxjob_gitops.compiler.cli.options import parse_kubernetes_version, render_options
 from mxjob_gitops.compiler.options import RenderOptions
@@ -73,12 +74,12 @@ def render(
     paths = paths_or_stdin(paths)
     options = dataclasses.replace(options, kubernetes_version=kubernetes_version)
     with guarded(), paused_gc():
-        plan = build_plan(paths, options, quiet=quiet(), skip=[output_dir] if output_dir else [])
+        if output_dir is None:
+            _render_stream(paths, options, fmt)
+            return
+        plan = build_plan(paths, options, quiet=quiet(), skip=[output_dir])
         emitter = Emitter()
         manifests = plan.manifests(emitter.expect_prefix)
-        if output_dir is None:
-            write_stream(manifests, fmt, emitter)
-            return
         from mxjob_gitops.compiler.cli.output_dir import write_output_dir
 
         serialise, suffix = (to_json, ".json") if fmt == "json" else (emitter.to_yaml, ".yaml")
@@ -89,3 +90,45 @@ def render(
                 f"{summary.removed} removed",
                 err=True,
             )
+
+
+def _render_stream(paths: tuple[str, ...], options: RenderOptions, fmt: str) -> None:
+    """Render to standard output one job at a time (compiler.stream), the output held back until all is valid."""
+    from mxjob_gitops.compiler.cli.heldout import HeldOutput
+    from mxjob_gitops.compiler.cli.inputs import input_texts, unreadable
+    from mxjob_gitops.compiler.cli.report import report
+    from mxjob_gitops.compiler.diagnostics import has_errors
+    from mxjob_gitops.compiler.emit import Emitter, write_json_list
+    from mxjob_gitops.compiler.pipeline import Manifest, item_manifests
+    from mxjob_gitops.compiler.source import ParseStream
+    from mxjob_gitops.compiler.stream import StreamedRender
+
+    streamed = StreamedRender(options)
+    for label, text in input_texts(paths):
+        if isinstance(text, str):
+            streamed.read(ParseStream(text, label))
+        else:
+            streamed.parse_diagnostics.append(unreadable(text, label))
+    emitter, items = Emitter(), [0]
+
+    def manifests() -> Iterator[Manifest]:
+        for item in streamed.items():
+            items[0] += 1
+            if streamed.ok:  # after the first error, only check the rest
+                yield from item_manifests(item, options, emitter.expect_prefix)
+
+    held = HeldOutput()
+    try:
+        if fmt == "json":
+            write_json_list(manifests(), held)
+        else:
+            emitter.write_yaml_stream(manifests(), held)
+        report(streamed.diagnostics, quiet=quiet())
+        if has_errors(streamed.diagnostics):
+            raise Exit(FINDINGS)
+        if not items[0]:
+            raise fail(NO_OBJECTS, USAGE)
+    except BaseException:
+        held.discard()
+        raise
+    held.release()

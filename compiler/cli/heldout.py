@@ -1,0 +1,104 @@
+"""Standard output held back until the whole stream is known good: never an empty or partial manifest stream.
+
+Up to LIMIT characters stay in memory as the emitter's own str chunks. Past it the stream goes on where
+it costs no second copy: straight into standard output when that is a regular file (a shell `> FILE`),
+cut back to where it started if the render fails; otherwise (a pipe, a terminal) into an unnamed
+temporary file that is copied to standard output once the render succeeded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import stat
+import sys
+import tempfile
+from typing import BinaryIO
+
+LIMIT = 16 * 1024 * 1024  # characters
+
+
+def _regular_file(stream: BinaryIO) -> int | None:
+    """The current offset of stream when it is a regular file written at that offset (no O_APPEND), else None."""
+    try:
+        fd = stream.fileno()
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        import fcntl
+
+        if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND:
+            return None
+        return os.lseek(fd, 0, os.SEEK_CUR)
+    except (OSError, ValueError):  # io.UnsupportedOperation: no file descriptor (an in-memory stream)
+        return None
+
+
+class HeldOutput:
+    """A text sink for sys.stdout.buffer: write() freely, then exactly one of release() or discard()."""
+
+    def __init__(self, stdout: BinaryIO | None = None) -> None:
+        self.stdout = stdout if stdout is not None else sys.stdout.buffer
+        self.chunks: list[str] = []
+        self.size = 0
+        self.spill: io.TextIOWrapper | None = None
+        self.start: int | None = None  # where the stream began in a regular-file stdout it spilled into
+        self.temporary: BinaryIO | None = None
+
+    def write(self, text: str, /) -> int:
+        if self.spill is not None:
+            return self.spill.write(text)
+        self.chunks.append(text)
+        self.size += len(text)
+        if self.size > LIMIT:
+            self._open_spill()
+        return len(text)
+
+    def _open_spill(self) -> None:
+        self.stdout.flush()
+        self.start = _regular_file(self.stdout)
+        if self.start is not None:
+            target: BinaryIO = self.stdout
+        else:
+            target = self.temporary = tempfile.TemporaryFile(prefix="mxjob-render-")  # noqa: SIM115
+        self.spill = io.TextIOWrapper(target, encoding="utf-8", newline="\n", write_through=False)
+        for chunk in self.chunks:
+            self.spill.write(chunk)
+        self.chunks.clear()
+
+    def release(self) -> None:
+        """Everything written reaches standard output."""
+        if self.spill is None:
+            out = io.TextIOWrapper(self.stdout, encoding="utf-8", newline="\n", write_through=False)
+            try:
+                for chunk in self.chunks:
+                    out.write(chunk)
+                out.flush()
+            finally:
+                out.detach()
+            self.chunks.clear()
+            return
+        self.spill.flush()
+        self.spill.detach()
+        self.spill = None
+        if self.temporary is not None:
+            self.temporary.seek(0)
+            shutil.copyfileobj(self.temporary, self.stdout, 1024 * 1024)
+            self.temporary.close()
+        self.stdout.flush()
+
+    def discard(self) -> None:
+        """Nothing written reaches standard output (what already went into a regular file is cut off)."""
+        self.chunks.clear()
+        if self.spill is None:
+            return
+        with contextlib.suppress(OSError):
+            self.spill.flush()
+        self.spill.detach()
+        self.spill = None
+        if self.temporary is not None:
+            self.temporary.close()
+        elif self.start is not None:
+            os.ftruncate(self.stdout.fileno(), self.start)
+            self.stdout.seek(self.start)

@@ -1,0 +1,141 @@
+"""A render whose Python objects are bounded by the largest job: each object is compiled, rendered and dropped.
+
+compile_documents holds every parsed document and compiled job until the last manifest is written (about
+120 KB of Python objects per 10-replica job). A StreamedRender reads each file one document at a time and
+keeps a document only as its marshal bytes (about the size of its YAML), because two things need every
+document before the first job compiles: the PriorityClass objects of the input and, with keep_rendered,
+the ConfigMaps that mark a job as already rendered. Its items() then loads, compiles and yields each item
+in input order; the caller renders it and lets it go. What stays O(input): the input texts (for
+diagnostic positions), the marshal bytes, and the identity of every object produced (for duplicates).
+Diagnostics are exactly compile_documents' own (pipeline.Checker is shared), so the caller must hold the
+output back until items() is exhausted and `ok` is known.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import marshal
+from collections.abc import Iterator
+
+from mxjob_gitops.compiler.convert import is_mxjob
+from mxjob_gitops.compiler.diagnostics import Diagnostic, has_errors
+from mxjob_gitops.compiler.job import CompiledJob
+from mxjob_gitops.compiler.jsonutil import as_dict
+from mxjob_gitops.compiler.limits import estimated_output_bytes, output_limit
+from mxjob_gitops.compiler.options import RenderOptions
+from mxjob_gitops.compiler.pipeline import Checker, Manifest, input_priority_classes, rendered_jobs
+from mxjob_gitops.compiler.source import ParseStream, SourceDocument, iter_objects
+
+
+class StreamedRender:
+    """Add every input with read(), then iterate items() once; `diagnostics` is complete after that."""
+
+    def __init__(self, options: RenderOptions) -> None:
+        self.options = options
+        self.parse_diagnostics: list[Diagnostic] = []
+        self._stored: list[tuple[SourceDocument, bytes]] = []
+        self._priorities: dict[str, int] = {}
+        self._sources: dict[str, str] = {}
+        self._rendered: set[tuple[str, str]] = set()
+        self._checker: Checker | None = None
+        self._checked = 0  # diagnostics of the checker already looked at by `ok`
+        self._failed = False
+        self._estimate = 0  # a rough output size (see _rough_estimate)
+
+    def read(self, stream: ParseStream) -> None:
+        """Parse one input document by document, keeping each as bytes (nothing of it when the file is refused)."""
+        stored: list[tuple[SourceDocument, bytes]] = []
+        priorities: dict[str, int] = {}
+        sources: dict[str, str] = {}
+        rendered: set[tuple[str, str]] = set()
+        estimate = 0
+        for document in stream:
+            values, where = input_priority_classes([document])
+            priorities.update(values)
+            sources.update(where)
+            if self.options.keep_rendered:
+                rendered |= rendered_jobs([document])
+            stored.append((dataclasses.replace(document, data=None), marshal.dumps(document.data)))
+            estimate += sum(_rough_estimate(obj) for _prefix, obj in iter_objects(document))
+        self.parse_diagnostics.extend(stream.diagnostics)
+        if not stream.discard:
+            self._stored.extend(stored)
+            self._priorities.update(priorities)
+            self._sources.update(sources)
+            self._rendered |= rendered
+            self._estimate += estimate
+
+    def items(self) -> Iterator[CompiledJob | Manifest]:
+        """Each valid item in input order, compiled from its stored bytes (the bytes are dropped as it goes).
+
+        When the input may come near the output-size limit, every object is checked before the first item
+        is yielded (compiled twice), so that an input over the limit is refused without rendering any of it.
+        """
+        if self._estimate > output_limit(self.options.max_pods) // 2:
+            for _item in self._compile(self._stored):
+                pass
+            if not self.ok:
+                return
+        self._stored.reverse()
+        yield from self._compile(self._stored, drop=True)
+
+    def _compile(
+        self, stored: list[tuple[SourceDocument, bytes]], drop: bool = False
+    ) -> Iterator[CompiledJob | Manifest]:
+        priorities, sources = dict(self._priorities), dict(self._sources)
+        for name, value in self.options.priority_classes:
+            priorities[name] = value
+            sources[name] = "--priority-class"
+        checker = self._checker = Checker(self.options, True, priorities, sources, self._rendered)
+        self._checked = 0
+        for slim, blob in _popped(stored) if drop else stored:
+            document = dataclasses.replace(slim, data=marshal.loads(blob))
+            for prefix, obj in iter_objects(document):
+                item = checker.add(slim, prefix, obj)
+                if item is not None:
+                    yield item
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """Parse diagnostics, then those of compiling (all of them once items() is exhausted)."""
+        compiled = self._checker.all_diagnostics() if self._checker is not None else []
+        return [*self.parse_diagnostics, *compiled]
+
+    @property
+    def ok(self) -> bool:
+        """No error so far: while it holds, the items seen can be rendered (and must be held back until the end)."""
+        checker = self._checker
+        if self._failed or checker is None:
+            return not self._failed and not has_errors(self.parse_diagnostics)
+        new, self._checked = checker.diagnostics[self._checked :], len(checker.diagnostics)
+        self._failed = has_errors(self.parse_diagnostics) or has_errors(new) or checker.too_big is not None
+        return not self._failed
+
+
+def _popped(stored: list[tuple[SourceDocument, bytes]]) -> Iterator[tuple[SourceDocument, bytes]]:
+    """The entries of a reversed list, each dropped from it as it is handed out."""
+    while stored:
+        yield stored.pop()
+
+
+def _rough_estimate(obj: object) -> int:
+    """compiler.limits' output estimate from an uncompiled object, only to choose whether to check every job
+    before rendering any: pods are the `replicas` numbers anywhere in its spec, templates the whole spec.
+    A wrong guess costs time (a second compile, or rendering before a refusal), never a wrong output."""
+    if not isinstance(obj, dict) or not is_mxjob(obj):
+        return 0
+    spec, name = obj.get("spec"), as_dict(obj.get("metadata")).get("name")
+    pods = sum(_replica_counts(spec))
+    return estimated_output_bytes([(str(name), max(pods, 1), spec)])
+
+
+def _replica_counts(node: object) -> Iterator[int]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "replicas" and isinstance(value, int):
+                yield max(value, 0)
+            else:
+                yield from _replica_counts(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _replica_counts(value)

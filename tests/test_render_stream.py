@@ -1,0 +1,177 @@
+"""Streamed render: same output and diagnostics as compile_documents, and never a partial stream on stdout."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text, stream
+from mxjob_gitops.compiler.cli import heldout
+from mxjob_gitops.compiler.emit import Emitter, to_json, write_json_list
+from mxjob_gitops.compiler.gang import GANG_ANNOTATION
+from mxjob_gitops.compiler.pipeline import item_manifests
+from mxjob_gitops.compiler.source import ParseStream
+from mxjob_gitops.compiler.stream import StreamedRender
+from tests.helpers import job, replica
+
+REPO = Path(__file__).resolve().parent.parent
+PRIORITY = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 9}
+
+
+def _gang_job(name: str) -> dict[str, Any]:
+    spec = job(name, Scheduler=replica(1), Server=replica(1), Worker=replica(2))
+    spec["metadata"]["annotations"] = {GANG_ANNOTATION: "volcano"}
+    spec["spec"]["runPolicy"] = {"schedulingPolicy": {"priorityClass": "high"}}
+    return spec
+
+
+def _texts() -> list[tuple[str, str]]:
+    """Inputs that exercise every cross-document check: a PriorityClass after the job that uses it,
+    duplicates inside one file and across files, a List, objects that are no objects, a YAML error."""
+    one = "\n---\n".join(
+        to_json(d)
+        for d in (_gang_job("a"), job("b", Scheduler=replica(1), Server=replica(1), Worker=replica(2)), PRIORITY)
+    )
+    listed = to_json({"apiVersion": "v1", "kind": "List", "items": [job("b", Worker=replica(1)), 3, {"kind": "X"}]})
+    examples = sorted((REPO / "examples").rglob("*.yaml"))
+    return [
+        ("one.yaml", one),
+        ("list.yaml", listed),
+        ("bad.yaml", "a: [1\n"),
+        *((str(path), path.read_text(encoding="utf-8")) for path in examples),
+    ]
+
+
+def _yaml(manifests: Any) -> str:
+    out = io.StringIO()
+    Emitter().write_yaml_stream(manifests, out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("check_first", [False, True])
+@pytest.mark.parametrize("count", [1, 2, 3, 4])
+def test_streamed_render_matches_compile_documents(
+    monkeypatch: pytest.MonkeyPatch, count: int, check_first: bool
+) -> None:
+    if check_first:  # as if the input came near the output-size limit: every job checked before rendering
+        monkeypatch.setattr(stream, "output_limit", lambda _max_pods: 0)
+    texts = _texts()[:count] if count < 4 else _texts()
+    options = RenderOptions(gang_scheduler=None)
+    documents, parse_diagnostics = [], []
+    streamed = StreamedRender(options)
+    for file, text in texts:
+        parsed = parse_text(text, file)
+        documents.extend(parsed.documents)
+        parse_diagnostics.extend(parsed.diagnostics)
+        streamed.read(ParseStream(text, file))
+    plan = compile_documents(documents, options)
+    streamed_items = list(streamed.items())
+    assert [d.render() for d in streamed.diagnostics] == [d.render() for d in [*parse_diagnostics, *plan.diagnostics]]
+    # checking first stops at the checks when any fails; otherwise every valid item comes, as from the plan
+    items = [] if check_first and not plan.ok else plan.items
+    expected = _yaml(m for item in items for m in plan.item_manifests(item))
+    assert _yaml(m for item in streamed_items for m in item_manifests(item, options)) == expected
+    assert streamed.ok == (plan.ok and not parse_diagnostics)
+
+
+def test_streamed_render_drops_each_document_once_compiled() -> None:
+    streamed = StreamedRender(RenderOptions())
+    text = "\n---\n".join(to_json(job(f"j{i}", Worker=replica(1))) for i in range(3))
+    streamed.read(ParseStream(text, "in.yaml"))
+    items = streamed.items()
+    next(items)
+    assert len(streamed._stored) == 2  # what is still held: the two jobs not yet compiled
+    assert all(slim.data is None for slim, _ in streamed._stored)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(
+            st.text(max_size=5),
+            st.recursive(
+                st.none() | st.booleans() | st.integers() | st.text(),
+                lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+                max_leaves=8,
+            ),
+            max_size=4,
+        ),
+        max_size=4,
+    )
+)
+def test_json_list_written_item_by_item_is_the_whole_list(documents: list[dict[str, Any]]) -> None:
+    out = io.StringIO()
+    assert write_json_list(documents, out) == len(documents)
+    assert out.getvalue() == to_json({"apiVersion": "v1", "kind": "List", "items": documents})
+    assert json.loads(out.getvalue())["items"] == documents
+
+
+class _Pipe(io.BytesIO):
+    """Standard output that is no regular file (its bytes are only what was released)."""
+
+    def fileno(self) -> int:
+        raise io.UnsupportedOperation("fileno")
+
+
+@pytest.mark.parametrize("released", [True, False])
+def test_held_output_past_the_limit_into_a_pipe(monkeypatch: pytest.MonkeyPatch, released: bool) -> None:
+    monkeypatch.setattr(heldout, "LIMIT", 10)
+    sink = _Pipe()
+    held = heldout.HeldOutput(sink)
+    for part in ("héllo ", "wörld\n", "and more\n"):
+        held.write(part)
+    assert held.temporary is not None and sink.getvalue() == b""
+    held.release() if released else held.discard()
+    assert sink.getvalue() == ("héllo wörld\nand more\n".encode() if released else b"")
+
+
+@pytest.mark.parametrize("released", [True, False])
+def test_held_output_past_the_limit_into_a_regular_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, released: bool
+) -> None:
+    monkeypatch.setattr(heldout, "LIMIT", 10)
+    path = tmp_path / "out"
+    with path.open("wb") as handle:
+        handle.write(b"before\n")  # stdout opened at an offset: what was there stays
+        held = heldout.HeldOutput(handle)
+        for part in ("héllo ", "wörld\n", "and more\n"):
+            held.write(part)
+        assert held.temporary is None and held.start == len(b"before\n")
+        held.release() if released else held.discard()
+        handle.write(b"after\n")
+    assert path.read_bytes() == b"before\n" + ("héllo wörld\nand more\n".encode() if released else b"") + b"after\n"
+
+
+def _bad_last_job(tmp_path: Path, jobs: int) -> Path:
+    """Enough valid jobs to render past the in-memory limit, then an invalid one."""
+    documents = [job(f"job-{i:04d}", Scheduler=replica(1), Server=replica(3), Worker=replica(6)) for i in range(jobs)]
+    documents.append(job("bad", Worker=replica(-1)))
+    path = tmp_path / "in.yaml"
+    path.write_text("\n---\n".join(to_json(d) for d in documents), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("into", ["file", "pipe"])
+def test_an_error_in_the_last_job_prints_nothing(tmp_path: Path, into: str) -> None:
+    """The first 800 jobs render to about 19 MB (past the 16 MiB held in memory) before the last one fails."""
+    source = _bad_last_job(tmp_path, 800)
+    command = [sys.executable, "-m", "mxjob_gitops", "render", str(source)]
+    if into == "file":
+        target = tmp_path / "out.yaml"
+        with target.open("wb") as handle:
+            done = subprocess.run(command, stdout=handle, stderr=subprocess.PIPE, check=False, timeout=300)
+        stdout = target.read_bytes()
+    else:
+        done = subprocess.run(command, capture_output=True, check=False, timeout=300)
+        stdout = done.stdout
+    assert done.returncode == 1, done.stderr
+    assert b"in.yaml" in done.stderr and b"nothing was written" in done.stderr
+    assert stdout == b""
