@@ -31,6 +31,7 @@ sys.path.insert(0, str(REPO))
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
 from mxjob_gitops.compiler.constants import MAX_PODS
+from mxjob_gitops.compiler.limits import estimated_output_bytes, output_limit
 
 BASELINE = [sys.executable, str(REPO / "bench" / "baseline.py")]
 SMALL_JOB_SECONDS = 0.1
@@ -86,12 +87,25 @@ def pickle_rendering(source: Path, target: Path, max_pods: int = MAX_PODS) -> in
     return len(documents)
 
 
+def needed_max_pods(jobs: list[dict[str, Any]]) -> int:
+    """The --max-pods this input needs: the widest job's pods, raised until the output-size limit (which grows
+    with it, compiler.limits.output_limit) admits the estimated rendering (20,000 x 10 writes 558 MB)."""
+    pods: list[int] = [sum(r["replicas"] for r in j["spec"]["mxReplicaSpecs"].values()) for j in jobs]
+    max_pods: int = max(MAX_PODS, *pods)
+    templates = [[r["template"] for r in j["spec"]["mxReplicaSpecs"].values()] for j in jobs]
+    estimate = estimated_output_bytes(
+        (j["metadata"]["name"], n, t) for j, n, t in zip(jobs, pods, templates, strict=True)
+    )
+    while output_limit(max_pods) < estimate:
+        max_pods += MAX_PODS // 10
+    return max_pods
+
+
 def bench_case(label: str, jobs: list[dict[str, Any]], pairs: int, tmp: Path, with_yaml: bool) -> None:
     source, objects = tmp / "input.yaml", tmp / "objects.pickle"
     ours, rendered, theirs = tmp / "ours.yaml", tmp / "rendered.yaml", tmp / "theirs.out"
     write_input(source, jobs)
-    # the widest job sets --max-pods (a limit for untrusted input, 1,000 by default)
-    max_pods = max(MAX_PODS, *(sum(r["replicas"] for r in j["spec"]["mxReplicaSpecs"].values()) for j in jobs))
+    max_pods = needed_max_pods(jobs)
     render = [*MXJOB, "render", "--max-pods", str(max_pods), str(source)]
     count = pickle_rendering(source, objects, max_pods)
     run_into(render, rendered)  # warm-up, and the file cat copies

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable
 from typing import Any, Final
 
@@ -28,6 +29,9 @@ MAX_DEPTH: Final = 200
 MAX_EXPANDED_NODES: Final = 1_000_000
 # What one render may write, estimated from the jobs before any manifest is built (see output_limit).
 MAX_OUTPUT_BYTES: Final = 512 * 1024 * 1024
+
+# A document start marker at the beginning of a line (the text is split there for the nesting bound).
+_DOCUMENT_MARKER: Final = re.compile(r"^---(?=[ \t\r\n]|\Z)", re.MULTILINE)
 
 # gopkg.in/yaml.v3 decode.go (allowedAliasRatio): up to 400,000 decoded nodes 99% of them may come from
 # aliases, from 4,000,000 on only 10%, linearly in between; fewer than 100 aliases or 1,000 nodes always pass.
@@ -99,10 +103,13 @@ def depth_problem(text: str) -> int | None:
     events, before anything is composed.
 
     A cheap bound skips the scan for almost every file: block nesting needs indentation (at most one level
-    per column for a line's length), flow nesting a bracket each.
+    per column for a line's length), flow nesting a bracket each. The bound is taken per document: no
+    collection spans a `---` line, because libyaml reads one at column 0 as a document marker in any
+    context (flow collections end in a syntax error there, quoted scalars refuse it: scanner.c,
+    yaml_parser_fetch_next_token and yaml_parser_scan_flow_scalar), so a many-document stream with a
+    few `{}` each is not scanned as a whole.
     """
-    longest = max((len(line) for line in text.splitlines()), default=0)
-    if text.count("[") + text.count("{") + 2 * longest + 2 <= MAX_DEPTH:
+    if all(_nesting_bound(document) <= MAX_DEPTH for document in _DOCUMENT_MARKER.split(text)):
         return None
     from mxjob_gitops.compiler.source import event_loader
 
@@ -122,6 +129,12 @@ def depth_problem(text: str) -> int | None:
     finally:
         loader.dispose()
     return None
+
+
+def _nesting_bound(document: str) -> int:
+    """An upper bound of the nesting in one document's text (lines split at LF only: never shorter)."""
+    longest = max(map(len, document.split("\n")))
+    return document.count("[") + document.count("{") + 2 * longest + 2
 
 
 def pod_count_problems(data: dict[str, Any], max_pods: int) -> list[Diagnostic]:

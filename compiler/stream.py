@@ -30,8 +30,11 @@ from mxjob_gitops.compiler.source import ParseStream, SourceDocument, iter_objec
 class StreamedRender:
     """Add every input with read(), then iterate items() once; `diagnostics` is complete after that."""
 
-    def __init__(self, options: RenderOptions) -> None:
+    def __init__(self, options: RenderOptions, check_first_above: int | None = None) -> None:
+        """`check_first_above`: check every job before rendering any when the output may be larger (bytes)."""
         self.options = options
+        self.check_first_above = check_first_above
+        self.checked = False  # every object was checked before the first item was yielded
         self.parse_diagnostics: list[Diagnostic] = []
         self._stored: list[tuple[SourceDocument, bytes]] = []
         self._priorities: dict[str, int] = {}
@@ -68,14 +71,19 @@ class StreamedRender:
     def items(self) -> Iterator[CompiledJob | Manifest]:
         """Each valid item in input order, compiled from its stored bytes (the bytes are dropped as it goes).
 
-        When the input may come near the output-size limit, every object is checked before the first item
-        is yielded (compiled twice), so that an input over the limit is refused without rendering any of it.
+        When the input may come near the output-size limit (or above check_first_above), every object is
+        checked before the first item is yielded (compiled twice): an input over the limit is refused without
+        rendering any of it, and a large rendering need not be held back (see cli.heldout).
         """
-        if self._estimate > output_limit(self.options.max_pods) // 2:
+        threshold = output_limit(self.options.max_pods) // 2
+        if self.check_first_above is not None:
+            threshold = min(threshold, self.check_first_above)
+        if self._estimate > threshold:
             for _item in self._compile(self._stored):
                 pass
             if not self.ok:
                 return
+            self.checked = True
         self._stored.reverse()
         yield from self._compile(self._stored, drop=True)
 

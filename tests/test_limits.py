@@ -114,3 +114,30 @@ def test_nesting_at_the_limit_is_accepted() -> None:
     nested = "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1)
     document = f'{{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {{"name": "x"}}, "data": {{"a": "{nested}"}}}}'
     assert run_cli(["render", "-"], stdin=document).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # many small documents: each is bounded alone, none is scanned
+        ("a: {}\n---\n" * 500, False),
+        # a deep document after many shallow ones is still found, flow or block
+        ("a: {}\n---\n" * 50 + "a: " + "[" * 300 + "]" * 300 + "\n", True),
+        ("a: {}\n---\n" * 50 + "".join(" " * i + "- \n" for i in range(300)), True),
+        # `---` at column 0 ends every collection (a syntax error in flow): nesting never spans it
+        ("a: " + "[" * 150 + "\n---\n" + "]" * 150 + "\n", False),
+    ],
+)
+def test_depth_is_bounded_per_document(text: str, found: bool) -> None:
+    from mxjob_gitops.compiler.limits import depth_problem
+
+    assert (depth_problem(text) is not None) == found
+
+
+def test_a_document_marker_ends_flow_collections_and_quoted_scalars() -> None:
+    """What the per-document depth bound relies on, checked against libyaml itself."""
+    import yaml
+
+    for text in ("[[\n---\n]]", 'a: "x\n---\ny"', "a: 'x\n---\ny'", "a: [1,\n--- \n2]"):
+        with pytest.raises(yaml.YAMLError):
+            list(yaml.load_all(text, Loader=yaml.CSafeLoader))

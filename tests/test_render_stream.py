@@ -175,3 +175,24 @@ def test_an_error_in_the_last_job_prints_nothing(tmp_path: Path, into: str) -> N
     assert done.returncode == 1, done.stderr
     assert b"in.yaml" in done.stderr and b"nothing was written" in done.stderr
     assert stdout == b""
+
+
+def test_held_output_of_a_checked_render_goes_straight_into_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once every job was checked first, nothing but an internal error can stop the stream: no temporary copy."""
+    monkeypatch.setattr(heldout, "LIMIT", 10)
+    sink = _Pipe()
+    held = heldout.HeldOutput(sink, checked=lambda: True)
+    for part in ("héllo ", "wörld\n", "and more\n"):
+        held.write(part)
+    assert held.temporary is None
+    held.release()
+    assert sink.getvalue() == "héllo wörld\nand more\n".encode()
+
+
+def test_a_large_rendering_into_a_pipe_is_checked_first() -> None:
+    options = RenderOptions()
+    text = "\n---\n".join(to_json(job(f"j{i}", Worker=replica(1))) for i in range(3))
+    for above, checked in ((None, False), (10**9, False), (10, True)):
+        streamed = StreamedRender(options, check_first_above=above)
+        streamed.read(ParseStream(text, "in.yaml"))
+        assert len(list(streamed.items())) == 3 and streamed.checked == checked and streamed.ok

@@ -3,7 +3,9 @@
 Up to LIMIT characters stay in memory as the emitter's own str chunks. Past it the stream goes on where
 it costs no second copy: straight into standard output when that is a regular file (a shell `> FILE`),
 cut back to where it started if the render fails; otherwise (a pipe, a terminal) into an unnamed
-temporary file that is copied to standard output once the render succeeded.
+temporary file that is copied to standard output once the render succeeded, unless every job was checked
+before the first was rendered (compiler.stream does that when a large rendering goes to a pipe: checking
+twice costs less than writing it twice).
 """
 
 from __future__ import annotations
@@ -15,9 +17,15 @@ import shutil
 import stat
 import sys
 import tempfile
+from collections.abc import Callable
 from typing import BinaryIO
 
 LIMIT = 16 * 1024 * 1024  # characters
+
+
+def regular_stdout() -> bool:
+    """Whether standard output is a regular file that a failed render can be cut back in."""
+    return _regular_file(sys.stdout.buffer) is not None
 
 
 def _regular_file(stream: BinaryIO) -> int | None:
@@ -38,8 +46,11 @@ def _regular_file(stream: BinaryIO) -> int | None:
 class HeldOutput:
     """A text sink for sys.stdout.buffer: write() freely, then exactly one of release() or discard()."""
 
-    def __init__(self, stdout: BinaryIO | None = None) -> None:
+    def __init__(self, stdout: BinaryIO | None = None, checked: Callable[[], bool] = lambda: False) -> None:
+        """`checked()` tells, once LIMIT is passed, that the input was found valid as a whole: the rest then
+        goes straight to standard output (only an internal error, exit 3, could then cut it short)."""
         self.stdout = stdout if stdout is not None else sys.stdout.buffer
+        self.checked = checked
         self.chunks: list[str] = []
         self.size = 0
         self.spill: io.TextIOWrapper | None = None
@@ -58,7 +69,7 @@ class HeldOutput:
     def _open_spill(self) -> None:
         self.stdout.flush()
         self.start = _regular_file(self.stdout)
-        if self.start is not None:
+        if self.start is not None or self.checked():
             target: BinaryIO = self.stdout
         else:
             target = self.temporary = tempfile.TemporaryFile(prefix="mxjob-render-")  # noqa: SIM115
@@ -102,3 +113,5 @@ class HeldOutput:
         elif self.start is not None:
             os.ftruncate(self.stdout.fileno(), self.start)
             self.stdout.seek(self.start)
+        else:
+            self.stdout.flush()

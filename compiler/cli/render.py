@@ -94,7 +94,7 @@ def render(
 
 def _render_stream(paths: tuple[str, ...], options: RenderOptions, fmt: str) -> None:
     """Render to standard output one job at a time (compiler.stream), the output held back until all is valid."""
-    from mxjob_gitops.compiler.cli.heldout import HeldOutput
+    from mxjob_gitops.compiler.cli.heldout import LIMIT, HeldOutput, regular_stdout
     from mxjob_gitops.compiler.cli.inputs import input_texts, unreadable
     from mxjob_gitops.compiler.cli.report import report
     from mxjob_gitops.compiler.diagnostics import has_errors
@@ -103,7 +103,7 @@ def _render_stream(paths: tuple[str, ...], options: RenderOptions, fmt: str) -> 
     from mxjob_gitops.compiler.source import ParseStream
     from mxjob_gitops.compiler.stream import StreamedRender
 
-    streamed = StreamedRender(options)
+    streamed = StreamedRender(options, check_first_above=None if regular_stdout() else LIMIT)
     for label, text in input_texts(paths):
         if isinstance(text, str):
             streamed.read(ParseStream(text, label))
@@ -117,7 +117,7 @@ def _render_stream(paths: tuple[str, ...], options: RenderOptions, fmt: str) -> 
             if streamed.ok:  # after the first error, only check the rest
                 yield from item_manifests(item, options, emitter.expect_prefix)
 
-    held = HeldOutput()
+    held = HeldOutput(checked=lambda: streamed.checked)
     try:
         if fmt == "json":
             write_json_list(manifests(), held)
