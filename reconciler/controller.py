@@ -75,8 +75,9 @@ class Informer:
         delay = BACKOFF_MIN
         while not self.stop.is_set():
             try:
-                listed, version = cluster.list_with_version(self.api_version, self.kind, self.namespace, self.selector)
-                items = [self.keep(o) for o in listed]
+                items, version = cluster.list_with_version(
+                    self.api_version, self.kind, self.namespace, self.selector, self.keep
+                )
                 fresh = {(str(_meta(o).get("namespace") or ""), str(_meta(o).get("name"))): o for o in items}
                 with self.lock:
                     gone = [o for k, o in self.cache.items() if k not in fresh]

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from mxjob_gitops.compiler import JobRendering, MXJob, RenderOptions, compile_job
 from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.reconciler.exitcodes import OVERRIDE_ANNOTATION
 from mxjob_gitops.reconciler.state import JobView, ReplicaPolicy
 from mxjob_gitops.reconciler.vocabulary import CleanPodPolicy, RestartPolicy
 
@@ -76,7 +77,12 @@ def compile_live(obj: Mapping[str, Any], options: RenderOptions) -> JobRendering
 
 def job_view(obj: Mapping[str, Any], job: MXJob) -> JobView:
     policy = job.run_policy
-    annotations = {str(k): str(v) for k, v in ((obj.get("metadata") or {}).get("annotations") or {}).items()}
+    # Only the annotations decide() reads: a kubectl/Argo CD last-applied-configuration repeats the whole spec.
+    annotations = {
+        str(k): str(v)
+        for k, v in ((obj.get("metadata") or {}).get("annotations") or {}).items()
+        if k == OVERRIDE_ANNOTATION
+    }
     return JobView(
         job.namespace or "",
         job.name,
@@ -108,18 +114,19 @@ def spec_version(obj: Mapping[str, Any]) -> str:
 
 
 class JobCache:
-    """Views and renderings per (namespace, name, spec version[, ConfigMap version]); least recently used out."""
+    """Views per (namespace, name, spec version) and renderings per (…, ConfigMap version); least recently used
+    out. A view is small (replica counts and policies), so there is room for one per job of a large cluster:
+    with fewer, every reconcile of a cluster with more jobs than entries would compile its job again. A
+    rendering holds every manifest of its job: it is built only to recreate a pod, and few are kept."""
 
-    def __init__(self, bounds: Bounds = Bounds(), entries: int = 256) -> None:
+    def __init__(self, bounds: Bounds = Bounds(), entries: int = 256, views: int = 65_536) -> None:
         self.bounds = bounds
         self.entries = entries
-        self._views: OrderedDict[tuple[str, ...], tuple[JobView, JobRendering]] = OrderedDict()
+        self.view_entries = views
+        self._views: OrderedDict[tuple[str, ...], JobView] = OrderedDict()
         self._renderings: OrderedDict[tuple[str, ...], JobRendering] = OrderedDict()
 
     def view(self, obj: Mapping[str, Any]) -> JobView:
-        return self._compiled(obj)[0]
-
-    def _compiled(self, obj: Mapping[str, Any]) -> tuple[JobView, JobRendering]:
         metadata = obj.get("metadata") or {}
         key = (str(metadata.get("namespace") or ""), str(metadata.get("name")), spec_version(obj))
         found = _lookup(self._views, key)
@@ -127,7 +134,7 @@ class JobCache:
             check_size(obj, self.bounds)
             compiled = compile_live(obj, RenderOptions(include_job=False, max_pods=self.bounds.max_pods))
             assert compiled.job is not None
-            found = _store(self._views, key, (job_view(obj, compiled.job), compiled), self.entries)
+            found = _store(self._views, key, job_view(obj, compiled.job), self.view_entries)
         return found
 
     def rendering(self, obj: Mapping[str, Any], config_map: Mapping[str, Any] | None) -> JobRendering:

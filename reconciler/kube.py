@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +16,20 @@ WATCH_READ_GRACE_SECONDS = 10.0  # a watch silent this long past its server-side
 # Every other request: connect and per-read timeouts (s). Without them a server that accepts a request and never
 # answers holds a worker (or a whole `--once` pass) forever; with them the job is requeued like on a 503.
 REQUEST_TIMEOUT_SECONDS = (10.0, 30.0)
+# Lists are read in pages of this many items, as client-go's pager does (k8s.io/client-go tools/pager/pager.go:
+# defaultPageSize, ListPager.List follows `continue` until it is empty): only one page's raw JSON is in memory
+# at a time, and each item is trimmed (`keep`) before the next page is read.
+LIST_PAGE_SIZE = 500
+
+
+def _identity(obj: dict[str, Any]) -> dict[str, Any]:
+    return obj
+
+
+def _body(response: Any) -> Any:
+    """The decoded JSON of a raw response (`serialize=False`): no ResourceInstance wrapper, no to_dict()."""
+    data = response.data
+    return json.loads(data) if data else None
 
 
 class ClusterError(Exception):
@@ -58,6 +74,7 @@ class Cluster:
         api_client.user_agent = user_agent
         _no_hidden_retries(api_client)
         _default_timeout(api_client, request_timeout)
+        _throttled_credential_refresh(api_client.configuration)
         return cls(api_client)
 
     def _resource(self, api_version: str, kind: str) -> Any | None:
@@ -75,19 +92,54 @@ class Cluster:
         return resource
 
     def list_with_version(
-        self, api_version: str, kind: str, namespace: str | None, label_selector: str
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None,
+        label_selector: str,
+        keep: Callable[[dict[str, Any]], dict[str, Any]] = _identity,
     ) -> tuple[list[dict[str, Any]], str]:
-        """Items and the list's resourceVersion, to watch from."""
+        """Items (each passed through `keep` as its page arrives) and the list's resourceVersion, to watch from."""
         resource = self.require(api_version, kind)
         try:
-            found = resource.get(namespace=namespace or None, label_selector=label_selector).to_dict()
-        except Exception as exc:
-            _raise(exc, f"list {kind}")
-        items: list[dict[str, Any]] = found.get("items") or []
-        for item in items:
-            item.setdefault("apiVersion", api_version)
-            item.setdefault("kind", kind)
-        return items, str((found.get("metadata") or {}).get("resourceVersion") or "")
+            return self._pages(resource, api_version, kind, namespace, label_selector, keep, LIST_PAGE_SIZE)
+        except Gone:
+            # A continue token that expired mid-list: list everything at once, as client-go's ListPager does
+            # when FullListIfExpired is set (its default).
+            return self._pages(resource, api_version, kind, namespace, label_selector, keep, None)
+
+    def _pages(
+        self,
+        resource: Any,
+        api_version: str,
+        kind: str,
+        namespace: str | None,
+        label_selector: str,
+        keep: Callable[[dict[str, Any]], dict[str, Any]],
+        limit: int | None,
+    ) -> tuple[list[dict[str, Any]], str]:
+        items: list[dict[str, Any]] = []
+        token: str | None = None
+        while True:
+            try:
+                response = resource.get(
+                    namespace=namespace or None,
+                    label_selector=label_selector,
+                    limit=limit,
+                    _continue=token,
+                    serialize=False,
+                )
+                page = _body(response)
+            except Exception as exc:
+                _raise(exc, f"list {kind}")
+            for item in page.get("items") or []:
+                item.setdefault("apiVersion", api_version)
+                item.setdefault("kind", kind)
+                items.append(keep(item))
+            metadata = page.get("metadata") or {}
+            token = metadata.get("continue") or None
+            if token is None:
+                return items, str(metadata.get("resourceVersion") or "")
 
     def watch(
         self,
@@ -134,12 +186,11 @@ class Cluster:
         if resource is None:
             return None
         try:
-            found = resource.get(name=name, namespace=namespace or None)
+            result: dict[str, Any] = _body(resource.get(name=name, namespace=namespace or None, serialize=False))
         except NotFoundError:
             return None
         except Exception as exc:
             _raise(exc, f"get {kind} {namespace}/{name}")
-        result: dict[str, Any] = found.to_dict()
         return result
 
     def list(self, api_version: str, kind: str, namespace: str | None, label_selector: str) -> list[dict[str, Any]]:
@@ -171,6 +222,33 @@ def _default_timeout(api_client: Any, timeout: tuple[float, float]) -> None:
         return request(*args, _request_timeout=_request_timeout or timeout, **kwargs)
 
     rest.request = with_timeout
+
+
+CREDENTIAL_REFRESH_SECONDS = 10.0
+
+
+def _throttled_credential_refresh(configuration: Any) -> None:
+    """Run the loader's credential-refresh hook at most every CREDENTIAL_REFRESH_SECONDS instead of before every
+    request. The kubeconfig loader's hook (kubernetes/config/kube_config.py KubeConfigLoader._set_config)
+    assigns the host again on each call, and each host assignment reads the proxy environment: a quarter of
+    a request's CPU. Its tokens are renewed 5 minutes before they expire (EXPIRY_SKEW_PREVENTION_DELAY), the
+    in-cluster loader's (incluster_config.py) once a minute, so 10 s never lets an expired token through.
+    The hook puts a fresh hook in place each time it runs; that one is wrapped again."""
+    hook = configuration.refresh_api_key_hook
+    if hook is None:
+        return
+    last = [float("-inf"), hook]
+
+    def throttled(config: Any) -> None:
+        now = time.monotonic()
+        if now - last[0] < CREDENTIAL_REFRESH_SECONDS:
+            return
+        last[0] = now
+        last[1](config)
+        if config.refresh_api_key_hook is not throttled:
+            last[1], config.refresh_api_key_hook = config.refresh_api_key_hook, throttled
+
+    configuration.refresh_api_key_hook = throttled
 
 
 def context_namespace(kubeconfig: str | None, context: str | None) -> str | None:
@@ -262,9 +340,9 @@ class Writer:
         resource = self.cluster.require(obj["apiVersion"], obj["kind"])
         namespace = (obj.get("metadata") or {}).get("namespace")
         try:
-            created: dict[str, Any] = resource.create(
-                body=obj, namespace=namespace, field_manager=FIELD_MANAGER
-            ).to_dict()
+            created: dict[str, Any] = _body(
+                resource.create(body=obj, namespace=namespace, field_manager=FIELD_MANAGER, serialize=False)
+            )
         except Exception as exc:
             _raise(exc, f"create {obj['kind']} {obj['metadata'].get('name')}")
         return created
@@ -277,7 +355,7 @@ class Writer:
         resource = self.cluster.require(api_version, kind)
         body = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": uid}} if uid else None
         try:
-            resource.delete(name=name, namespace=namespace or None, body=body)
+            resource.delete(name=name, namespace=namespace or None, body=body, serialize=False)
         except NotFoundError:
             return False
         except Exception as exc:
@@ -291,9 +369,11 @@ class Writer:
         metadata = obj["metadata"]
         target = resource.status if status else resource
         try:
-            updated: dict[str, Any] = target.replace(
-                body=obj, namespace=metadata.get("namespace"), field_manager=FIELD_MANAGER
-            ).to_dict()
+            updated: dict[str, Any] = _body(
+                target.replace(
+                    body=obj, namespace=metadata.get("namespace"), field_manager=FIELD_MANAGER, serialize=False
+                )
+            )
         except Exception as exc:
             what = "status of" if status else "replace"
             _raise(exc, f"{what} {obj['kind']} {metadata.get('namespace')}/{metadata.get('name')}")
@@ -324,6 +404,7 @@ class Writer:
                 namespace=namespace or None,
                 content_type=content_type,
                 field_manager=FIELD_MANAGER,
+                serialize=False,
             )
         except NotFoundError as exc:
             if not missing_ok:

@@ -1,18 +1,21 @@
 """A stateful fake Kubernetes API server on 127.0.0.1 for tests, driven by the official client over real HTTP.
 
 It serves discovery, and for every registered resource: create, get, list (label selectors, list
-resourceVersion), watch (resume from a resourceVersion, timeoutSeconds, 410 Gone for compacted history),
-replace with optimistic concurrency (409), merge/JSON patches, delete, and the status subresource. Faults
-are injected per request: `server.state.fail(method, path_regex, status, times, body=regex, retry_after=s)`
-(the path includes the query string; status RESET drops the connection with a TCP reset instead of answering,
-HANG never answers while the fault stands); `server.state.stall_watches()` holds every watch stream open and
-silent (no event, no bookmark, no end) until `unstall_watches()`; `hold(method, path_regex)` parks the
-next matching request after it was applied and before its answer is sent, until released.
+resourceVersion, limit/continue pages), watch (resume from a resourceVersion, timeoutSeconds, 410 Gone for
+compacted history), replace with optimistic concurrency (409), merge/JSON patches, delete, and the status
+subresource. Faults are injected per request: `server.state.fail(method, path_regex, status, times, body=regex,
+retry_after=s)` (the path includes the query string; status RESET drops the connection with a TCP reset instead
+of answering, HANG never answers while the fault stands); `server.state.stall_watches()` holds every watch
+stream open and silent (no event, no bookmark, no end) until `unstall_watches()`; `hold(method, path_regex)`
+parks the next matching request after it was applied and before its answer is sent, until released.
 """
 
 from __future__ import annotations
 
+import base64
+import bisect
 import copy
+import itertools
 import json
 import re
 import socket
@@ -65,6 +68,7 @@ class Hold:
     release: threading.Event = field(default_factory=threading.Event)
 
 
+Event = tuple[int, str, str, str, str, dict[str, Any]]  # (resourceVersion, type, group version, plural, ns, obj)
 RESET, HANG = 0, -1  # fault "statuses" that are no HTTP answer at all
 
 
@@ -158,7 +162,11 @@ class FakeKubernetes:
     def __init__(self, resources: tuple[Resource, ...] = DEFAULT_RESOURCES) -> None:
         self.resources = {(r.group_version, r.plural): r for r in resources}
         self.objects: dict[tuple[str, str, str, str], dict[str, Any]] = {}
-        self.events: list[tuple[int, str, str, str, str, dict[str, Any]]] = []
+        self.events: list[Event] = []
+        # Indexes kept with `objects` and `events`, so a list or a watch wake-up touches only its own kind and
+        # namespace, and a watch finds its resume point by bisection instead of scanning the whole history.
+        self._by_kind: dict[tuple[str, str], dict[tuple[str, str, str, str], dict[str, Any]]] = {}
+        self._history: dict[tuple[str, str, str | None], tuple[list[int], list[Event]]] = {}
         self.compacted_before = 0
         self.version = 0
         self.faults: list[Fault] = []
@@ -233,10 +241,30 @@ class FakeKubernetes:
         with self.lock:
             self.compacted_before = self.version + 1
             self.events.clear()
+            self._history.clear()
 
     def _record(self, kind: str, gv: str, plural: str, ns: str, obj: dict[str, Any]) -> None:
-        self.events.append((int(obj["metadata"]["resourceVersion"]), kind, gv, plural, ns, copy.deepcopy(obj)))
+        # No copy: a stored object is never changed in place (every write stores a new dict, and nested parts
+        # it shares with older versions are never written to), so the history can hold the stored objects.
+        event = (int(obj["metadata"]["resourceVersion"]), kind, gv, plural, ns, obj)
+        self.events.append(event)
+        for scope in ((gv, plural, None), (gv, plural, ns)):
+            versions, events = self._history.setdefault(scope, ([], []))
+            versions.append(event[0])
+            events.append(event)
         self.lock.notify_all()
+
+    def _store(self, key: tuple[str, str, str, str], obj: dict[str, Any] | None) -> None:
+        """Put (or, with None, remove) an object, in `objects` and in its kind's index."""
+        kind = self._by_kind.setdefault(key[:2], {})
+        if obj is None:
+            del self.objects[key], kind[key]
+        else:
+            self.objects[key] = kind[key] = obj
+
+    def _history_after(self, gv: str, plural: str, ns: str | None, position: int) -> list[Event]:
+        versions, events = self._history.get((gv, plural, ns), ([], []))
+        return events[bisect.bisect_right(versions, position) :]
 
     def _next_version(self) -> str:
         self.version += 1
@@ -244,6 +272,7 @@ class FakeKubernetes:
 
     def create(self, gv: str, plural: str, ns: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         with self.lock:
+            body = copy.deepcopy(body)
             metadata = body.setdefault("metadata", {})
             if not metadata.get("name") and metadata.get("generateName"):
                 metadata["name"] = metadata["generateName"] + uuid.uuid4().hex[:5]
@@ -262,13 +291,20 @@ class FakeKubernetes:
             body.setdefault("kind", resource.kind)
             if self.admit is not None:
                 self.admit(gv, plural, body)
-            self.objects[key] = body
+            self._store(key, body)
             self._record("ADDED", gv, plural, ns, body)
             return 201, copy.deepcopy(body)
 
     def update(
-        self, key: tuple[str, str, str, str], body: dict[str, Any], status_only: bool, check_version: bool
+        self,
+        key: tuple[str, str, str, str],
+        body: dict[str, Any],
+        status_only: bool,
+        check_version: bool,
+        copy_answer: bool = True,
     ) -> tuple[int, dict[str, Any]]:
+        """Replace an object or its status; the answer is a copy unless `copy_answer` is False (a caller that
+        only reads it, such as a benchmark's simulated kubelet, saves copying the whole pod)."""
         with self.lock:
             current = self.objects.get(key)
             if current is None:
@@ -281,8 +317,8 @@ class FakeKubernetes:
                     "the object has been modified; please apply your changes to the latest version and try again",
                 )
             if status_only:
-                updated = copy.deepcopy(current)
-                updated["status"] = body.get("status", {})
+                status = copy.deepcopy(body.get("status", {}))
+                updated = {**current, "metadata": dict(current["metadata"]), "status": status}
             else:
                 updated = copy.deepcopy(body)
                 updated.setdefault("status", current.get("status"))
@@ -291,12 +327,12 @@ class FakeKubernetes:
                 updated["metadata"] = {**current["metadata"], **(body.get("metadata") or {})}
             updated["metadata"]["resourceVersion"] = self._next_version()
             if updated["metadata"].get("deletionTimestamp") and not updated["metadata"].get("finalizers"):
-                del self.objects[key]  # the last finalizer of a deleted object is gone: so is the object
+                self._store(key, None)  # the last finalizer of a deleted object is gone: so is the object
                 self._record("DELETED", key[0], key[1], key[2], updated)
                 return 200, copy.deepcopy(updated)
-            self.objects[key] = updated
+            self._store(key, updated)
             self._record("MODIFIED", key[0], key[1], key[2], updated)
-            return 200, copy.deepcopy(updated)
+            return 200, copy.deepcopy(updated) if copy_answer else updated
 
     def delete(self, key: tuple[str, str, str, str], uid: str | None = None) -> tuple[int, dict[str, Any]]:
         with self.lock:
@@ -307,32 +343,44 @@ class FakeKubernetes:
                 return 409, status_body(409, "Conflict", "Precondition failed: UID in precondition does not match")
             if current["metadata"].get("finalizers"):  # held: marked deleted, removed with its last finalizer
                 if not current["metadata"].get("deletionTimestamp"):
+                    current = {**current, "metadata": dict(current["metadata"])}
                     current["metadata"]["deletionTimestamp"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
                     current["metadata"]["resourceVersion"] = self._next_version()
+                    self._store(key, current)
                     self._record("MODIFIED", key[0], key[1], key[2], current)
                 return 200, copy.deepcopy(current)
-            del self.objects[key]
-            current["metadata"]["resourceVersion"] = self._next_version()
+            self._store(key, None)
+            current = {**current, "metadata": {**current["metadata"], "resourceVersion": self._next_version()}}
             self._record("DELETED", key[0], key[1], key[2], current)
             return 200, copy.deepcopy(current)
 
-    def list(self, gv: str, plural: str, ns: str | None, selector: str) -> dict[str, Any]:
+    def list(
+        self, gv: str, plural: str, ns: str | None, selector: str, limit: int = 0, token: str = ""
+    ) -> tuple[int, dict[str, Any]]:
+        """A list, or one page of it (`limit`, `continue`). A continue token carries the first page's
+        resourceVersion and the last key served; later pages come from the current state (not a snapshot, as
+        etcd would serve): a watch from that resourceVersion replays whatever changed in between. A token older
+        than the compacted history answers 410 Expired, as the real server does."""
         with self.lock:
-            items = [
-                copy.deepcopy(o)
-                for (g, p, n, _), o in sorted(self.objects.items())
-                if g == gv
-                and p == plural
-                and (ns is None or n == ns)
+            version, after = self.version, ("", "", "", "")
+            if token:
+                version, last = json.loads(base64.urlsafe_b64decode(token))
+                after = tuple(last)
+                if version + 1 < self.compacted_before:
+                    return 410, status_body(410, "Expired", "the provided continue parameter is too old")
+            matching = (
+                (k, o)  # stored objects are never changed in place; the caller serializes them
+                for k, o in sorted(self._by_kind.get((gv, plural), {}).items())
+                if k > after
+                and (ns is None or k[2] == ns)
                 and _selector_matches(selector, (o.get("metadata") or {}).get("labels") or {})
-            ]
+            )
+            page = list(itertools.islice(matching, limit or None))
+            metadata: dict[str, Any] = {"resourceVersion": str(version)}
+            if limit and page and next(matching, None) is not None:
+                metadata["continue"] = base64.urlsafe_b64encode(json.dumps([version, page[-1][0]]).encode()).decode()
             kind = self.resources[(gv, plural)].kind
-            return {
-                "apiVersion": gv,
-                "kind": f"{kind}List",
-                "metadata": {"resourceVersion": str(self.version)},
-                "items": items,
-            }
+            return 200, {"apiVersion": gv, "kind": f"{kind}List", "metadata": metadata, "items": [o for _, o in page]}
 
     def watch(
         self, gv: str, plural: str, ns: str | None, selector: str, since: int, timeout: float
@@ -345,11 +393,7 @@ class FakeKubernetes:
                 return
         while time.monotonic() < deadline:
             with self.lock:
-                batch = [
-                    e
-                    for e in self.events
-                    if e[0] > position and e[2] == gv and e[3] == plural and (ns is None or e[4] == ns)
-                ]
+                batch = self._history_after(gv, plural, ns, position)
                 if not batch:
                     self.lock.wait(min(0.05, max(0.0, deadline - time.monotonic())))
                     continue
@@ -436,7 +480,10 @@ class _Handler(BaseHTTPRequestHandler):
             if query.get("watch") in ("true", "1"):
                 self._watch(gv, plural, ns, query)
             else:
-                self._send(200, state.list(gv, plural, ns, query.get("labelSelector", "")))
+                limit = int(query.get("limit") or 0)
+                self._send(
+                    *state.list(gv, plural, ns, query.get("labelSelector", ""), limit, query.get("continue", ""))
+                )
             return
         key = (gv, plural, ns or "", name or "")
         if method == "POST":
@@ -446,7 +493,7 @@ class _Handler(BaseHTTPRequestHandler):
             if obj is None:
                 self._send(404, status_body(404, "NotFound", f'{plural} "{name}" not found'))
             else:
-                self._send(200, copy.deepcopy(obj))
+                self._send(200, obj)  # stored objects are never changed in place: no copy needed
         elif method == "PUT":
             self._send(*state.update(key, self._body(), sub == "status", check_version=True))
         elif method == "PATCH":
@@ -473,7 +520,10 @@ class _Handler(BaseHTTPRequestHandler):
                 merged = merge_patch(current, patch)
             if sub == "status":
                 merged = {**current, "status": merged.get("status", {})}
-            merged.setdefault("metadata", {})["resourceVersion"] = current["metadata"]["resourceVersion"]
+            merged["metadata"] = {
+                **(merged.get("metadata") or {}),
+                "resourceVersion": current["metadata"]["resourceVersion"],
+            }
             self._send(*state.update(key, merged, status_only=False, check_version=False))
 
     def _watch(self, gv: str, plural: str, ns: str | None, query: dict[str, str]) -> None:

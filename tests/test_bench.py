@@ -37,3 +37,26 @@ def test_benchmark_prints_figures_baselines_and_ratios(script: str, blocks: int)
     for match in (*series, *ratios):
         assert float(match["low"]) <= float(match["median"]) <= float(match["high"]), match.group(0)
     assert all(int(m["rss"]) > 0 for m in series)
+
+
+def test_reconcile_benchmark_prints_its_figures_and_the_fake_api_cpu_share() -> None:
+    result = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "reconcile_bench.py"), "--jobs", "20"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    for figure in (
+        r"initial sync \(every job Running\)\s+\d+\.\d+ s",
+        r"events consumed\s+\d+ events/s",
+        r"p99\s+\d+\.\d+ ms",
+        r"peak RSS\s+\d+ MiB",
+        r"recreate one pod of a 10,000-worker job\s+\d+\.\d+ ms",
+    ):
+        assert re.search(figure, out), (figure, out)
+    shares = re.findall(r"cpu: reconciler (\d+\.\d+) s, fake API (\d+\.\d+) s \((\d+)% of both\)", out)
+    assert len(shares) == 3, out
+    assert all(float(reconciler) > 0 and 0 <= int(share) <= 100 for reconciler, _, share in shares), out
