@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from mxjob_gitops.reconciler.vocabulary import WatchEventType
 
@@ -84,6 +84,10 @@ class Cluster:
             return self._dynamic.resources.get(api_version=api_version, kind=kind)
         except ResourceNotFoundError:
             return None
+        except Exception as exc:
+            # Discovery is cached in a file per server address (kubernetes/dynamic/discovery.py Discoverer): a
+            # kind missing from that cache is looked up again, and an unreachable server then fails here.
+            _raise(exc, f"discover {api_version} {kind}")
 
     def require(self, api_version: str, kind: str) -> Any:
         resource = self._resource(api_version, kind)
@@ -297,7 +301,7 @@ def _retry_after(exc: Exception) -> float | None:
     return max(0.0, value)
 
 
-def _raise(exc: Exception, what: str) -> None:
+def _raise(exc: Exception, what: str) -> NoReturn:
     status = getattr(exc, "status", None)
     if status == 409:
         raise Conflict(f"{what}: conflict") from exc

@@ -166,6 +166,7 @@ class FakeKubernetes:
         # Indexes kept with `objects` and `events`, so a list or a watch wake-up touches only its own kind and
         # namespace, and a watch finds its resume point by bisection instead of scanning the whole history.
         self._by_kind: dict[tuple[str, str], dict[tuple[str, str, str, str], dict[str, Any]]] = {}
+        self._ordered: dict[tuple[str, str], list[tuple[str, str, str, str]]] = {}  # each kind's keys, sorted
         self._history: dict[tuple[str, str, str | None], tuple[list[int], list[Event]]] = {}
         self.compacted_before = 0
         self.version = 0
@@ -257,10 +258,19 @@ class FakeKubernetes:
     def _store(self, key: tuple[str, str, str, str], obj: dict[str, Any] | None) -> None:
         """Put (or, with None, remove) an object, in `objects` and in its kind's index."""
         kind = self._by_kind.setdefault(key[:2], {})
+        ordered = self._ordered.setdefault(key[:2], [])
         if obj is None:
             del self.objects[key], kind[key]
+            del ordered[bisect.bisect_left(ordered, key)]
         else:
+            if key not in kind:
+                bisect.insort(ordered, key)
             self.objects[key] = kind[key] = obj
+
+    def of_kind(self, gv: str, plural: str) -> list[dict[str, Any]]:
+        """The stored objects of one kind (read them, never change them)."""
+        with self.lock:
+            return list(self._by_kind.get((gv, plural), {}).values())
 
     def _history_after(self, gv: str, plural: str, ns: str | None, position: int) -> list[Event]:
         versions, events = self._history.get((gv, plural, ns), ([], []))
@@ -368,12 +378,13 @@ class FakeKubernetes:
                 after = tuple(last)
                 if version + 1 < self.compacted_before:
                     return 410, status_body(410, "Expired", "the provided continue parameter is too old")
+            stored, ordered = self._by_kind.get((gv, plural), {}), self._ordered.get((gv, plural), [])
+            following = (ordered[i] for i in range(bisect.bisect_right(ordered, after), len(ordered)))
             matching = (
-                (k, o)  # stored objects are never changed in place; the caller serializes them
-                for k, o in sorted(self._by_kind.get((gv, plural), {}).items())
-                if k > after
-                and (ns is None or k[2] == ns)
-                and _selector_matches(selector, (o.get("metadata") or {}).get("labels") or {})
+                (k, stored[k])  # stored objects are never changed in place; the caller serializes them
+                for k in following
+                if (ns is None or k[2] == ns)
+                and _selector_matches(selector, (stored[k].get("metadata") or {}).get("labels") or {})
             )
             page = list(itertools.islice(matching, limit or None))
             metadata: dict[str, Any] = {"resourceVersion": str(version)}

@@ -194,6 +194,19 @@ def _controller(kubeconfig: Path, identity: str, port: int) -> subprocess.Popen[
     )
 
 
+def _job_running(server: FakeServer) -> bool:
+    job = server.state.objects.get(("kubeflow.org/v1", "mxjobs", "ml", "job")) or {}
+    return any(c.get("type") == "Running" for c in (job.get("status") or {}).get("conditions") or [])
+
+
+def _quiet(server: FakeServer, identity: str, seconds: float) -> bool:
+    """No request but lease renewals from that replica for `seconds`."""
+    since = time.monotonic() - seconds
+    with server.state.lock:
+        recent = [x for x in server.state.user_agents if x[0] > since]
+    return not any(agent.endswith(f"/{identity}") and "/leases/" not in path for _, _, path, agent in recent)
+
+
 def _pod_uid(server: FakeServer, name: str) -> str | None:
     pod = server.state.objects.get(("v1", "pods", "ml", name))
     return None if pod is None else str(pod["metadata"]["uid"])
@@ -213,6 +226,10 @@ def test_a_frozen_leader_that_lost_the_lease_never_writes(tmp_path: Path) -> Non
             wait_for(lambda: _lease_holder(server) == "replica-a", timeout=60)
             second = _controller(kubeconfig, "replica-b", ports[1])
             wait_for(lambda: _ready(ports[1]), timeout=60)
+            # Frozen only once it is idle: a write that passed its fence before the freeze (its first
+            # reconcile, slow on a loaded machine) may still reach the server after it; what must never
+            # happen is a write begun after the freeze.
+            wait_for(lambda: _job_running(server) and _quiet(server, "replica-a", 1.0), timeout=60)
             first.send_signal(signal.SIGSTOP)  # frozen while leading; its lease runs out
             frozen_at = time.monotonic()
             old = _pod_uid(server, WORKER)

@@ -230,12 +230,14 @@ def test_controller_the_other_19_converge_and_the_poisoned_one_after_the_fault(
 
 
 def test_once_a_hanging_job_uses_up_no_other_jobs_time(fleet: tuple[FakeServer, Path, dict[str, str]]) -> None:
-    # Every delete of job-07 hangs for the whole 4 s read timeout; the other jobs' restarts (delete, poll until
-    # gone, create) are interleaved with it and still finish within a 3 s budget each.
+    # Every delete of job-07 hangs for the whole 9 s read timeout; the other jobs' restarts (delete, poll until
+    # gone, create) are interleaved with it and still finish within an 8 s budget each. The budget is
+    # generous for a healthy job's own requests even on a loaded machine; what it must not include is
+    # job-07's hang, which alone is longer than the budget (a pass timed as a whole would fail them all).
     server, kubeconfig, failed = fleet
     server.state.fail("DELETE", PODS, HANG, times=1_000_000)
-    reconciler = Reconciler(Cluster.connect(str(kubeconfig), request_timeout=(4.0, 4.0)), Settings(namespaces=("ml",)))
-    assert list(reconciler.run_once(timeout=3)) == [("ml", POISONED)]
+    reconciler = Reconciler(Cluster.connect(str(kubeconfig), request_timeout=(9.0, 9.0)), Settings(namespaces=("ml",)))
+    assert list(reconciler.run_once(timeout=8)) == [("ml", POISONED)]
     assert [job for job, uid in failed.items() if not converged(server, job, uid)] == [POISONED]
     server.state.faults.clear()
 
@@ -243,7 +245,9 @@ def test_once_a_hanging_job_uses_up_no_other_jobs_time(fleet: tuple[FakeServer, 
 def test_once_exit_codes(fleet: tuple[FakeServer, Path, dict[str, str]]) -> None:
     server, kubeconfig, _ = fleet
     server.state.fail("PUT", STATUS, 500, times=1_000_000)
-    args = ["reconcile", "--once", "--kubeconfig", str(kubeconfig), "--no-leader-election", "--pass-timeout", "3"]
+    # 8 s of its own time per job: ample for a healthy job on a loaded machine; the poisoned one spends it on
+    # back-offs between its failing status writes.
+    args = ["reconcile", "--once", "--kubeconfig", str(kubeconfig), "--no-leader-election", "--pass-timeout", "8"]
     result = run_cli(args)
     assert result.exit_code == 1, result.stderr
     assert f"ml/{POISONED}" in result.stderr and "1 job(s) could not be reconciled" in result.stderr

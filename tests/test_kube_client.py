@@ -85,3 +85,20 @@ def test_answers_are_plain_dicts(filled: tuple[FakeServer, Cluster], monkeypatch
     assert writer.delete("v1", "ConfigMap", "ml", "new", uid=created["metadata"]["uid"]) is True
     assert writer.delete("v1", "ConfigMap", "ml", "new") is False
     assert [x["metadata"]["name"] for x in cluster.list("v1", "ConfigMap", "other", "")] == ["elsewhere"]
+
+
+def test_an_unreachable_server_during_discovery_is_a_cluster_error(
+    filled: tuple[FakeServer, Cluster], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The dynamic client's discovery is cached in a file per server address; a kind missing from that cache is
+    # looked up again, and a server gone by then raised urllib3's MaxRetryError straight through (exit 3).
+    import urllib3
+
+    _, cluster = filled
+
+    def unreachable(**_: Any) -> Any:
+        raise urllib3.exceptions.MaxRetryError(None, "/apis", "Connection refused")  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cluster._dynamic.resources, "get", unreachable)
+    with pytest.raises(kube.Transient, match=r"discover kubeflow\.org/v1 MXJob"):
+        cluster.list("kubeflow.org/v1", "MXJob", "ml", "")
