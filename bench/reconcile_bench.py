@@ -29,6 +29,7 @@ from mxjob_gitops.reconciler.kube import Cluster  # noqa: E402
 from mxjob_gitops.reconciler.vocabulary import PodPhase  # noqa: E402
 from tests.fakeapi import FakeServer, free_port  # noqa: E402
 from tests.kubelet import PLURALS  # noqa: E402
+from tests.processes import reconciler_command  # noqa: E402
 
 SPEC = """apiVersion: kubeflow.org/v1
 kind: MXJob
@@ -197,23 +198,7 @@ class CpuClock:
 
 def reconcile_process(kubeconfig: Path, port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mxjob_gitops",
-            "reconcile",
-            "--kubeconfig",
-            str(kubeconfig),
-            "-n",
-            "bench",
-            "--no-leader-election",
-            "--metrics-address",
-            f"127.0.0.1:{port}",
-            "--health-address",
-            f"127.0.0.1:{port}",
-            "--log-format",
-            "json",
-        ],
+        reconciler_command(kubeconfig, "bench", port, "--no-leader-election", "--log-format", "json"),
         cwd=REPO,
         stderr=subprocess.DEVNULL,
         env={**os.environ},

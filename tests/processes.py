@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import signal
 import sys
+from pathlib import Path
 
 PR_SET_PDEATHSIG = 1
 
@@ -14,3 +15,22 @@ def die_with_parent() -> None:
     even by SIGKILL, so a killed test run leaves no process behind (prctl(2) PR_SET_PDEATHSIG, kept across execve)."""
     if sys.platform == "linux":
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def reconciler_command(kubeconfig: Path, namespace: str, port: int, *flags: str) -> list[str]:
+    """`mxjob reconcile` for one namespace in its own Python process, with /metrics and the probes on `port`."""
+    return [
+        sys.executable,
+        "-m",
+        "mxjob_gitops",
+        "reconcile",
+        "--kubeconfig",
+        str(kubeconfig),
+        "-n",
+        namespace,
+        "--metrics-address",
+        f"127.0.0.1:{port}",
+        "--health-address",
+        f"127.0.0.1:{port}",
+        *flags,
+    ]

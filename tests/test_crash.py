@@ -23,6 +23,7 @@ from mxjob_gitops.reconciler.runner import Reconciler, Settings
 from tests.conftest import REPO, run_cli
 from tests.fakeapi import FakeServer, free_port
 from tests.kubelet import PLURALS, set_pod
+from tests.processes import reconciler_command
 from tests.test_controller import wait_for
 
 TRIALS = 50
@@ -170,24 +171,9 @@ def _metric(port: int, name: str) -> float:
 
 def _controller(kubeconfig: Path, identity: str, port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mxjob_gitops",
-            "reconcile",
-            "--kubeconfig",
-            str(kubeconfig),
-            "-n",
-            "ml",
-            "--leader-election-namespace",
-            "ml",
-            "--leader-election-timings",
-            "2,1.5,0.2",
-            "--metrics-address",
-            f"127.0.0.1:{port}",
-            "--health-address",
-            f"127.0.0.1:{port}",
-        ],
+        reconciler_command(
+            kubeconfig, "ml", port, "--leader-election-namespace", "ml", "--leader-election-timings", "2,1.5,0.2"
+        ),
         cwd=REPO,
         env={**os.environ, "POD_NAME": identity},
         stderr=subprocess.DEVNULL,
