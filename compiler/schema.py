@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 from collections.abc import Iterable, Iterator
@@ -104,6 +103,8 @@ def suggest(word: str, choices: Iterable[str]) -> str:
     lowered = {option.lower(): option for option in options}
     if word.lower() in lowered:
         return f"did you mean {lowered[word.lower()]!r}?"
+    import difflib  # only for a misspelt key
+
     close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
     return f"did you mean {close[0]!r}?" if close else ""
 

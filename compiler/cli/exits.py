@@ -24,6 +24,13 @@ class Exit(Exception):
         self.code = code
 
 
+class CommandError(Exception):
+    """Input or output that cannot be used as asked: its message is printed and the exit code is 2.
+
+    Defined here so that the guard need not import the modules that raise it (render to stdout never loads the
+    output-directory code)."""
+
+
 def fail(message: str, code: int = USAGE) -> Exit:
     click.echo(f"mxjob: {message}", err=True)
     return Exit(code)
@@ -32,16 +39,13 @@ def fail(message: str, code: int = USAGE) -> Exit:
 @contextlib.contextmanager
 def guarded() -> Iterator[None]:
     """Map known failures to exit codes; anything unexpected is an internal error (exit 3) with a short note."""
-    from mxjob_gitops.compiler.cli.inputs import InputError
-    from mxjob_gitops.compiler.cli.output_dir import OutputError
-
     try:
         yield
     except Exit as exc:
         sys.exit(exc.code)
     except click.ClickException:
         raise  # usage errors: click prints them with the usage line, exit 2
-    except (InputError, OutputError) as exc:
+    except CommandError as exc:
         click.echo(f"mxjob: {exc}", err=True)
         sys.exit(USAGE)
     except BrokenPipeError:

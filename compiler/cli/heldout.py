@@ -13,10 +13,8 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import shutil
 import stat
 import sys
-import tempfile
 from collections.abc import Callable
 from typing import BinaryIO
 
@@ -72,6 +70,8 @@ class HeldOutput:
         if self.start is not None or self.checked():
             target: BinaryIO = self.stdout
         else:
+            import tempfile  # only above LIMIT: a small rendering never loads it
+
             target = self.temporary = tempfile.TemporaryFile(prefix="mxjob-render-")  # noqa: SIM115
         self.spill = io.TextIOWrapper(target, encoding="utf-8", newline="\n", write_through=False)
         for chunk in self.chunks:
@@ -94,6 +94,8 @@ class HeldOutput:
         self.spill.detach()
         self.spill = None
         if self.temporary is not None:
+            import shutil
+
             self.temporary.seek(0)
             shutil.copyfileobj(self.temporary, self.stdout, 1024 * 1024)
             self.temporary.close()

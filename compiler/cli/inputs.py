@@ -12,6 +12,7 @@ from typing import BinaryIO
 
 import click
 
+from mxjob_gitops.compiler.cli.exits import CommandError
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, Location, Severity
 from mxjob_gitops.compiler.limits import MAX_INPUT_BYTES
 from mxjob_gitops.compiler.source import ParseResult, SourceDocument, SourceText, parse_text
@@ -24,7 +25,7 @@ STDIN_NAME = "<stdin>"
 Parser = Callable[[str, str], ParseResult]  # (text, file name) -> documents and diagnostics
 
 
-class InputError(Exception):
+class InputError(CommandError):
     """The input cannot be read at all (missing path, unreadable, nothing found): exit code 2."""
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mxjob_gitops.compiler.cli.exits import CommandError
 from mxjob_gitops.compiler.names import dns1123_label, kind_problem, name_problem
 
 INDEX = ".mxjob-render.index"
@@ -37,7 +38,7 @@ KUSTOMIZATION = "kustomization.yaml"
 _INDEX_HEADER = "# Files written by `mxjob render -o`; the next render replaces or removes exactly these.\n"
 
 
-class OutputError(Exception):
+class OutputError(CommandError):
     """The directory cannot be written as asked (exit code 2); nothing in it was changed."""
 
 

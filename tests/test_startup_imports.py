@@ -1,0 +1,78 @@
+"""`mxjob render` of a small job to stdout imports only what it uses (start-up is most of a small job's time)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "train" / "mx_job_dist_gpu.yaml"
+
+# Run the real entry point in a child interpreter, then list what it imported; exit codes pass through.
+_PROBE = """
+import json, sys
+from mxjob_gitops.compiler.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n")
+sys.exit(code)
+"""
+
+# Modules a stdout render never needs: the explaining validator (valid specs go through jsonschema_rs), the
+# round-trip YAML editor, the Kubernetes client, the differ, entry-point discovery, the -o directory code and
+# what only it or a spilled (> 16 MiB) rendering uses, and the commands render does not run.
+HEAVY = (
+    "jsonschema",
+    "ruamel",
+    "kubernetes",
+    "deepdiff",
+    "importlib.metadata",
+    "difflib",
+    "shutil",
+    "tempfile",
+    "mxjob_gitops.reconciler",
+    "mxjob_gitops.compiler.cli.output_dir",
+    "mxjob_gitops.compiler.cli.diff",
+    "mxjob_gitops.compiler.cli.validate",
+    "mxjob_gitops.compiler.changes",
+    "mxjob_gitops.compiler.diffview",
+)
+
+
+def _imported(*args: str) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=120, cwd=ROOT, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    line = done.stderr.rsplit("MODULES ", 1)[1]
+    return set(json.loads(line))
+
+
+def test_render_to_stdout_leaves_heavy_modules_unimported() -> None:
+    modules = _imported("render", str(EXAMPLE))
+    loaded = sorted(name for name in modules for heavy in HEAVY if name == heavy or name.startswith(heavy + "."))
+    assert loaded == []
+
+
+@pytest.mark.parametrize("heavy", ["jsonschema", "mxjob_gitops.compiler.cli.output_dir"])
+def test_probe_sees_a_module_that_is_imported(heavy: str, tmp_path: Path) -> None:
+    """The check can fail: an invalid job loads the explaining validator, -o loads the directory code."""
+    if heavy == "jsonschema":
+        bad = tmp_path / "bad.yaml"
+        bad.write_text(EXAMPLE.read_text().replace("replicas: 1", "replicas: one", 1))
+        done = subprocess.run(
+            [sys.executable, "-c", _PROBE, "render", str(bad)], capture_output=True, text=True, timeout=120, check=False
+        )
+        assert done.returncode == 1, done.stderr
+        modules = set(json.loads(done.stderr.rsplit("MODULES ", 1)[1]))
+    else:
+        modules = _imported("render", "-o", str(tmp_path / "out"), str(EXAMPLE))
+    assert heavy in modules
