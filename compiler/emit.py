@@ -25,9 +25,11 @@ _FIRST_KEYS = ("apiVersion", "kind", "metadata", "name", "namespace")
 _FIRST = frozenset(_FIRST_KEYS)
 # Plain scalars limited to a conservative alphabet; anything else is quoted.
 _PLAIN = re.compile(r"(?:[A-Za-z0-9_./]|-(?=[^ ]))[A-Za-z0-9_./@%+=~:, -]*")
-# Scalars that some YAML reader (YAML 1.2 core, go-yaml v2 booleans) would not read back as a string.
+# Scalars that some YAML reader (YAML 1.2 core, go-yaml v2 booleans) would not read back as a string. Signs and
+# underscores alone (`_`, `-_`) too: ruamel.yaml's int pattern `[-+]?[0-9_]+` takes them and then fails to load.
 _NOT_STRING = re.compile(
-    r"[yYnN]|[-+]?(?:0o[0-7_]+|0x[0-9a-fA-F_]+|0b[01_]+|(?:\.[0-9_]+|[0-9][0-9_:]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"[yYnN]|[-+]?(?:_[0-9_]*|0o[0-7_]+|0x[0-9a-fA-F_]+|0b[01_]+"
+    r"|(?:\.[0-9_]+|[0-9][0-9_:]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?"
     r"|\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))"
 )
 # Characters YAML does not allow raw, or reads as line breaks, or that a single-quoted scalar cannot hold.
