@@ -1,7 +1,7 @@
 """A render whose Python objects are bounded by the largest job: each object is compiled, rendered and dropped.
 
 compile_documents holds every parsed document and compiled job until the last manifest is written (about
-120 KB of Python objects per 10-replica job). A StreamedRender reads each file one document at a time and
+37 KB of Python objects per 10-replica job). A StreamedRender reads each file one document at a time and
 keeps a document only as its marshal bytes (about the size of its YAML), because two things need every
 document before the first job compiles: the PriorityClass objects of the input and, with keep_rendered,
 the ConfigMaps that mark a job as already rendered. Its items() then loads, compiles and yields each item

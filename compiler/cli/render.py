@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,9 @@ from mxjob_gitops.compiler.options import RenderOptions
 # kubectl's `-o json` prints JSON; ours names a directory. A directory called like an output format is
 # almost always that habit, so it is refused unless written as a path (./json) or already there.
 _FORMAT_WORDS = frozenset({"yaml", "yml", "json", "wide", "name"})
+# With the collector paused (paused_gc), the young generations are collected every so many streamed items:
+# a job's rendering leaves reference cycles (json.dumps with indent builds its encoder from closures).
+_COLLECT_EVERY = 200
 
 
 def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Path | None:
@@ -114,6 +118,8 @@ def _render_stream(paths: tuple[str, ...], options: RenderOptions, fmt: str) -> 
     def manifests() -> Iterator[Manifest]:
         for item in streamed.items():
             items[0] += 1
+            if not items[0] % _COLLECT_EVERY:
+                gc.collect(1)
             if streamed.ok:  # after the first error, only check the rest
                 yield from item_manifests(item, options, emitter.expect_prefix)
 
