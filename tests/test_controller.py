@@ -166,6 +166,19 @@ def test_two_replicas_exactly_one_leads(api: tuple[FakeServer, Path]) -> None:
     assert leader.try_acquire() is False
 
 
+def _short_lease(kubeconfig: Path, identity: str) -> LeaderElector:
+    """An elector on the real clock with a 3 s lease, a 2 s renew deadline and a 0.5 s retry period."""
+    return LeaderElector(
+        Cluster.connect(str(kubeconfig)),
+        "ml",
+        identity,
+        lambda: datetime.now(UTC),
+        lease_seconds=3,
+        renew_deadline=2,
+        retry_period=0.5,
+    )
+
+
 def test_a_follower_with_a_skewed_clock_waits_a_whole_lease_duration(api: tuple[FakeServer, Path]) -> None:
     """Expiry is timed on the follower's own monotonic clock from when it first saw the record (client-go's
     rule): a follower whose wall clock runs an hour ahead neither takes a lease that is being renewed nor one
@@ -173,15 +186,7 @@ def test_a_follower_with_a_skewed_clock_waits_a_whole_lease_duration(api: tuple[
     from datetime import timedelta
 
     _, kubeconfig = api
-    leader = LeaderElector(
-        Cluster.connect(str(kubeconfig)),
-        "ml",
-        "leader",
-        lambda: datetime.now(UTC),
-        lease_seconds=3,
-        renew_deadline=2,
-        retry_period=0.5,
-    )
+    leader = _short_lease(kubeconfig, "leader")
     ahead = LeaderElector(
         Cluster.connect(str(kubeconfig)), "ml", "ahead", lambda: datetime.now(UTC) + timedelta(hours=1)
     )
@@ -301,15 +306,7 @@ def test_lease_namespace_in_cluster_file_then_kubeconfig_context(api: tuple[Fake
 def test_the_leader_acts_only_within_its_renew_deadline(api: tuple[FakeServer, Path]) -> None:
     _, kubeconfig = api
     now = [time.monotonic()]
-    elector = LeaderElector(
-        Cluster.connect(str(kubeconfig)),
-        "ml",
-        "solo",
-        lambda: datetime.now(UTC),
-        lease_seconds=3,
-        renew_deadline=2,
-        retry_period=0.5,
-    )
+    elector = _short_lease(kubeconfig, "solo")
     assert elector.try_acquire() and not elector.may_act()  # not yet told it leads
     elector._set(True)
     assert elector.may_act()
