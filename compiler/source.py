@@ -5,12 +5,13 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import yaml
 
+from mxjob_gitops.compiler.construct import Fallback, FastConstructor
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
 from mxjob_gitops.compiler.limits import MAX_DEPTH, alias_problem, depth_problem
 
@@ -43,6 +44,16 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
         super().__init__(stream)
         self.problems: list[Problem] = []
         self._tags: dict[tuple[str, Any], str] = {}
+        self._fast = FastConstructor(self, _key_text)
+
+    def construct_fast(self, node: yaml.Node) -> Any:
+        """construct_document(node), the same value and problems, through compiler.construct when it can."""
+        before = len(self.problems)
+        try:
+            return self._fast.document(node)
+        except Fallback:
+            del self.problems[before:]
+            return self.construct_document(node)
 
     def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> Any:
         """The implicit tag of a plain scalar, remembered per value: a rendered stream repeats the same few
@@ -58,17 +69,20 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     def _problem(self, code: Code, message: str, node: yaml.Node, hint: str = "") -> None:
         self.problems.append(Problem(code, message, node.start_mark.index, hint))
 
+    def note_duplicate_key(self, key_node: yaml.Node) -> None:
+        self._problem(
+            Code.DUPLICATE_KEY,
+            f"duplicate key {key_node.value!r}: YAML parsers disagree on which value wins",
+            key_node,
+            "keep exactly one entry",
+        )
+
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
         seen: set[str] = set()
-        for key_node, _ in node.value:
+        for key_node, _ in node.value if isinstance(node, yaml.MappingNode) else ():  # else PyYAML raises
             if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
                 if key_node.value in seen:
-                    self._problem(
-                        Code.DUPLICATE_KEY,
-                        f"duplicate key {key_node.value!r}: YAML parsers disagree on which value wins",
-                        key_node,
-                        "keep exactly one entry",
-                    )
+                    self.note_duplicate_key(key_node)
                 seen.add(key_node.value)
         raw = super().construct_mapping(node, deep=deep)
         out: dict[str, Any] = {}
@@ -76,8 +90,27 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
             out[key if isinstance(key, str) else _key_text(key)] = value
         return out
 
+    def _tagged_scalar(self, node: yaml.ScalarNode, construct: Callable[[yaml.ScalarNode], Any]) -> Any:
+        """A scalar made by a PyYAML constructor, or (recorded as a problem) its text when an explicit tag
+        does not fit it: `!!int abc`, `!!bool maybe` make PyYAML raise ValueError or KeyError."""
+        try:
+            return construct(node)
+        except (ValueError, KeyError):
+            tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
+            hint = "fix the value or drop the tag"
+            self._problem(Code.UNSAFE_TAG, f"{node.value!r} is not a valid {tag}", node, hint)
+            return str(node.value)
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> Any:
+        return self._tagged_scalar(node, super().construct_yaml_int)
+
+    def construct_yaml_bool(self, node: yaml.ScalarNode) -> Any:
+        return self._tagged_scalar(node, super().construct_yaml_bool)
+
     def construct_yaml_float(self, node: yaml.ScalarNode) -> Any:
-        value = super().construct_yaml_float(node)
+        value = self._tagged_scalar(node, super().construct_yaml_float)
+        if not isinstance(value, float):
+            return value
         if math.isinf(value) or math.isnan(value):
             self._problem(
                 Code.NOT_JSON,
@@ -100,6 +133,12 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
         return None
 
 
+for _tag, _method in (
+    ("int", _Loader.construct_yaml_int),
+    ("bool", _Loader.construct_yaml_bool),
+    ("float", _Loader.construct_yaml_float),
+):
+    _Loader.add_constructor("tag:yaml.org,2002:" + _tag, _method)
 for _tag in _STRING_TAGS:
     _Loader.add_constructor(_tag, _Loader.construct_as_string)
 for _tag in ("tag:yaml.org,2002:set", "tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs"):
@@ -244,7 +283,8 @@ class ParseStream:
             yield from self._documents(loader, source)
         finally:
             loader.dispose()
-        for problem_ in loader.problems:
+        # In text order: PyYAML's constructor reaches nested collections in waves, the fast one depth first.
+        for problem_ in sorted(loader.problems, key=lambda problem: problem.index):
             diagnostics.append(
                 Diagnostic(
                     problem_.code,
@@ -276,7 +316,7 @@ class ParseStream:
                     )
                     self.discard = True
                     break
-                data = loader.construct_document(node)
+                data = loader.construct_document(node) if anchors else loader.construct_fast(node)
                 if data is not None:
                     document = SourceDocument(data, file, index, source, node.start_mark.index)
                     if not isinstance(data, dict):
