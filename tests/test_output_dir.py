@@ -92,6 +92,56 @@ def test_failed_render_leaves_the_directory_as_it_was(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["job.json", "out"]
 
 
+def _jobs_then(tmp_path: Path, last: dict[str, object], count: int = 30) -> Path:
+    """`count` valid jobs, then `last`: the valid ones are staged before the last one is compiled."""
+    documents = [_valid(f"job-{i:02d}") for i in range(count)] + [last]
+    path = tmp_path / "in.yaml"
+    path.write_text("\n---\n".join(json.dumps(d) for d in documents), encoding="utf-8")
+    return path
+
+
+def _valid(name: str) -> dict[str, object]:
+    return job(name, Scheduler=replica(1), Server=replica(1), Worker=replica(2))
+
+
+def _mtimes(directory: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_mtime_ns for p in directory.iterdir()}
+
+
+def test_an_invalid_job_after_staged_files_changes_nothing(tmp_path: Path) -> None:
+    """Jobs are rendered into DIR one at a time: an error in the last one must still leave DIR as it was."""
+    out = tmp_path / "out"
+    assert _render(out, str(_jobs_then(tmp_path, _valid("last"))))[0] == 0
+    before, mtimes = _snapshot(out), _mtimes(out)
+    code, message = _render(out, str(_jobs_then(tmp_path, job(name="last", Worker=replica(-1)), count=31)))
+    assert code == 1 and "nothing was written" in message
+    assert _snapshot(out) == before and _mtimes(out) == mtimes
+
+
+def test_a_failed_render_creates_no_directory(tmp_path: Path) -> None:
+    code, _message = _render(tmp_path / "a" / "b" / "out", str(_jobs_then(tmp_path, job(name="x", Worker=replica(-1)))))
+    assert code == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.yaml"]
+
+
+def test_errors_in_the_input_come_before_a_file_name_clash(tmp_path: Path) -> None:
+    """Two objects that differ only in apiVersion want the same file; an invalid job after them is reported
+    first (exit 1), as when every job was compiled before anything was written."""
+    clash = [
+        {"apiVersion": version, "kind": "Deployment", "metadata": {"name": "web", "namespace": "ml"}}
+        for version in ("apps/v1", "apps/v1beta2")
+    ]
+    path = tmp_path / "in.yaml"
+    documents = [*clash, job(name="bad", Worker=replica(-1))]
+    path.write_text("\n---\n".join(json.dumps(d) for d in documents), encoding="utf-8")
+    code, message = _render(tmp_path / "out", str(path))
+    assert code == 1 and "would both be written" not in message, message
+    path.write_text("\n---\n".join(json.dumps(d) for d in clash), encoding="utf-8")
+    code, message = _render(tmp_path / "out", str(path))
+    assert code == 2 and "would both be written" in message, message
+    assert not (tmp_path / "out").exists()
+
+
 def test_foreign_files_are_never_overwritten(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
+import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 
-from mxjob_gitops.compiler.cli.common import FORMATS, NO_OBJECTS, build_plan, paused_gc
+from mxjob_gitops.compiler.cli.common import FORMATS, NO_OBJECTS, paused_gc
 from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail, guarded
 from mxjob_gitops.compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
 from mxjob_gitops.compiler.cli.options import parse_kubernetes_version, render_options
@@ -73,68 +76,121 @@ def render(
     Other Kubernetes objects in the input pass through unchanged. Nothing is printed or written
     unless every input is valid.
     """
-    from mxjob_gitops.compiler.emit import Emitter, to_json
-
     paths = paths_or_stdin(paths)
     options = dataclasses.replace(options, kubernetes_version=kubernetes_version)
     with guarded(), paused_gc():
         if output_dir is None:
             _render_stream(paths, options, fmt)
-            return
-        plan = build_plan(paths, options, quiet=quiet(), skip=[output_dir])
-        emitter = Emitter()
-        manifests = plan.manifests(emitter.expect_prefix)
-        from mxjob_gitops.compiler.cli.output_dir import write_output_dir
+        else:
+            _render_to_dir(paths, options, fmt, output_dir)
 
-        serialise, suffix = (to_json, ".json") if fmt == "json" else (emitter.to_yaml, ".yaml")
-        summary = write_output_dir(output_dir, manifests, serialise, suffix)
-        if not quiet():
-            click.echo(
-                f"mxjob: {output_dir}: {summary.written} written, {summary.unchanged} unchanged, "
-                f"{summary.removed} removed",
-                err=True,
-            )
+
+class _Streamed:
+    """The inputs read into a StreamedRender, and its items as manifests, checked to the end (compiler.stream)."""
+
+    def __init__(self, paths: tuple[str, ...], options: RenderOptions, skip: list[Path], check_first: bool) -> None:
+        from mxjob_gitops.compiler.cli.heldout import LIMIT
+        from mxjob_gitops.compiler.cli.inputs import input_texts, unreadable
+        from mxjob_gitops.compiler.emit import Emitter
+        from mxjob_gitops.compiler.source import ParseStream
+        from mxjob_gitops.compiler.stream import StreamedRender
+
+        self.options = options
+        self.render = StreamedRender(options, check_first_above=LIMIT if check_first else None)
+        for label, text in input_texts(paths, skip):
+            if isinstance(text, str):
+                self.render.read(ParseStream(text, label))
+            else:
+                self.render.parse_diagnostics.append(unreadable(text, label))
+        self.emitter = Emitter()
+        self.items = 0
+
+    def manifests(self) -> Iterator[dict[str, Any]]:
+        """Every manifest while the input is valid; after the first error, the rest is only checked."""
+        from mxjob_gitops.compiler.pipeline import item_manifests
+
+        streamed = self.render
+        for item in streamed.items():
+            self.items += 1
+            if not self.items % _COLLECT_EVERY:
+                gc.collect(1)
+            if streamed.ok:
+                yield from item_manifests(item, self.options, self.emitter.expect_prefix)
+
+    def finish(self) -> None:
+        """Report every diagnostic; exit 1 on errors, 2 when the input held no object."""
+        from mxjob_gitops.compiler.cli.report import report
+        from mxjob_gitops.compiler.diagnostics import has_errors
+
+        report(self.render.diagnostics, quiet=quiet())
+        if has_errors(self.render.diagnostics):
+            raise Exit(FINDINGS)
+        if not self.items:
+            raise fail(NO_OBJECTS, USAGE)
+
+    def checked_manifests(self) -> Iterator[dict[str, Any]]:
+        """manifests(), then finish(): a consumer that stops at the exception has seen nothing invalid."""
+        yield from self.manifests()
+        self.finish()
 
 
 def _render_stream(paths: tuple[str, ...], options: RenderOptions, fmt: str) -> None:
     """Render to standard output one job at a time (compiler.stream), the output held back until all is valid."""
-    from mxjob_gitops.compiler.cli.heldout import LIMIT, HeldOutput, regular_stdout
-    from mxjob_gitops.compiler.cli.inputs import input_texts, unreadable
-    from mxjob_gitops.compiler.cli.report import report
-    from mxjob_gitops.compiler.diagnostics import has_errors
-    from mxjob_gitops.compiler.emit import Emitter, write_json_list
-    from mxjob_gitops.compiler.pipeline import Manifest, item_manifests
-    from mxjob_gitops.compiler.source import ParseStream
-    from mxjob_gitops.compiler.stream import StreamedRender
+    from mxjob_gitops.compiler.cli.heldout import HeldOutput, regular_stdout
+    from mxjob_gitops.compiler.emit import write_json_list
 
-    streamed = StreamedRender(options, check_first_above=None if regular_stdout() else LIMIT)
-    for label, text in input_texts(paths):
-        if isinstance(text, str):
-            streamed.read(ParseStream(text, label))
-        else:
-            streamed.parse_diagnostics.append(unreadable(text, label))
-    emitter, items = Emitter(), [0]
-
-    def manifests() -> Iterator[Manifest]:
-        for item in streamed.items():
-            items[0] += 1
-            if not items[0] % _COLLECT_EVERY:
-                gc.collect(1)
-            if streamed.ok:  # after the first error, only check the rest
-                yield from item_manifests(item, options, emitter.expect_prefix)
-
-    held = HeldOutput(checked=lambda: streamed.checked)
+    streamed = _Streamed(paths, options, [], check_first=not regular_stdout())
+    held = HeldOutput(checked=lambda: streamed.render.checked)
     try:
         if fmt == "json":
-            write_json_list(manifests(), held)
+            write_json_list(streamed.manifests(), held)
         else:
-            emitter.write_yaml_stream(manifests(), held)
-        report(streamed.diagnostics, quiet=quiet())
-        if has_errors(streamed.diagnostics):
-            raise Exit(FINDINGS)
-        if not items[0]:
-            raise fail(NO_OBJECTS, USAGE)
+            streamed.emitter.write_yaml_stream(streamed.manifests(), held)
+        streamed.finish()
     except BaseException:
         held.discard()
         raise
     held.release()
+
+
+def _render_to_dir(paths: tuple[str, ...], options: RenderOptions, fmt: str, output_dir: Path) -> None:
+    """Render into DIR one job at a time: files are staged as they come and committed only when the whole input
+    was valid (cli.output_dir). A failed render leaves no directory it created behind."""
+    from mxjob_gitops.compiler.cli.output_dir import OutputError, write_output_dir
+    from mxjob_gitops.compiler.emit import to_json
+
+    streamed = _Streamed(paths, options, [output_dir], check_first=False)
+    if not streamed.render.ok:
+        streamed.finish()  # an input that does not parse: not even the directory is created
+    serialise, suffix = (to_json, ".json") if fmt == "json" else (streamed.emitter.to_yaml, ".yaml")
+    missing = _missing_directories(output_dir)
+    manifests = streamed.checked_manifests()
+    try:
+        summary = write_output_dir(output_dir, manifests, serialise, suffix)
+    except (Exit, OutputError) as exc:
+        _remove_empty(missing)
+        if isinstance(exc, OutputError):
+            for _manifest in manifests:  # errors in the rest of the input come first (exit 1)
+                pass
+        raise
+    if not quiet():
+        click.echo(
+            f"mxjob: {output_dir}: {summary.written} written, {summary.unchanged} unchanged, {summary.removed} removed",
+            err=True,
+        )
+
+
+def _missing_directories(directory: Path) -> list[Path]:
+    """`directory` and those of its parents that do not exist yet, deepest first."""
+    missing: list[Path] = []
+    for path in (directory, *directory.parents):
+        if os.path.lexists(path):
+            break
+        missing.append(path)
+    return missing
+
+
+def _remove_empty(directories: list[Path]) -> None:
+    for path in directories:
+        with contextlib.suppress(OSError):
+            path.rmdir()
