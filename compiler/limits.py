@@ -170,11 +170,15 @@ def pod_count_problems(data: dict[str, Any], max_pods: int) -> list[Diagnostic]:
 
 def estimated_output_bytes(jobs: Iterable[tuple[str, int, Any]]) -> int:
     """An upper estimate of what rendering jobs (name, pods, templates) writes, from their sizes alone."""
-    total = 0
-    for name, pods, templates in jobs:
-        template = len(json.dumps(templates, ensure_ascii=False, default=str))
-        total += pods * (template + 2048) + pods * pods * (len(name) + 48)
-    return total
+    return sum(
+        job_output_bytes(name, pods, len(json.dumps(templates, ensure_ascii=False, default=str)))
+        for name, pods, templates in jobs
+    )
+
+
+def job_output_bytes(name: str, pods: int, template_bytes: int) -> int:
+    """estimated_output_bytes for one job whose templates take about `template_bytes` as text."""
+    return pods * (template_bytes + 2048) + pods * pods * (len(name) + 48)
 
 
 def output_limit(max_pods: int) -> int:

@@ -21,7 +21,7 @@ from mxjob_gitops.compiler.convert import is_mxjob
 from mxjob_gitops.compiler.diagnostics import Diagnostic, has_errors
 from mxjob_gitops.compiler.job import CompiledJob
 from mxjob_gitops.compiler.jsonutil import as_dict
-from mxjob_gitops.compiler.limits import estimated_output_bytes, output_limit
+from mxjob_gitops.compiler.limits import job_output_bytes, output_limit
 from mxjob_gitops.compiler.options import RenderOptions
 from mxjob_gitops.compiler.pipeline import Checker, Manifest, input_priority_classes, rendered_jobs
 from mxjob_gitops.compiler.source import ParseStream, SourceDocument, iter_objects
@@ -128,13 +128,14 @@ def _popped(stored: list[tuple[SourceDocument, bytes]]) -> Iterator[tuple[Source
 
 def _rough_estimate(obj: object) -> int:
     """compiler.limits' output estimate from an uncompiled object, only to choose whether to check every job
-    before rendering any: pods are the `replicas` numbers anywhere in its spec, templates the whole spec.
+    before rendering any: pods are the `replicas` numbers anywhere in its spec, templates the whole spec, sized
+    by marshal (about 2/3 of its JSON text, and 6x faster to measure than json.dumps).
     A wrong guess costs time (a second compile, or rendering before a refusal), never a wrong output."""
     if not isinstance(obj, dict) or not is_mxjob(obj):
         return 0
     spec, name = obj.get("spec"), as_dict(obj.get("metadata")).get("name")
     pods = sum(_replica_counts(spec))
-    return estimated_output_bytes([(str(name), max(pods, 1), spec)])
+    return job_output_bytes(str(name), max(pods, 1), len(marshal.dumps(spec)))
 
 
 def _replica_counts(node: object) -> Iterator[int]:
