@@ -86,6 +86,14 @@ def _literal_lines(text: str) -> list[str] | None:
     return lines
 
 
+def ordered_keys(mapping: dict[str, Any]) -> list[str]:
+    """apiVersion, kind, metadata, name, namespace first (when present), then alphabetical."""
+    order = sorted(mapping)
+    if len(order) > 1 and not _FIRST.isdisjoint(mapping):
+        order = [k for k in _FIRST_KEYS if k in mapping] + [k for k in order if k not in _FIRST]
+    return order
+
+
 def _number(value: Any) -> str:
     if value is True:
         return "true"
@@ -115,7 +123,7 @@ class Emitter:
 
     def __init__(self) -> None:
         self._quoted: dict[str, str] = {}
-        self._orders: dict[tuple[str, ...], list[str]] = {}
+        self._layouts: dict[tuple[tuple[str, ...], str, str], list[tuple[str, str]]] = {}
         self._prefix: tuple[str, str] | None = None
 
     def expect_prefix(self, prefix: str) -> None:
@@ -134,23 +142,12 @@ class Emitter:
             return quote(text)
         cached = self._quoted.get(text)
         if cached is None:
-            if len(self._quoted) >= _CACHE_LIMIT:
-                self._quoted.clear()
-            cached = self._quoted[text] = quote(text)
+            cached = quote(text)
+            if "\n" not in text:  # _mapping takes a remembered string as is: never one a block scalar may hold
+                if len(self._quoted) >= _CACHE_LIMIT:
+                    self._quoted.clear()
+                self._quoted[text] = cached
         return cached
-
-    def ordered_keys(self, mapping: dict[str, Any]) -> list[str]:
-        """apiVersion, kind, metadata, name, namespace first (when present), then alphabetical."""
-        present = tuple(mapping)
-        order = self._orders.get(present)
-        if order is None:
-            order = sorted(mapping)
-            if len(order) > 1 and not _FIRST.isdisjoint(mapping):
-                order = [k for k in _FIRST_KEYS if k in mapping] + [k for k in order if k not in _FIRST]
-            if len(self._orders) >= _CACHE_LIMIT:
-                self._orders.clear()
-            self._orders[present] = order
-        return order
 
     def to_yaml(self, document: dict[str, Any]) -> str:
         """One manifest as block YAML, without a document marker."""
@@ -180,17 +177,35 @@ class Emitter:
                 return
         out.append(f"{head} {self.quote(text)}\n")
 
+    def _layout(self, mapping: dict[str, Any], lead: str, pad: str) -> list[tuple[str, str]]:
+        """Each key in output order with the text before its value (`lead` on the first line, `pad` after),
+        remembered per key tuple and indentation: a stream repeats a few hundred mapping shapes."""
+        shape = (tuple(mapping), lead, pad)
+        layout = self._layouts.get(shape)
+        if layout is None:
+            keys = ordered_keys(mapping)
+            layout = [(key, f"{lead if i == 0 else pad}{self.quote(key)}:") for i, key in enumerate(keys)]
+            if len(self._layouts) >= _CACHE_LIMIT:
+                self._layouts.clear()
+            self._layouts[shape] = layout
+        return layout
+
     def _mapping(self, mapping: dict[str, Any], lead: str, pad: str, out: list[str]) -> None:
-        prefix = lead
-        for key in self.ordered_keys(mapping):
+        quoted = self._quoted
+        for key, head in self._layout(mapping, lead, pad):
             value = mapping[key]
-            head = f"{prefix}{self.quote(key)}:"
-            prefix = pad
             kind = type(value)
-            if kind is dict:
+            if kind is str:
+                text = quoted.get(value)
+                if text is not None:
+                    out.append(f"{head} {text}\n")
+                else:
+                    self._string(head, value, pad, out)
+            elif kind is dict:
                 if value:
                     out.append(head + "\n")
-                    self._mapping(value, pad + "  ", pad + "  ", out)
+                    inner = pad + "  "
+                    self._mapping(value, inner, inner, out)
                 else:
                     out.append(head + " {}\n")
             elif kind is list:
@@ -199,12 +214,11 @@ class Emitter:
                     self._sequence(value, pad, out)
                 else:
                     out.append(head + " []\n")
-            elif kind is str:
-                self._string(head, value, pad, out)
             else:
                 out.append(f"{head} {self._scalar(value)}\n")
 
     def _sequence(self, items: list[Any], pad: str, out: list[str]) -> None:
+        quoted = self._quoted
         for item in items:
             kind = type(item)
             if kind is dict:
@@ -219,7 +233,11 @@ class Emitter:
                 else:
                     out.append(f"{pad}- []\n")
             elif kind is str:
-                self._string(f"{pad}-", item, pad, out)
+                text = quoted.get(item)
+                if text is not None:
+                    out.append(f"{pad}- {text}\n")
+                else:
+                    self._string(f"{pad}-", item, pad, out)
             else:
                 out.append(f"{pad}- {self._scalar(item)}\n")
 

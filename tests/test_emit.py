@@ -174,3 +174,30 @@ def test_mx_config_prefix_equals_generic_quoting() -> None:
     hinted = [emitter.to_yaml(m) for m in rendering.manifests(emitter.expect_prefix)]
     assert emitter._prefix is not None
     assert hinted == [to_yaml(m) for m in rendering.manifests()]
+
+
+def test_a_document_is_written_the_same_whatever_one_emitter_wrote_before() -> None:
+    """The emitter remembers quoted keys and values; a key that equals a multi-line value must not make that
+    value quoted where a literal block is due (one Emitter writes a whole stream)."""
+    later = {"kind": "ConfigMap", "data": {"script": "echo a\necho b\n", "x": "a: b", "y": "0"}}
+    earlier = {"kind": "ConfigMap", "data": {"echo a\necho b\n": "x", "a: b": "0"}}
+    emitter = Emitter()
+    emitter.to_yaml(earlier)
+    assert emitter.to_yaml(later) == to_yaml(later)
+    assert "script: |\n" in to_yaml(later)
+
+
+# A small pool, so that keys and values of different documents often coincide (multi-line ones included).
+_POOL = st.sampled_from(["a\nb", "a\nb\n", " a\nb", "a \nb", "x: y", "0", "a", "yes", "", "-"]) | st.text(max_size=4)
+_POOLED = st.recursive(
+    _POOL | st.integers(-2, 2) | st.none(),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(_POOL, children, max_size=3),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.dictionaries(_POOL, _POOLED, min_size=1, max_size=4), min_size=2, max_size=4))
+def test_one_emitter_for_a_stream_writes_each_document_as_a_fresh_one_would(documents: list[dict[str, Any]]) -> None:
+    emitter = Emitter()
+    assert [emitter.to_yaml(d) for d in documents] == [to_yaml(d) for d in documents]
