@@ -22,13 +22,16 @@ except SystemExit as exc:
     code = exc.code
 else:
     code = 0
+import gc
+sys.stderr.write("\\nGC " + json.dumps([gc.isenabled(), gc.get_freeze_count()]) + "\\n")
 sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n")
 sys.exit(code)
 """
 
 # Modules a stdout render never needs: the explaining validator (valid specs go through jsonschema_rs), the
 # round-trip YAML editor, the Kubernetes client, the differ, entry-point discovery, the -o directory code and
-# what only it or a spilled (> 16 MiB) rendering uses, and the commands render does not run.
+# what only it or a spilled (> 16 MiB) rendering uses, the commands render does not run, and traceback
+# (only -v prints one).
 HEAVY = (
     "jsonschema",
     "ruamel",
@@ -38,6 +41,7 @@ HEAVY = (
     "difflib",
     "shutil",
     "tempfile",
+    "traceback",
     "mxjob_gitops.reconciler",
     "mxjob_gitops.compiler.cli.output_dir",
     "mxjob_gitops.compiler.cli.diff",
@@ -47,19 +51,30 @@ HEAVY = (
 )
 
 
-def _imported(*args: str) -> set[str]:
+def _probe(*args: str) -> str:
+    """The child's stderr; the command must succeed."""
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=120, cwd=ROOT, check=False
     )
     assert done.returncode == 0, done.stderr
-    line = done.stderr.rsplit("MODULES ", 1)[1]
-    return set(json.loads(line))
+    return done.stderr
+
+
+def _imported(*args: str) -> set[str]:
+    return set(json.loads(_probe(*args).rsplit("MODULES ", 1)[1]))
 
 
 def test_render_to_stdout_leaves_heavy_modules_unimported() -> None:
     modules = _imported("render", str(EXAMPLE))
     loaded = sorted(name for name in modules for heavy in HEAVY if name == heavy or name.startswith(heavy + "."))
     assert loaded == []
+
+
+def test_command_modules_are_frozen_and_the_collector_is_on_again() -> None:
+    """The command's modules were imported with the collector paused, then frozen out of later collections."""
+    enabled, frozen = json.loads(_probe("render", str(EXAMPLE)).rsplit("GC ", 1)[1].split("\n", 1)[0])
+    assert enabled is True
+    assert frozen > 10_000
 
 
 @pytest.mark.parametrize("heavy", ["jsonschema", "mxjob_gitops.compiler.cli.output_dir"])

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import traceback
 from collections.abc import Iterator
 
 import click
@@ -64,6 +63,8 @@ def guarded() -> Iterator[None]:
         from mxjob_gitops.compiler.cli.flags import verbosity
 
         if verbosity() > 0:
+            import traceback  # only for -v: the module and textwrap cost ~1.5 ms of every start-up
+
             traceback.print_exc()
         click.echo(
             f"mxjob: internal error: {type(exc).__name__}: {exc} "

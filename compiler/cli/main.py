@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
+import sys
+from types import ModuleType
 from typing import Any
 
 import click
@@ -44,7 +47,7 @@ class LazyGroup(click.Group):
         if target is None:
             return None
         module, _, attribute = target[0].partition(":")
-        command: click.Command = getattr(importlib.import_module(module), attribute)
+        command: click.Command = getattr(_import(module), attribute)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -56,6 +59,26 @@ class LazyGroup(click.Group):
             rows.append((name, summary))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+
+def _import(name: str) -> ModuleType:
+    """Import a command's modules with the cyclic collector paused, then freeze what exists (gc.freeze).
+
+    The modules create tens of thousands of objects that live as long as the process (classes, functions,
+    tables). Collecting while they are allocated frees nothing, and every later collection would walk them again;
+    together that is about a seventh of a small render's CPU. Frozen objects are never collected, so freezing is
+    done only when this call really imported the module (once per command and process).
+    """
+    if name in sys.modules:
+        return sys.modules[name]
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return importlib.import_module(name)
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
 
 
 class _Epilog(LazyGroup):
