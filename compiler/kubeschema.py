@@ -204,8 +204,13 @@ def _lookup(manifest: dict[str, Any], version: str) -> tuple[str, str] | None:
 
     The kind and apiVersion from the input only ever select an entry of a fixed table; no path is built from them.
     """
-    api_version = str(manifest.get("apiVersion", ""))
-    kind = str(manifest.get("kind", ""))
+    return _lookup_kind(str(manifest.get("apiVersion", "")), str(manifest.get("kind", "")), version)
+
+
+@functools.lru_cache(maxsize=1024)
+def _lookup_kind(api_version: str, kind: str, version: str) -> tuple[str, str] | None:
+    """_lookup's answer for one apiVersion and kind, kept: a rendering repeats the same few kinds thousands of
+    times, and the name checks are the larger part of a valid object's cost after the compiled validator."""
     group, _, group_version = api_version.rpartition("/")
     own = OWN_SCHEMAS.get((group, group_version, kind))
     if own is not None:
@@ -244,14 +249,18 @@ def _fast_validator(version: str, strict: bool, source: str, name: str) -> Any:
     )
 
 
-def accepted_fast(manifest: dict[str, Any], version: str, strict: bool) -> bool:
+def accepted_fast(manifest: dict[str, Any], version: str, strict: bool, *, floats: bool | None = None) -> bool:
     """True when the compiled (Rust) validator accepts the object under the very same schema, so the explaining
     validator has nothing to say; False means "ask it" (an invalid object, or a float that the Rust validator
-    would take for an integer, or no jsonschema_rs). Valid objects are checked ~100x faster this way."""
+    would take for an integer, or no jsonschema_rs). Valid objects are checked ~100x faster this way.
+
+    `floats=False` is the caller's word that the object holds no float (None: walk it to find out)."""
     found = _lookup(manifest, version)
     if found is None or jsonschema_rs is None:
         return False
-    return bool(_fast_validator(version, strict, *found).is_valid(manifest)) and not has_float(manifest)
+    if not _fast_validator(version, strict, *found).is_valid(manifest):
+        return False
+    return not (has_float(manifest) if floats is None else floats)
 
 
 def schema_errors(manifest: dict[str, Any], validator: Draft202012Validator) -> Iterator[SchemaError]:

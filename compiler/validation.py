@@ -10,6 +10,7 @@ from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Locati
 from mxjob_gitops.compiler.job import CompiledJob
 from mxjob_gitops.compiler.kubeschema import accepted_fast, has_schema, schema_errors, validator_for
 from mxjob_gitops.compiler.pipeline import Manifest, Plan
+from mxjob_gitops.compiler.schema import has_float
 from mxjob_gitops.compiler.source import SourceDocument
 
 
@@ -90,9 +91,19 @@ def validate_plan(plan: Plan, kubernetes_version: str, strict: bool) -> Iterator
     for item, (document, prefix) in zip(plan.items, plan.origins, strict=True):
         generated = isinstance(item, CompiledJob)
         origin = document.locate(prefix)
+        # The compiler writes ints and strings of its own and copies every other number from the job, so a job
+        # without a float renders none: one walk of the job stands for a walk of each object it renders
+        # (tests/test_validate_fast.py holds the compiler to this).
+        floats = has_float(item.conversion.data) if isinstance(item, CompiledJob) else None
         for manifest in plan.item_manifests(item):
             yield _check(
-                manifest, kubernetes_version, strict, origin, None if generated else (document, prefix), generated
+                manifest,
+                kubernetes_version,
+                strict,
+                origin,
+                None if generated else (document, prefix),
+                generated,
+                floats,
             )
 
 
@@ -103,6 +114,7 @@ def _check(
     origin: Location,
     source: tuple[SourceDocument, JsonPath] | None,
     generated: bool,
+    floats: bool | None,
 ) -> ObjectResult:
     metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
     assert isinstance(metadata, dict)
@@ -117,7 +129,8 @@ def _check(
     )
     if not has_schema(manifest, version):
         return replace(result, status=Status.SKIPPED)
-    validator = None if accepted_fast(manifest, version, strict) else validator_for(manifest, version, strict)
+    fast = accepted_fast(manifest, version, strict, floats=floats)
+    validator = None if fast else validator_for(manifest, version, strict)
     if validator is None:
         return result
     findings = []

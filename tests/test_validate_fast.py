@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -12,12 +14,15 @@ from hypothesis import strategies as st
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents, kubeschema, parse_text
 from mxjob_gitops.compiler.diagnostics import Location
+from mxjob_gitops.compiler.job import CompiledJob
 from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION, accepted_fast, schema_errors, validator_for
+from mxjob_gitops.compiler.pipeline import Plan
 from mxjob_gitops.compiler.schema import has_float
-from mxjob_gitops.compiler.validation import validate_plan
+from mxjob_gitops.compiler.validation import ObjectResult, Status, validate_plan
 from tests.conftest import JOB_EXAMPLE_FILES, run_cli
 
 VERSION = DEFAULT_KUBERNETES_VERSION
+GOLDEN = Path(__file__).parent / "golden"
 
 
 def _rendered() -> list[dict[str, Any]]:
@@ -131,3 +136,58 @@ def test_a_valid_rendered_stream_is_located_without_composing_it_again() -> None
     assert [r.origin for r in results] == [
         Location("rendered.yaml", n.start_mark.line + 1, n.start_mark.column + 1) for n in composed if n is not None
     ]
+
+
+JOBS = [d.data for path in JOB_EXAMPLE_FILES for d in parse_text(path.read_text(encoding="utf-8"), str(path)).documents]
+FLOATS = st.sampled_from([1.0, 2.5, 0.5, 1e3, 3600.0, 7])
+
+
+def _results_both_ways(job: dict[str, Any]) -> tuple[list[ObjectResult], list[ObjectResult], Plan]:
+    """validate_plan's results as it runs, and with the explaining validator alone (no fast path at all)."""
+    plan = compile_documents(parse_text(json.dumps(job), "job.json").documents, RenderOptions())
+    fast = list(validate_plan(plan, VERSION, True))
+    with mock.patch.object(kubeschema, "jsonschema_rs", None):
+        slow = list(validate_plan(plan, VERSION, True))
+    return fast, slow, plan
+
+
+def _is_leaf(node: Any, path: tuple[str | int, ...]) -> bool:
+    for key in path:
+        node = node[key]
+    return not isinstance(node, dict | list)
+
+
+def test_no_input_job_renders_a_float() -> None:
+    """The other half of the rule below: no job of the examples and golden inputs renders a float (default
+    options; 21 jobs)."""
+    inputs = [*JOB_EXAMPLE_FILES, *sorted(GOLDEN.glob("*/input.yaml"))]
+    for path in inputs:
+        plan = compile_documents(parse_text(path.read_text(encoding="utf-8"), str(path)).documents, RenderOptions())
+        jobs = [i for i in plan.items if isinstance(i, CompiledJob) and not has_float(i.conversion.data)]
+        assert not any(has_float(m) for job in jobs for m in plan.item_manifests(job)), path
+    assert len(inputs) > 20
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_a_job_renders_a_float_only_when_it_holds_one(data: st.DataObject) -> None:
+    """validate_plan walks a job for floats once, not each object it renders: that is exact only while the
+    compiler writes no float of its own. A float anywhere in a job: the same results as without the fast path."""
+    job = data.draw(st.sampled_from(JOBS))
+    leaves = [p for p in _paths(job)[1:] if p[0] not in ("apiVersion", "kind") and _is_leaf(job, p)]
+    path = data.draw(st.sampled_from(leaves))
+    fast, slow, plan = _results_both_ways(_replace(job, path, data.draw(FLOATS)))
+    assert fast == slow, path
+    for item in plan.items:
+        if isinstance(item, CompiledJob) and not has_float(item.conversion.data):
+            assert not any(has_float(m) for m in plan.item_manifests(item)), path
+
+
+@pytest.mark.parametrize("job", JOBS, ids=[j["metadata"]["name"] for j in JOBS])
+def test_a_job_written_with_a_float_quantity_is_found_valid_both_ways(job: dict[str, Any]) -> None:
+    changed = copy.deepcopy(job)
+    template = next(iter(changed["spec"]["mxReplicaSpecs"].values()))["template"]
+    template["spec"]["containers"][0]["resources"] = {"limits": {"cpu": 2.5}}  # the compiler writes "2500m"
+    fast, slow, plan = _results_both_ways(changed)
+    assert plan.ok and len(fast) > 1 and all(r.status is Status.VALID for r in fast)
+    assert fast == slow
