@@ -92,10 +92,11 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
 
     def _tagged_scalar(self, node: yaml.ScalarNode, construct: Callable[[yaml.ScalarNode], Any]) -> Any:
         """A scalar made by a PyYAML constructor, or (recorded as a problem) its text when an explicit tag
-        does not fit it: `!!int abc`, `!!bool maybe` make PyYAML raise ValueError or KeyError."""
+        does not fit it: `!!int abc`, `!!bool maybe`, or `!!int` with no text make PyYAML raise ValueError,
+        KeyError or IndexError."""
         try:
             return construct(node)
-        except (ValueError, KeyError):
+        except (ValueError, KeyError, IndexError):
             tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
             hint = "fix the value or drop the tag"
             self._problem(Code.UNSAFE_TAG, f"{node.value!r} is not a valid {tag}", node, hint)

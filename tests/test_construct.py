@@ -63,10 +63,12 @@ def test_fast_constructor_equals_pyyaml_constructor(text: str) -> None:
         ("a: !!int abc\n", "1:4: 'abc' is not a valid !!int"),
         ("a: [!!float x]\n", "1:5: 'x' is not a valid !!float"),
         ("a: {b: !!bool maybe}\n", "1:8: 'maybe' is not a valid !!bool"),
+        ("a: !!int\n", "1:4: '' is not a valid !!int"),  # IndexError inside PyYAML
+        ("- !!float\n", "1:3: '' is not a valid !!float"),
     ],
 )
 def test_a_value_that_does_not_fit_its_tag_is_a_located_error(text: str, expected: str) -> None:
-    """PyYAML raises ValueError or KeyError for these; they were internal errors (exit 3) before."""
+    """PyYAML raises ValueError, KeyError or IndexError for these; they were internal errors (exit 3) before."""
     found = [d for d in parse_text(text, "in.yaml").diagnostics if d.code == Code.UNSAFE_TAG]
     assert [f"{d.location}: {d.message}" for d in found] == [f"in.yaml:{expected}"]
 
