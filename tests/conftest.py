@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +17,18 @@ EXAMPLES = REPO / "examples"
 # The MXJob examples; examples/kustomize and examples/gitops hold patches and GitOps objects, not jobs.
 JOB_EXAMPLE_DIRS = [EXAMPLES / name for name in ("train", "tune", "byteps", "single")]
 JOB_EXAMPLE_FILES = sorted(p for d in JOB_EXAMPLE_DIRS for p in d.rglob("*.yaml"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _render_stat_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """`render -o` keeps its stat cache (cli.statcache) under this test run's temporary directory."""
+    previous = os.environ.get("MXJOB_RENDER_CACHE")
+    os.environ["MXJOB_RENDER_CACHE"] = str(tmp_path_factory.mktemp("render-stat-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("MXJOB_RENDER_CACHE", None)
+    else:
+        os.environ["MXJOB_RENDER_CACHE"] = previous
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,11 @@ ENVIRONMENT = (
     ("POD_NAMESPACE", "--leader-election-namespace of reconcile"),
     ("POD_NAME", "reconcile: this replica's identity in the leader-election Lease"),
     ("MXJOB_LOCK_TIMEOUT", "render -o: seconds to wait for another render writing the same directory"),
+    (
+        "MXJOB_RENDER_CACHE",
+        "render -o: folder for what each DIR's files were (default $XDG_CACHE_HOME/mxjob-gitops/render-o)",
+    ),
+    ("XDG_CACHE_HOME", "the cache root, ~/.cache when unset (render -o keeps what each DIR's files were there)"),
     ("MXJOB_DEBUG", "set to 1: as -v (a traceback on an internal error)"),
     ("NO_COLOR", "set: never colour diff output"),
 )

@@ -9,7 +9,8 @@ is written there and moved to DIR/.mxjob-render.journal in one rename(2): that i
 killed before it leaves DIR as it was; one killed after it leaves a journal that the next run carries out
 before anything else (each step can be repeated). Either way the next run removes the staging directory.
 A file this render owns that already holds the bytes it would write is neither staged nor touched, so an
-unchanged re-render costs little more than printing the stream (and keeps every file's mtime).
+unchanged re-render costs little more than printing the stream (and keeps every file's mtime); whether it does
+is told by its stat data where that can be trusted, else by reading it (cli.statcache).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import contextlib
 import fcntl
 import os
 import shutil
-import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mxjob_gitops.compiler.cli.exits import CommandError
+from mxjob_gitops.compiler.cli.statcache import StatCache
 from mxjob_gitops.compiler.names import dns1123_label, kind_problem, name_problem
 
 INDEX = ".mxjob-render.index"
@@ -111,18 +112,6 @@ def _kustomization(names: Iterable[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _holds(path: Path, data: bytes) -> bool:
-    """Whether `path` is a regular file with exactly these bytes (the size is compared before any read)."""
-    try:
-        info = os.lstat(path)
-        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
-            return False
-        with path.open("rb") as handle:
-            return handle.read() == data
-    except OSError:
-        return False
-
-
 def write_output_dir(
     directory: Path, manifests: Iterable[dict[str, Any]], serialise: Callable[[dict[str, Any]], str], suffix: str
 ) -> WriteSummary:
@@ -135,10 +124,13 @@ def write_output_dir(
             staging.mkdir()
             try:
                 owned = _read_index(directory)
-                names, staged = _stage(directory, staging, owned, manifests, serialise, suffix)
-                return _commit(directory, staging, owned, names, staged)
+                cache = StatCache.load(directory, since=os.stat(staging).st_mtime_ns)
+                names, staged = _stage(directory, staging, owned, manifests, serialise, suffix, cache)
+                summary = _commit(directory, staging, owned, names, staged)
             finally:
                 _remove_tree(staging)
+            cache.save(set(names))
+            return summary
     except OSError as exc:
         raise OutputError(f"{exc.filename or directory}: {exc.strerror or exc}") from None
 
@@ -187,6 +179,7 @@ def _stage(
     manifests: Iterable[dict[str, Any]],
     serialise: Callable[[dict[str, Any]], str],
     suffix: str,
+    cache: StatCache,
 ) -> tuple[list[str], list[str]]:
     """Every file name in order, and the files staged: a file this render owns that already holds the same
     bytes is left as it is (an unchanged re-render writes nothing but the index and the journal)."""
@@ -196,7 +189,7 @@ def _stage(
 
     def put(name: str, text: str) -> None:
         data = text.encode("utf-8")
-        if name not in owned or not _holds(_inside(directory, name), data):
+        if name not in owned or not cache.holds(_inside(directory, name), name, data):
             _inside(staging, name).write_bytes(data)
             staged.append(name)
         names.append(name)

@@ -1,0 +1,151 @@
+"""`render -o`'s stat cache: an unchanged file is not read once its stat data is trusted, and never wrongly."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mxjob_gitops.compiler.cli import statcache
+from mxjob_gitops.compiler.cli.statcache import StatCache, cache_file
+from tests.conftest import run_cli
+from tests.helpers import job, replica
+
+POD = "pod-j-worker-0.yaml"
+
+
+def _render(out: Path, spec: Path) -> str:
+    result = run_cli(["render", "-o", str(out), str(spec)])
+    assert result.exit_code == 0, result.stderr
+    return result.stderr
+
+
+def _spec(tmp_path: Path, image: str = "mxjob/mxnet:1") -> Path:
+    spec = tmp_path / "job.json"
+    data = job(name="j", Scheduler=replica(1), Server=replica(1), Worker=replica(2))
+    data["spec"]["mxReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["image"] = image
+    spec.write_text(json.dumps(data), encoding="utf-8")
+    return spec
+
+
+def _after_a_tick(directory: Path, timeout: float = 5.0) -> None:
+    """Wait until the file system's clock has passed every file's ctime in `directory` (bounded)."""
+    newest = max(p.lstat().st_ctime_ns for p in directory.iterdir())
+    probe = directory.parent / "probe"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        probe.write_bytes(b"")
+        if probe.stat().st_mtime_ns > newest:
+            return
+    pytest.fail("the file system clock did not move")
+
+
+def _recorded(tmp_path: Path) -> tuple[Path, Path]:
+    """A rendered directory whose every file a second render read and recorded."""
+    spec, out = _spec(tmp_path), tmp_path / "out"
+    _render(out, spec)
+    _after_a_tick(out)
+    assert "0 written" in _render(out, spec)
+    return spec, out
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch, directory: Path) -> list[str]:
+    """The names of files in `directory` the render opens for reading."""
+    opened: list[str] = []
+    real = Path.open
+
+    def watched(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if self.parent == directory and mode == "rb":
+            opened.append(self.name)
+        return real(self, mode, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", watched)
+    return opened
+
+
+def test_an_unchanged_rerender_reads_no_file_once_their_stat_data_is_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec, out = _recorded(tmp_path)
+    assert len(StatCache.load(out, 0).known) == len(list(out.glob("*.yaml")))
+    opened = _reads(monkeypatch, out)
+    assert "0 written" in _render(out, spec)
+    assert opened == []
+
+
+def test_a_file_written_by_a_render_is_read_by_the_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec, out = _spec(tmp_path), tmp_path / "out"
+    _render(out, spec)
+    assert StatCache.load(out, 0).known == {}  # its ctime is that of this render: not trusted
+    opened = _reads(monkeypatch, out)
+    assert "0 written" in _render(out, spec)
+    assert POD in opened
+
+
+def test_a_hand_edit_that_keeps_size_and_mtime_is_still_restored(tmp_path: Path) -> None:
+    spec, out = _recorded(tmp_path)
+    pod = out / POD
+    before, info = pod.read_bytes(), pod.stat()
+    pod.write_bytes(before.replace(b"image: ", b"image:_", 1))  # the same size, other bytes
+    os.utime(pod, ns=(info.st_atime_ns, info.st_mtime_ns))  # and the mtime put back
+    assert (pod.stat().st_size, pod.stat().st_mtime_ns) == (info.st_size, info.st_mtime_ns)
+    assert "1 written" in _render(out, spec)
+    assert pod.read_bytes() == before
+
+
+def test_a_file_replaced_by_one_of_the_same_size_and_mtime_is_restored(tmp_path: Path) -> None:
+    spec, out = _recorded(tmp_path)
+    pod = out / POD
+    before, info = pod.read_bytes(), pod.stat()
+    other = tmp_path / "other.yaml"
+    other.write_bytes(before.replace(b"image: ", b"image:_", 1))
+    os.utime(other, ns=(info.st_atime_ns, info.st_mtime_ns))
+    os.replace(other, pod)
+    assert "1 written" in _render(out, spec)
+    assert pod.read_bytes() == before
+
+
+def test_new_bytes_for_a_recorded_file_are_written(tmp_path: Path) -> None:
+    _, out = _recorded(tmp_path)
+    changed = _spec(tmp_path, image="mxjob/mxnet:2")  # same length: the same size on disk
+    assert "written" in _render(out, changed) and b"mxjob/mxnet:2" in (out / POD).read_bytes()
+
+
+def test_a_file_changed_in_the_tick_it_was_read_in_is_not_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(b"data")
+    ctime = path.stat().st_ctime_ns
+    racy = StatCache(tmp_path / "cache", since=ctime)
+    assert racy.holds(path, "f", b"data") and racy.seen == {}
+    settled = StatCache(tmp_path / "cache", since=ctime + 1)
+    assert settled.holds(path, "f", b"data") and list(settled.seen) == ["f"]
+
+
+@pytest.mark.parametrize("damage", ["not a cache\n", "", "\0\xff garbage", None])
+def test_a_damaged_or_missing_cache_only_costs_the_reads(tmp_path: Path, damage: str | None) -> None:
+    spec, out = _recorded(tmp_path)
+    pod = out / POD
+    before = pod.read_bytes()
+    record = cache_file(out)
+    header = record.read_text(encoding="utf-8").splitlines()[0]
+    if damage is None:
+        record.unlink()
+    else:
+        record.write_text(header + "\n" + damage + f"{POD} 1 2 3 4 5 zz\n", encoding="utf-8")
+    pod.write_bytes(before.replace(b"image: ", b"image:_", 1))
+    assert "1 written" in _render(out, spec) and pod.read_bytes() == before
+
+
+def test_an_unwritable_cache_location_does_not_fail_the_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file, not a directory", encoding="utf-8")
+    monkeypatch.setenv("MXJOB_RENDER_CACHE", str(blocker / "cache"))
+    spec, out = _spec(tmp_path), tmp_path / "out"
+    _render(out, spec)
+    _after_a_tick(out)
+    assert "0 written" in _render(out, spec)
+    assert not (blocker / "cache").exists() and statcache.cache_file(out).parent == blocker / "cache"
