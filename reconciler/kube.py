@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from mxjob_gitops.reconciler.vocabulary import WatchEventType
 
@@ -20,6 +20,7 @@ REQUEST_TIMEOUT_SECONDS = (10.0, 30.0)
 # defaultPageSize, ListPager.List follows `continue` until it is empty): only one page's raw JSON is in memory
 # at a time, and each item is trimmed (`keep`) before the next page is read.
 LIST_PAGE_SIZE = 500
+T = TypeVar("T")
 
 
 def _identity(obj: dict[str, Any]) -> dict[str, Any]:
@@ -104,6 +105,17 @@ class Cluster:
         keep: Callable[[dict[str, Any]], dict[str, Any]] = _identity,
     ) -> tuple[list[dict[str, Any]], str]:
         """Items (each passed through `keep` as its page arrives) and the list's resourceVersion, to watch from."""
+        return self.list_kept(api_version, kind, namespace, label_selector, keep)
+
+    def list_kept(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None,
+        label_selector: str,
+        keep: Callable[[dict[str, Any]], T],
+    ) -> tuple[list[T], str]:
+        """list_with_version, where `keep` may turn each item into anything (the reconciler's cache entries)."""
         resource = self.require(api_version, kind)
         try:
             return self._pages(resource, api_version, kind, namespace, label_selector, keep, LIST_PAGE_SIZE)
@@ -119,10 +131,10 @@ class Cluster:
         kind: str,
         namespace: str | None,
         label_selector: str,
-        keep: Callable[[dict[str, Any]], dict[str, Any]],
+        keep: Callable[[dict[str, Any]], T],
         limit: int | None,
-    ) -> tuple[list[dict[str, Any]], str]:
-        items: list[dict[str, Any]] = []
+    ) -> tuple[list[T], str]:
+        items: list[T] = []
         token: str | None = None
         while True:
             try:
