@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -132,20 +131,18 @@ def trim_pod(pod: Mapping[str, Any]) -> dict[str, Any]:
     """What the reconciler keeps of a pod: identity, labels, ownership and container states — no spec.
 
     A pod's spec repeats MX_CONFIG, whose size grows with the job; caching specs of a 10,000-worker job
-    would hold gigabytes. Repeated strings (label keys and values, the namespace, phases, container names and
-    states) are kept as one shared object each (sys.intern): json.loads makes a new string for every
-    occurrence, and they are a third of a trimmed pod's size in a cache of tens of thousands of pods."""
+    would hold gigabytes. The controller caches the result packed (reconciler.controller.packed)."""
     metadata = pod.get("metadata") or {}
     status = pod.get("status") or {}
     kept_metadata = {k: metadata[k] for k in ("name", "uid", "resourceVersion", "deletionTimestamp") if k in metadata}
     if "namespace" in metadata:
-        kept_metadata["namespace"] = _shared(metadata["namespace"])
+        kept_metadata["namespace"] = metadata["namespace"]
     if "labels" in metadata:
-        kept_metadata["labels"] = _shared(metadata["labels"])
+        kept_metadata["labels"] = metadata["labels"]
     annotations = {k: v for k, v in (metadata.get("annotations") or {}).items() if k == ARGO_TRACKING}
     if annotations:
         kept_metadata["annotations"] = annotations
-    kept_status = {k: _shared(status[k]) for k in ("phase", "reason") if k in status}
+    kept_status = {k: status[k] for k in ("phase", "reason") if k in status}
     kueue_metadata, kueue_status = kueue_parts(pod)
     if kueue_metadata.get("annotations"):
         kueue_metadata["annotations"] = {**kept_metadata.get("annotations", {}), **kueue_metadata["annotations"]}
@@ -154,23 +151,9 @@ def trim_pod(pod: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("initContainerStatuses", "containerStatuses"):
         if status.get(key):
             kept_status[key] = [
-                {k: _shared(c[k]) for k in ("name", "restartCount", "state", "lastState") if k in c}
-                for c in status[key]
+                {k: c[k] for k in ("name", "restartCount", "state", "lastState") if k in c} for c in status[key]
             ]
     return {"apiVersion": pod.get("apiVersion", "v1"), "kind": "Pod", "metadata": kept_metadata, "status": kept_status}
-
-
-# Values that differ from pod to pod: sharing them would only grow the interpreter's table of shared strings.
-_UNIQUE = frozenset({"startedAt", "finishedAt", "message", "containerID"})
-
-
-def _shared(value: Any, key: str = "") -> Any:
-    """The same value with its strings (dict keys, and values other than _UNIQUE's) shared (sys.intern)."""
-    if isinstance(value, str):
-        return value if key in _UNIQUE else sys.intern(value)
-    if isinstance(value, dict):
-        return {sys.intern(k): _shared(v, k) for k, v in value.items()}
-    return value
 
 
 def ownership_of(metadata: Mapping[str, Any]) -> dict[str, Any]:
