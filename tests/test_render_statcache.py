@@ -149,3 +149,18 @@ def test_an_unwritable_cache_location_does_not_fail_the_render(tmp_path: Path, m
     _after_a_tick(out)
     assert "0 written" in _render(out, spec)
     assert not (blocker / "cache").exists() and statcache.cache_file(out).parent == blocker / "cache"
+
+
+def test_records_of_directories_not_rendered_for_a_month_are_dropped(tmp_path: Path) -> None:
+    spec, out = _spec(tmp_path), tmp_path / "out"
+    folder = cache_file(out).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    old, recent = folder / ("0" * 32 + ".stat"), folder / ("1" * 32 + ".stat")
+    for record in (old, recent):
+        record.write_text("", encoding="utf-8")
+    month = time.time() - (statcache.STALE_DAYS + 1) * 86_400
+    os.utime(old, (month, month))
+    _render(out, spec)
+    _after_a_tick(out)
+    _render(out, spec)
+    assert not old.exists() and recent.exists() and cache_file(out).exists()

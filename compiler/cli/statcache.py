@@ -24,9 +24,11 @@ import contextlib
 import hashlib
 import os
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+STALE_DAYS = 30
 _HEADER = "# mxjob render -o stat cache v1: name, SHA-256 of (size mtime_ns ctime_ns inode device NUL bytes)\n"
 
 
@@ -103,3 +105,16 @@ class StatCache:
         except OSError:
             with contextlib.suppress(OSError):
                 temporary.unlink(missing_ok=True)
+            return
+        _prune(self.path.parent)
+
+
+def _prune(folder: Path) -> None:
+    """Drop the records of directories no render has written for STALE_DAYS (temporary ones, mostly)."""
+    cutoff = time.time() - STALE_DAYS * 86_400
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if entry.name.endswith(".stat") and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                        os.unlink(entry.path)
