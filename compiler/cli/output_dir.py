@@ -78,10 +78,9 @@ def file_name(manifest: dict[str, Any], suffix: str) -> str:
 
 def _inside(directory: Path, name: str) -> Path:
     """DIR/name, after checking that it is a plain file name that stays inside DIR."""
-    path = directory / name
-    if "/" in name or "\\" in name or "\0" in name or name in (".", "..") or path.parent != directory:
-        raise OutputError(f"{path}: refusing to write outside {directory}")
-    return path
+    if not name or not _plain(name):  # then DIR/name is a child of DIR (no separator, not "." or "..")
+        raise OutputError(f"{directory / name}: refusing to write outside {directory}")
+    return directory / name
 
 
 def _read_index(directory: Path) -> set[str]:
