@@ -191,6 +191,7 @@ class CpuClock:
         """Since start(): 'reconciler X s, fake API Y s (share Z%), driver W s'; then starts again."""
         now = self.read()
         reconciler, api, driver = now[0] - self.reconciler, now[1] - self.api, now[2] - self.driver
+        api = max(api, 0.0)  # process time minus the driver thread's: clock granularity can make it a hair negative
         self.reconciler, self.api, self.driver = now
         share = api / (api + reconciler) if api + reconciler else 0.0
         return f"cpu: reconciler {reconciler:.2f} s, fake API {api:.2f} s ({share:.0%} of both), driver {driver:.2f} s"

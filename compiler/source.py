@@ -47,11 +47,15 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
         self._fast = FastConstructor(self, _key_text)
 
     def construct_fast(self, node: yaml.Node) -> Any:
-        """construct_document(node), the same value and problems, through compiler.construct when it can."""
+        """construct_document(node), the same value and problems, through compiler.construct when it can.
+
+        Whatever stops the fast walk (a case it leaves to PyYAML, or an error) sends the document to PyYAML's
+        constructor, so that an error is always the one PyYAML raises first: it reaches nested collections in
+        waves, the walk depth first, and with two errors in one document they could meet different ones."""
         before = len(self.problems)
         try:
             return self._fast.document(node)
-        except Fallback:
+        except (Fallback, yaml.YAMLError, ValueError, LookupError, TypeError):
             del self.problems[before:]
             return self.construct_document(node)
 
