@@ -16,7 +16,7 @@ from tests.conftest import REPO
 # is the process's CPU time, so a busy machine does not make a quick refusal look slow.
 _CHILD = """
 import sys, time
-import mxjob_gitops.compiler.cli.main
+import mxjob_gitops.compiler.cli.group
 import mxjob_gitops.compiler.pipeline
 import mxjob_gitops.compiler.job
 import mxjob_gitops.compiler.source
@@ -24,7 +24,7 @@ import mxjob_gitops.compiler.emit
 import mxjob_gitops.compiler.schema
 start = time.process_time()
 try:
-    mxjob_gitops.compiler.cli.main.cli.main(args=sys.argv[1:], prog_name="mxjob")
+    mxjob_gitops.compiler.cli.group.cli.main(args=sys.argv[1:], prog_name="mxjob")
     code = 0
 except SystemExit as exc:
     code = exc.code if isinstance(exc.code, int) else 1

@@ -13,7 +13,7 @@ import click
 import pytest
 
 from mxjob_gitops.compiler.cli.flags import ENVIRONMENT, paths_or_stdin
-from mxjob_gitops.compiler.cli.main import cli
+from mxjob_gitops.compiler.cli.group import cli
 from tests.conftest import EXAMPLES, REPO, run_cli
 from tests.helpers import job, replica
 

@@ -70,8 +70,17 @@ def test_render_to_stdout_leaves_heavy_modules_unimported() -> None:
     assert loaded == []
 
 
+def test_entry_point_module_imports_nothing_before_the_collector_is_paused() -> None:
+    """click and the group come in through main() (import_paused), not when the entry point module loads."""
+    probe = "import json, sys; import mxjob_gitops.compiler.cli.main; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    modules = set(json.loads(done.stdout))
+    assert not {"click", "mxjob_gitops.compiler.cli.group"} & modules
+
+
 def test_command_modules_are_frozen_and_the_collector_is_on_again() -> None:
-    """The command's modules were imported with the collector paused, then frozen out of later collections."""
+    """click, the group and the command's modules were imported with the collector paused, then frozen out of
+    later collections."""
     enabled, frozen = json.loads(_probe("render", str(EXAMPLE)).rsplit("GC ", 1)[1].split("\n", 1)[0])
     assert enabled is True
     assert frozen > 10_000

@@ -23,7 +23,7 @@ def completion(shell: str) -> None:
     """
     from click.shell_completion import get_completion_class
 
-    from mxjob_gitops.compiler.cli.main import cli
+    from mxjob_gitops.compiler.cli.group import cli
 
     completer = get_completion_class(shell)
     assert completer is not None  # every name in SHELLS is one click ships

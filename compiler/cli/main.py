@@ -1,4 +1,5 @@
-"""The `mxjob` entry point: a click group whose commands are imported only when they run (fast --help)."""
+"""The `mxjob` entry point: imports the click group (cli/group.py) and then the command it runs, both with the
+cyclic collector paused."""
 
 from __future__ import annotations
 
@@ -8,66 +9,21 @@ import sys
 from types import ModuleType
 from typing import Any
 
-import click
 
-# Built-in commands; other packages (the reconciler) add theirs through the `mxjob.commands` entry point group,
-# so the compiler never imports them.
-_CLI = "mxjob_gitops.compiler.cli"
-BUILTIN = {
-    "render": (f"{_CLI}.render:render", "Render MXJob specs into Kubernetes manifests."),
-    "convert": (f"{_CLI}.convert:convert", "Print MXJob specs converted to kubeflow.org/v1."),
-    "diff": (f"{_CLI}.diff:diff", "Show what a change to MXJob specs would change in the cluster, object by object."),
-    "integrations": (
-        f"{_CLI}.integrations:integrations",
-        "Print GitOps integration snippets (MXJob health checks for Argo CD and Flux).",
-    ),
-    "krm": (f"{_CLI}.krm:krm", "Run as a KRM function (ResourceList on stdin and stdout)."),
-    "validate": (
-        f"{_CLI}.validate:validate",
-        "Check MXJob specs and what they render against strict schemas, offline.",
-    ),
-    "completion": (f"{_CLI}.completion:completion", "Print the shell completion script (bash, zsh, fish)."),
-}
+def main(args: Any = None) -> None:
+    import_paused("mxjob_gitops.compiler.cli.group")
+    from mxjob_gitops.compiler.cli.group import cli
+
+    cli.main(args=args, prog_name="mxjob")
 
 
-class LazyGroup(click.Group):
-    def _targets(self) -> dict[str, tuple[str, str]]:
-        from importlib.metadata import entry_points  # ~30 ms of imports that a built-in command never needs
+def import_paused(name: str) -> ModuleType:
+    """Import a module with the cyclic collector paused, then freeze what exists (gc.freeze).
 
-        targets = dict(BUILTIN)
-        for entry in entry_points(group="mxjob.commands"):
-            targets.setdefault(entry.name, (entry.value, ""))
-        return targets
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(self._targets())
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = BUILTIN.get(cmd_name) or self._targets().get(cmd_name)
-        if target is None:
-            return None
-        module, _, attribute = target[0].partition(":")
-        command: click.Command = getattr(_import(module), attribute)
-        return command
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = []
-        for name, (_, summary) in sorted(self._targets().items()):
-            if not summary:
-                command = self.get_command(ctx, name)
-                summary = command.get_short_help_str() if command else ""
-            rows.append((name, summary))
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-
-def _import(name: str) -> ModuleType:
-    """Import a command's modules with the cyclic collector paused, then freeze what exists (gc.freeze).
-
-    The modules create tens of thousands of objects that live as long as the process (classes, functions,
-    tables). Collecting while they are allocated frees nothing, and every later collection would walk them again;
-    together that is about a seventh of a small render's CPU. Frozen objects are never collected, so freezing is
-    done only when this call really imported the module (once per command and process).
+    click and a command's modules create tens of thousands of objects that live as long as the process (classes,
+    functions, tables). Collecting while they are allocated frees nothing, and every later collection would walk
+    them again; together that is about a seventh of a small render's CPU. Frozen objects are never collected, so
+    freezing is done only when this call really imported the module (once per module and process).
     """
     if name in sys.modules:
         return sys.modules[name]
@@ -79,35 +35,3 @@ def _import(name: str) -> ModuleType:
         gc.freeze()
         if was_enabled:
             gc.enable()
-
-
-class _Epilog(LazyGroup):
-    """Exit codes, the output rule and the environment variables, after the commands in --help."""
-
-    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from mxjob_gitops.compiler.cli.flags import ENVIRONMENT
-
-        with formatter.section("Exit codes"):
-            formatter.write_text(
-                "0 ok, 1 findings (invalid input, differences), 2 usage, input or environment error, 3 internal error."
-            )
-        with formatter.section("Output"):
-            formatter.write_text(
-                "What a command produces (manifests, a report, a diff) goes to stdout; "
-                "diagnostics (errors, warnings, notes, logs) go to stderr."
-            )
-        with formatter.section("Environment"):
-            formatter.write_dl(ENVIRONMENT)
-
-
-@click.group(cls=_Epilog, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(package_name="mxjob-gitops", prog_name="mxjob", message="%(prog)s %(version)s")
-def cli() -> None:
-    """Turn Kubeflow MXJob specs into explicit, deterministic Kubernetes manifests for Argo CD and Flux.
-
-    Shell completion: mxjob completion bash|zsh|fish (see its --help).
-    """
-
-
-def main(args: Any = None) -> None:
-    cli.main(args=args, prog_name="mxjob")

@@ -1,0 +1,85 @@
+"""The `mxjob` click group, whose commands are imported only when they run (fast --help); cli/main.py runs it."""
+
+from __future__ import annotations
+
+import click
+
+from mxjob_gitops.compiler.cli.main import import_paused
+
+# Built-in commands; other packages (the reconciler) add theirs through the `mxjob.commands` entry point group,
+# so the compiler never imports them.
+_CLI = "mxjob_gitops.compiler.cli"
+BUILTIN = {
+    "render": (f"{_CLI}.render:render", "Render MXJob specs into Kubernetes manifests."),
+    "convert": (f"{_CLI}.convert:convert", "Print MXJob specs converted to kubeflow.org/v1."),
+    "diff": (f"{_CLI}.diff:diff", "Show what a change to MXJob specs would change in the cluster, object by object."),
+    "integrations": (
+        f"{_CLI}.integrations:integrations",
+        "Print GitOps integration snippets (MXJob health checks for Argo CD and Flux).",
+    ),
+    "krm": (f"{_CLI}.krm:krm", "Run as a KRM function (ResourceList on stdin and stdout)."),
+    "validate": (
+        f"{_CLI}.validate:validate",
+        "Check MXJob specs and what they render against strict schemas, offline.",
+    ),
+    "completion": (f"{_CLI}.completion:completion", "Print the shell completion script (bash, zsh, fish)."),
+}
+
+
+class LazyGroup(click.Group):
+    def _targets(self) -> dict[str, tuple[str, str]]:
+        from importlib.metadata import entry_points  # ~30 ms of imports that a built-in command never needs
+
+        targets = dict(BUILTIN)
+        for entry in entry_points(group="mxjob.commands"):
+            targets.setdefault(entry.name, (entry.value, ""))
+        return targets
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(self._targets())
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = BUILTIN.get(cmd_name) or self._targets().get(cmd_name)
+        if target is None:
+            return None
+        module, _, attribute = target[0].partition(":")
+        command: click.Command = getattr(import_paused(module), attribute)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name, (_, summary) in sorted(self._targets().items()):
+            if not summary:
+                command = self.get_command(ctx, name)
+                summary = command.get_short_help_str() if command else ""
+            rows.append((name, summary))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+class _Epilog(LazyGroup):
+    """Exit codes, the output rule and the environment variables, after the commands in --help."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from mxjob_gitops.compiler.cli.flags import ENVIRONMENT
+
+        with formatter.section("Exit codes"):
+            formatter.write_text(
+                "0 ok, 1 findings (invalid input, differences), 2 usage, input or environment error, 3 internal error."
+            )
+        with formatter.section("Output"):
+            formatter.write_text(
+                "What a command produces (manifests, a report, a diff) goes to stdout; "
+                "diagnostics (errors, warnings, notes, logs) go to stderr."
+            )
+        with formatter.section("Environment"):
+            formatter.write_dl(ENVIRONMENT)
+
+
+@click.group(cls=_Epilog, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="mxjob-gitops", prog_name="mxjob", message="%(prog)s %(version)s")
+def cli() -> None:
+    """Turn Kubeflow MXJob specs into explicit, deterministic Kubernetes manifests for Argo CD and Flux.
+
+    Shell completion: mxjob completion bash|zsh|fish (see its --help).
+    """
