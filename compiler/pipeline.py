@@ -4,9 +4,9 @@ PriorityClass objects found across documents, diagnostics located, and a lazy, d
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mxjob_gitops.compiler import constants as c
 from mxjob_gitops.compiler.cluster import service_name
@@ -20,8 +20,14 @@ from mxjob_gitops.compiler.names import identity_problems
 from mxjob_gitops.compiler.options import RenderOptions
 from mxjob_gitops.compiler.source import SourceDocument, iter_objects
 
+if TYPE_CHECKING:
+    from mxjob_gitops.compiler.jobcache import CompileCache
+
 Manifest = dict[str, Any]
 Identity = tuple[str, str, str, str]
+CompileObject = Callable[
+    [Manifest, RenderOptions, bool, Mapping[str, int], Mapping[str, str]], tuple[CompiledJob | None, list[Diagnostic]]
+]
 
 
 @dataclass(slots=True)
@@ -68,16 +74,21 @@ def item_manifests(
 
 
 def compile_documents(
-    documents: Sequence[SourceDocument], options: RenderOptions = RenderOptions(), *, defaults: bool = True
+    documents: Sequence[SourceDocument],
+    options: RenderOptions = RenderOptions(),
+    *,
+    defaults: bool = True,
+    cache: CompileCache | None = None,
 ) -> Plan:
     """Compile every object of every document (compile_job's core per MXJob); other objects pass through.
 
-    Without `defaults` jobs are only converted and checked (for `mxjob convert`).
+    Without `defaults` jobs are only converted and checked (for `mxjob convert`). A `cache` shared by two
+    calls compiles an MXJob found in both once (`mxjob diff`; see compiler.jobcache).
     """
     plan = Plan(options)
     priorities, sources = priority_classes(documents, options)
     rendered = rendered_jobs(documents) if options.keep_rendered else set()
-    checker = Checker(options, defaults, priorities, sources, rendered)
+    checker = Checker(options, defaults, priorities, sources, rendered, cache.compile if cache else None)
     for document in documents:
         for prefix, obj in iter_objects(document):
             item = checker.add(document, prefix, obj)
@@ -99,8 +110,11 @@ class Checker:
         priorities: dict[str, int],
         sources: dict[str, str],
         rendered: set[tuple[str, str]],
+        compile: CompileObject | None = None,
     ) -> None:
+        """`compile`: compile_object, or a memo of it (compiler.jobcache)."""
         self.options, self.defaults, self.rendered = options, defaults, rendered
+        self.compile = compile or compile_object
         self.priorities, self.sources = priorities, sources
         self.diagnostics: list[Diagnostic] = []
         self.seen: dict[Identity, tuple[SourceDocument, JsonPath]] = {}
@@ -125,7 +139,7 @@ class Checker:
             return None
         item: CompiledJob | Manifest
         if is_mxjob(obj) and identity(obj)[2:] not in self.rendered:
-            compiled, found = compile_object(obj, self.options, self.defaults, self.priorities, self.sources)
+            compiled, found = self.compile(obj, self.options, self.defaults, self.priorities, self.sources)
             conversion = compiled.conversion if compiled else None
             self.diagnostics.extend(locate(d, document, prefix, conversion) for d in found)
             if compiled is None:

@@ -6,7 +6,7 @@ import contextlib
 import gc
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail
 from mxjob_gitops.compiler.cli.inputs import Inputs, read_inputs
@@ -15,6 +15,9 @@ from mxjob_gitops.compiler.diagnostics import has_errors
 from mxjob_gitops.compiler.emit import Emitter, write_json_list
 from mxjob_gitops.compiler.options import RenderOptions
 from mxjob_gitops.compiler.pipeline import Plan, compile_documents
+
+if TYPE_CHECKING:
+    from mxjob_gitops.compiler.jobcache import CompileCache
 
 FORMATS = ("yaml", "json")
 NO_OBJECTS = "the input holds no Kubernetes objects; refusing to print an empty stream (Argo CD would prune everything)"
@@ -33,10 +36,16 @@ def paused_gc() -> Iterator[None]:
 
 
 def compile_inputs(
-    inputs: Inputs, options: RenderOptions, *, quiet: bool, failure: int = FINDINGS, defaults: bool = True
+    inputs: Inputs,
+    options: RenderOptions,
+    *,
+    quiet: bool,
+    failure: int = FINDINGS,
+    defaults: bool = True,
+    cache: CompileCache | None = None,
 ) -> Plan:
     """Compile read inputs; on any error print every diagnostic and stop with `failure` before any output."""
-    plan = compile_documents(inputs.documents, options, defaults=defaults)
+    plan = compile_documents(inputs.documents, options, defaults=defaults, cache=cache)
     diagnostics = [*inputs.diagnostics, *plan.diagnostics]
     report(diagnostics, quiet=quiet)
     if has_errors(diagnostics):

@@ -16,7 +16,7 @@ from mxjob_gitops.compiler.cli.flags import cluster_options, paths_or_stdin, ver
 from mxjob_gitops.compiler.cli.inputs import Inputs
 from mxjob_gitops.compiler.cli.options import render_options
 from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import Manifest
+from mxjob_gitops.compiler.pipeline import Manifest, Plan
 
 
 @click.command(short_help="Show what a change to MXJob specs would change in the cluster, object by object.")
@@ -147,28 +147,33 @@ def diff(
 def _sides(
     paths: tuple[str, ...], base: str | None, head: str | None, options: RenderOptions
 ) -> tuple[list[Manifest], list[Manifest], str, str]:
+    """Both sides' manifests, less those of jobs and objects the two sides share (equal, so no difference).
+
+    Each side is read and compiled in turn (the old side's errors stop the command before the new side is
+    read, as before); a file with the same bytes on both sides is parsed once, an MXJob found on both sides
+    is compiled once (compiler.jobcache), and an item both sides share is not rendered at all."""
     from mxjob_gitops.compiler.cli.gitsource import read_revision
     from mxjob_gitops.compiler.cli.inputs import SharedParses, read_inputs
+    from mxjob_gitops.compiler.jobcache import CompileCache, differing_manifests
 
-    parse = SharedParses()  # a file with the same bytes on both sides is parsed once
+    parse, cache = SharedParses(), CompileCache()
+
+    def compiled(inputs: Inputs) -> Plan:
+        return compile_inputs(inputs, options, quiet=True, failure=USAGE, cache=cache)
+
     if base is None:
         if head is not None or len(paths) != 2:
             raise fail("give --base REF [--head REF] PATH..., or exactly two paths OLD NEW", USAGE)
-        return (
-            _render(read_inputs([paths[0]], parse=parse), options),
-            _render(read_inputs([paths[1]], parse=parse), options),
-            paths[0],
-            paths[1],
-        )
+        old = compiled(read_inputs([paths[0]], parse=parse))
+        return *differing_manifests(old, compiled(read_inputs([paths[1]], parse=parse))), paths[0], paths[1]
     if not paths:
         raise fail("--base needs the PATH... to render on both sides", USAGE)
-    old = _render(read_revision(base, paths, parse), options)
+    old = compiled(read_revision(base, paths, parse))
     if head is None:
         present = [p for p in paths if p == "-" or Path(p).exists()]
-        new_inputs = read_inputs(present, allow_empty=True, parse=parse) if present else None
-        new = _render(new_inputs, options) if new_inputs is not None else []
-        return old, new, base, "working tree"
-    return old, _render(read_revision(head, paths, parse), options), base, head
+        new = compiled(read_inputs(present, allow_empty=True, parse=parse) if present else Inputs())
+        return *differing_manifests(old, new), base, "working tree"
+    return *differing_manifests(old, compiled(read_revision(head, paths, parse))), base, head
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -1,0 +1,179 @@
+"""Compile each distinct MXJob once across the two sides of `mxjob diff`: a memo of compile_object, exact by key.
+
+compile_object(obj, options, defaults, priorities, sources) is a pure function: it never writes into `obj`
+(compiler.convert.writable_v1 copies what it changes) and reads nothing else. Its only inputs from other
+documents are the PriorityClass values and their source descriptions, which it reads by name only (see
+compiler.gang._first_members). So an entry is reused when
+  * the object is the same Python object (a file with the same bytes on both sides is parsed once, see
+    cli.inputs.SharedParses), or its JSON text is the same: `json.dumps` keeps key order and tells 1, 1.0
+    and true apart, which `==` on dicts does not (and order or type can change a rendering);
+  * options and `defaults` are equal;
+  * every PriorityClass name the first compile looked up has the same value, of the same type, and the same
+    source description on this side (any other use of the two maps, such as iterating them, asks for the
+    whole maps to be equal).
+Diagnostics are kept unlocated: the caller locates them in its own document, so file names, lines and
+columns are exactly those of an uncached compile. Everything else a job's place in the input decides (an
+"also produced by" duplicate, the output-size estimate, a job passed through because its ConfigMap is in
+the input) stays with pipeline.Checker, which runs on every object as before.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from mxjob_gitops.compiler.diagnostics import Diagnostic
+from mxjob_gitops.compiler.job import CompiledJob, compile_object
+from mxjob_gitops.compiler.options import RenderOptions
+from mxjob_gitops.compiler.pipeline import Manifest, Plan
+
+V = TypeVar("V")
+Compiled = tuple[CompiledJob | None, list[Diagnostic]]
+_ABSENT = object()
+
+
+class _Watched(Mapping[str, V], Generic[V]):
+    """A read-only view of a mapping that records every key looked up and whether the whole was read."""
+
+    def __init__(self, data: Mapping[str, V]) -> None:
+        self.data = data
+        self.looked_up: dict[str, tuple[type, object]] = {}
+        self.whole = False
+
+    def _record(self, key: object) -> object:
+        value = self.data.get(key, _ABSENT) if isinstance(key, str) else _ABSENT
+        if isinstance(key, str):
+            self.looked_up[key] = (type(value), value)
+        else:
+            self.whole = True
+        return value
+
+    def __getitem__(self, key: str) -> V:
+        if self._record(key) is _ABSENT:
+            raise KeyError(key)
+        return self.data[key]
+
+    def __contains__(self, key: object) -> bool:
+        return self._record(key) is not _ABSENT
+
+    def __iter__(self) -> Iterator[str]:
+        self.whole = True
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        self.whole = True
+        return len(self.data)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reads:
+    """What one compile read of a mapping: the keys looked up with their values, or the whole mapping."""
+
+    looked_up: dict[str, tuple[type, object]]
+    whole: dict[str, Any] | None
+
+    @staticmethod
+    def of(watched: _Watched[Any]) -> _Reads:
+        return _Reads(dict(watched.looked_up), dict(watched.data) if watched.whole else None)
+
+    def same_in(self, data: Mapping[str, Any]) -> bool:
+        if self.whole is not None:
+            return _typed(self.whole) == _typed(data)
+        for key, (kind, value) in self.looked_up.items():
+            now = data.get(key, _ABSENT)
+            if type(now) is not kind or now != value:
+                return False
+        return True
+
+
+def _typed(data: Mapping[str, Any]) -> dict[str, tuple[type, Any]]:
+    return {key: (type(value), value) for key, value in data.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    obj: Any  # kept alive, so that id(obj) stays this object's while the entry exists
+    options: RenderOptions
+    defaults: bool
+    priorities: _Reads
+    sources: _Reads
+    result: Compiled
+
+    def fits(
+        self, options: RenderOptions, defaults: bool, priorities: Mapping[str, int], sources: Mapping[str, str]
+    ) -> bool:
+        return (
+            self.defaults == defaults
+            and self.options == options
+            and self.priorities.same_in(priorities)
+            and self.sources.same_in(sources)
+        )
+
+
+class CompileCache:
+    """compile_object, remembered by object identity and by JSON text (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._by_object: dict[int, list[_Entry]] = {}
+        self._by_text: dict[str, list[_Entry]] = {}
+        self.compiled = 0  # how many objects were compiled, not found: for tests
+        self.reused = 0
+
+    def compile(
+        self,
+        obj: dict[str, Any],
+        options: RenderOptions,
+        defaults: bool,
+        priorities: Mapping[str, int],
+        sources: Mapping[str, str],
+    ) -> Compiled:
+        """compile_object's result for these arguments; the diagnostics are shared, never change them."""
+        for entry in self._by_object.get(id(obj), ()):
+            if entry.obj is obj and entry.fits(options, defaults, priorities, sources):
+                self.reused += 1
+                return entry.result
+        try:
+            text = json.dumps(obj)
+        except (TypeError, ValueError, RecursionError):  # not plain JSON data: compiled every time
+            return compile_object(obj, options, defaults, priorities, sources)
+        for entry in self._by_text.get(text, ()):
+            if entry.fits(options, defaults, priorities, sources):
+                self._by_object.setdefault(id(obj), []).append(_Entry(obj, *_fields(entry)))
+                self.reused += 1
+                return entry.result
+        watched_priorities, watched_sources = _Watched(priorities), _Watched(sources)
+        result = compile_object(obj, options, defaults, watched_priorities, watched_sources)
+        entry = _Entry(obj, options, defaults, _Reads.of(watched_priorities), _Reads.of(watched_sources), result)
+        self._by_object.setdefault(id(obj), []).append(entry)
+        self._by_text.setdefault(text, []).append(entry)
+        self.compiled += 1
+        return result
+
+
+def _fields(entry: _Entry) -> tuple[RenderOptions, bool, _Reads, _Reads, Compiled]:
+    return entry.options, entry.defaults, entry.priorities, entry.sources, entry.result
+
+
+def differing_manifests(old: Plan, new: Plan) -> tuple[list[Manifest], list[Manifest]]:
+    """Both plans' manifests without those of items the two plans share (the same compiled job or the same
+    object, once on each side): such an item renders the same objects on both sides (its rendering depends
+    on the item and the options only), and with no duplicate identity on either side (a plan with one is an
+    error) nothing else on either side has their identities, so diff_manifests would find them equal."""
+    if old.options != new.options:
+        raise ValueError("both sides must be rendered with the same options")
+    shared = _once(old.items) & _once(new.items)
+    return _rendered(old, shared), _rendered(new, shared)
+
+
+def _once(items: list[CompiledJob | Manifest]) -> set[int]:
+    counts = Counter(id(item) for item in items)
+    return {key for key, count in counts.items() if count == 1}
+
+
+def _rendered(plan: Plan, shared: set[int]) -> list[Manifest]:
+    if not plan.ok:
+        raise ValueError("refusing to render a plan with errors")
+    return [obj for item in plan.items if id(item) not in shared for obj in plan.item_manifests(item)]
