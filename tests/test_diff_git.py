@@ -65,3 +65,29 @@ def test_a_path_outside_any_repository_says_so(tmp_path: Path) -> None:
 def test_paths_in_two_repositories_are_refused(repo: Path, tmp_path: Path) -> None:
     result = run_cli(["diff", "--base", "HEAD", str(repo / "jobs"), str(tmp_path)], cwd=tmp_path)
     assert result.exit_code == 2 and "outside the repository" in result.stderr
+
+
+def test_a_blob_in_both_revisions_is_read_once(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two commits sharing one of two files: cat-file is asked for three blobs in all, not four."""
+    from mxjob_gitops.compiler.cli import gitsource
+
+    spec = job(name="other", Scheduler=replica(1), Server=replica(1), Worker=replica(1))
+    (repo / "jobs" / "other.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True, capture_output=True)
+    subprocess.run(["git", "commit", "-qm", "three workers, another job"], cwd=repo, check=True, capture_output=True)
+    spec = job(name="mnist", Scheduler=replica(1), Server=replica(1), Worker=replica(4))
+    (repo / "jobs" / "mnist.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    subprocess.run(["git", "commit", "-qam", "four workers"], cwd=repo, check=True, capture_output=True)
+    asked: list[bytes] = []
+    original = gitsource._git
+
+    def recording(args: list[str], repository: Path, stdin: bytes | None = None) -> bytes:
+        if args[0] == "cat-file":
+            asked.extend((stdin or b"").split())
+        return original(args, repository, stdin)
+
+    monkeypatch.setattr(gitsource, "_git", recording)
+    result = run_cli(["diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "brief", "jobs"], cwd=repo)
+    assert result.exit_code == 1, result.stderr
+    assert "+ Pod mnist-worker-3 added" in result.stdout and "other" not in result.stdout
+    assert len(asked) == len(set(asked)) == 3

@@ -157,6 +157,7 @@ def _sides(
     from mxjob_gitops.compiler.jobcache import CompileCache, differing_manifests
 
     parse, cache = SharedParses(), CompileCache()
+    blobs: dict[str, str] = {}  # Git object id -> text: a blob in both revisions is read once
 
     def compiled(inputs: Inputs) -> Plan:
         return compile_inputs(inputs, options, quiet=True, failure=USAGE, cache=cache)
@@ -168,12 +169,12 @@ def _sides(
         return *differing_manifests(old, compiled(read_inputs([paths[1]], parse=parse))), paths[0], paths[1]
     if not paths:
         raise fail("--base needs the PATH... to render on both sides", USAGE)
-    old = compiled(read_revision(base, paths, parse))
+    old = compiled(read_revision(base, paths, parse, blobs))
     if head is None:
         present = [p for p in paths if p == "-" or Path(p).exists()]
         new = compiled(read_inputs(present, allow_empty=True, parse=parse) if present else Inputs())
         return *differing_manifests(old, new), base, "working tree"
-    return *differing_manifests(old, compiled(read_revision(head, paths, parse))), base, head
+    return *differing_manifests(old, compiled(read_revision(head, paths, parse, blobs))), base, head
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

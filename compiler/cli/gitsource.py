@@ -58,32 +58,44 @@ def check_revision(revision: str, top: Path) -> None:
         ) from None
 
 
-def read_revision(revision: str, paths: Sequence[str], parse: Parser = parse_text) -> Inputs:
-    """Every manifest file under PATHS at REVISION, parsed; files are named `REVISION:path` (path as given)."""
+def read_revision(
+    revision: str, paths: Sequence[str], parse: Parser = parse_text, texts: dict[str, str] | None = None
+) -> Inputs:
+    """Every manifest file under PATHS at REVISION, parsed; files are named `REVISION:path` (path as given).
+
+    `texts` (object id -> text) holds blobs already read, by another revision for instance: a blob with the
+    same id has the same bytes, so it is not asked from Git again; the ones read here are added to it."""
     top = repository_of(paths)
     check_revision(revision, top)
     relative = [Path(os.path.realpath(p)).relative_to(top).as_posix() or "." for p in paths]
     wanted = [
         (name, oid) for name, oid in _blobs(revision, relative, top) if is_manifest_path(PurePosixPath(name).parts)
     ]
+    known = {} if texts is None else texts
     inputs = Inputs()
-    if not wanted:
-        return inputs
-    # Blobs are asked for by object id: `cat-file --batch` reads one request per line, and a path may hold a
-    # newline (git allows any byte but NUL in a path), which would split `REVISION:path` into two requests.
-    request = "".join(f"{oid}\n" for _, oid in wanted).encode("ascii")
-    blobs = _split_batch(_git(["cat-file", "--batch"], top, stdin=request))
-    for (name, _), blob in zip(wanted, blobs, strict=True):
+    _read_blobs(revision, top, [(name, oid) for name, oid in wanted if oid not in known], known)
+    for name, oid in wanted:
         label = f"{revision}:{_shown(top / name)}"
-        try:
-            text = blob.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise InputError(f"{label}: not UTF-8 text") from None
-        parsed = parse(text, label)
+        parsed = parse(known[oid], label)
         inputs.files.append(label)
         inputs.documents.extend(parsed.documents)
         inputs.diagnostics.extend(parsed.diagnostics)
     return inputs
+
+
+def _read_blobs(revision: str, top: Path, wanted: list[tuple[str, str]], texts: dict[str, str]) -> None:
+    """Read the blobs of `wanted` (path, object id) into texts; a blob that is not UTF-8 is an input error."""
+    if not wanted:
+        return
+    # Blobs are asked for by object id: `cat-file --batch` reads one request per line, and a path may hold a
+    # newline (git allows any byte but NUL in a path), which would split `REVISION:path` into two requests.
+    request = "".join(f"{oid}\n" for _, oid in wanted).encode("ascii")
+    blobs = _split_batch(_git(["cat-file", "--batch"], top, stdin=request))
+    for (name, oid), blob in zip(wanted, blobs, strict=True):
+        try:
+            texts[oid] = blob.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise InputError(f"{revision}:{_shown(top / name)}: not UTF-8 text") from None
 
 
 def _blobs(revision: str, paths: Sequence[str], top: Path) -> list[tuple[str, str]]:

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import dataclasses
+import bisect
 import enum
+import itertools
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import click
 
 from mxjob_gitops.compiler.cli.exits import CommandError
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, Location, Severity
+from mxjob_gitops.compiler.docsplit import Piece, split_documents
 from mxjob_gitops.compiler.limits import MAX_INPUT_BYTES
 from mxjob_gitops.compiler.source import ParseResult, SourceDocument, SourceText, parse_text
 
@@ -96,23 +98,55 @@ def _earlier_renders(root: Path) -> list[Path]:
 
 
 class SharedParses:
-    """A parser that parses each distinct text once: `mxjob diff` reads most files with the same bytes on both
-    sides (a pull request touches few jobs). The documents are shared, renamed to the file they were read
-    from; sharing is safe because compiling never writes into its input (compiler.convert.writable_v1 copies
-    the parts it changes). Texts with parse diagnostics are parsed every time, so each side reports its own."""
+    """A parser that parses each distinct document text once: `mxjob diff` reads most documents with the same
+    text on both sides (a pull request touches few jobs). A file is cut into its documents' texts where that is
+    exact (compiler.docsplit), the documents not seen before are parsed in one go, and each document is shared,
+    renamed to the file, index and position it was read at; sharing is safe because compiling never writes into
+    its input (compiler.convert.writable_v1 copies the parts it changes). A file with parse diagnostics is
+    parsed whole every time, exactly as parse_text reports it, so each side reports its own."""
 
     def __init__(self) -> None:
-        self._known: dict[str, list[SourceDocument]] = {}
+        self._known: dict[str, tuple[Any, int] | None] = {}  # piece text -> (data, start in it) or no document
 
     def __call__(self, text: str, file: str) -> ParseResult:
-        known = self._known.get(text)
-        if known is not None:
-            source = SourceText(file, text)
-            return ParseResult([dataclasses.replace(d, file=file, source=source) for d in known], [])
-        parsed = parse_text(text, file)
-        if not parsed.diagnostics:
-            self._known[text] = parsed.documents
-        return parsed
+        pieces = split_documents(text)
+        if pieces is None:
+            return parse_text(text, file)
+        failed = self._learn([p for p in pieces if p.text not in self._known], text, file)
+        if failed is not None:
+            return failed
+        source = SourceText(file, text)
+        documents: list[SourceDocument] = []
+        index = 0
+        for piece in pieces:
+            known = self._known[piece.text]
+            if known is not None:
+                documents.append(SourceDocument(known[0], file, index, source, piece.offset + known[1]))
+            index += 1 if known is not None or piece.documents else 0
+        return ParseResult(documents, [])
+
+    def _learn(self, pieces: list[Piece], text: str, file: str) -> ParseResult | None:
+        """Parse the new pieces together (one stream: they are independent) and remember their documents; when
+        that has diagnostics, or an uncertain first piece turns out to hold no mapping (a null document or
+        none?), nothing is remembered and the whole text's own parse is returned."""
+        if not pieces:
+            return None
+        whole = "".join(p.text for p in pieces) == text
+        parsed = parse_text(text if whole else "".join(p.text for p in pieces), file)
+        if parsed.diagnostics:
+            return parsed if whole else parse_text(text, file)
+        ends = list(itertools.accumulate(len(p.text) for p in pieces))
+        found: dict[int, tuple[Any, int]] = {}
+        for document in parsed.documents:
+            at = bisect.bisect_right(ends, document.start or 0)
+            if at in found or pieces[at].documents == 0:  # cannot happen (see compiler.docsplit): parse it whole
+                return parse_text(text, file)
+            found[at] = (document.data, (document.start or 0) - (ends[at - 1] if at else 0))
+        if any(pieces[at].documents is None for at in range(len(pieces)) if at not in found):
+            return parse_text(text, file)
+        for at, piece in enumerate(pieces):
+            self._known[piece.text] = found.get(at)
+        return None
 
 
 def read_inputs(
