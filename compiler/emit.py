@@ -196,7 +196,8 @@ class Emitter:
             value = mapping[key]
             kind = type(value)
             if kind is str:
-                text = quoted.get(value)
+                # Only short strings are remembered; hashing a long one (MX_CONFIG of a wide job) costs a scan.
+                text = quoted.get(value) if len(value) <= _CACHEABLE_LENGTH else None
                 if text is not None:
                     out.append(f"{head} {text}\n")
                 else:
@@ -233,7 +234,7 @@ class Emitter:
                 else:
                     out.append(f"{pad}- []\n")
             elif kind is str:
-                text = quoted.get(item)
+                text = quoted.get(item) if len(item) <= _CACHEABLE_LENGTH else None
                 if text is not None:
                     out.append(f"{pad}- {text}\n")
                 else:
