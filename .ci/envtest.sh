@@ -50,7 +50,7 @@ download_source() {
         "deb-src ${opts}http://deb.debian.org/debian bookworm main" \
         "deb-src ${opts}http://deb.debian.org/debian-security bookworm-security main" | as_root tee "$DEBSRC_LIST" >/dev/null
     as_root apt-get update -q
-    (cd "$SRC" && apt-get source --download-only kubernetes)
+    (cd "$SRC" && apt-get source --download-only kubernetes/bookworm)
     as_root rm -f "$DEBSRC_LIST"
     trap - EXIT
     as_root apt-get update -q >/dev/null 2>&1 || true
