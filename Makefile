@@ -1,5 +1,7 @@
 # Two entry points do all set-up on a fresh machine (see README): `make examples` and `make test`.
 PYTHON ?= python3
+# Test workers for `make test` (pytest-xdist); each test file runs whole on one worker. TEST_WORKERS=0 runs serially.
+TEST_WORKERS ?= auto
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -20,7 +22,7 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 ## Prepare the e2e tier: MXNet 1.9.1 and Apache TVM in cached venvs outside the repository (not project dependencies).
 e2e-prepare:
