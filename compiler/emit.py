@@ -188,7 +188,7 @@ class Emitter:
         layout = self._layouts.get(shape)
         if layout is None:
             keys = ordered_keys(mapping)
-            layout = [(key, f"{lead if i == 0 else pad}{self.quote(key)}:") for i, key in enumerate(keys)]
+            layout = [(key, _key_head(self.quote(key), lead if i == 0 else pad, pad)) for i, key in enumerate(keys)]
             if len(self._layouts) >= _CACHE_LIMIT:
                 self._layouts.clear()
             self._layouts[shape] = layout
@@ -248,6 +248,18 @@ class Emitter:
 
     def _scalar(self, value: Any) -> str:
         return self.quote(value) if isinstance(value, str) else _number(value)
+
+
+# YAML 1.2 §7.4.2 and §8.2.2 limit an implicit key to 1024 characters, and readers enforce it (PyYAML's
+# scanner and go-yaml's, which kubectl uses, drop a "possible simple key" past that length): a longer key is
+# written as an explicit `? key` entry, whose length no reader limits.
+_SIMPLE_KEY_LIMIT = 1000
+
+
+def _key_head(quoted: str, first: str, pad: str) -> str:
+    if len(quoted) <= _SIMPLE_KEY_LIMIT:
+        return f"{first}{quoted}:"
+    return f"{first}? {quoted}\n{pad}:"
 
 
 def to_yaml(document: dict[str, Any]) -> str:
