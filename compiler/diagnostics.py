@@ -6,6 +6,8 @@ import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from mxjob_gitops.compiler.escape import terminal
+
 PathPart = str | int
 JsonPath = tuple[PathPart, ...]
 
@@ -102,7 +104,7 @@ class Diagnostic:
         where = f"{self.location}: " if self.location else ""
         at = f" at {self.json_path}" if self.path else ""
         hint = f" ({self.hint})" if self.hint else ""
-        return f"{where}{self.severity.value} {self.code.value}{at}: {self.message}{hint}"
+        return terminal(f"{where}{self.severity.value} {self.code.value}{at}: {self.message}{hint}")
 
     def to_dict(self) -> dict[str, object]:
         loc = self.location

@@ -34,7 +34,11 @@ _NOT_STRING = re.compile(
 )
 # Characters YAML does not allow raw, or reads as line breaks, or that a single-quoted scalar cannot hold.
 _UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
-_ESCAPE_AFTER_JSON = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+# Also bidirectional overrides and isolates (escape.terminal's set): lossless in JSON, and a terminal showing
+# the JSON cannot be made to display text in another order than it has.
+_ESCAPE_AFTER_JSON = re.compile(
+    "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ufffe\uffff\ud800-\udfff]"
+)
 _RESOLVER = yaml.resolver.Resolver()
 _STR_TAG = "tag:yaml.org,2002:str"
 _CACHE_LIMIT = 200_000
@@ -184,7 +188,7 @@ class Emitter:
         layout = self._layouts.get(shape)
         if layout is None:
             keys = ordered_keys(mapping)
-            layout = [(key, f"{lead if i == 0 else pad}{self.quote(key)}:") for i, key in enumerate(keys)]
+            layout = [(key, _key_head(self.quote(key), lead if i == 0 else pad, pad)) for i, key in enumerate(keys)]
             if len(self._layouts) >= _CACHE_LIMIT:
                 self._layouts.clear()
             self._layouts[shape] = layout
@@ -246,6 +250,18 @@ class Emitter:
         return self.quote(value) if isinstance(value, str) else _number(value)
 
 
+# YAML 1.2 §7.4.2 and §8.2.2 limit an implicit key to 1024 characters, and readers enforce it (PyYAML's
+# scanner and go-yaml's, which kubectl uses, drop a "possible simple key" past that length): a longer key is
+# written as an explicit `? key` entry, whose length no reader limits.
+_SIMPLE_KEY_LIMIT = 1000
+
+
+def _key_head(quoted: str, first: str, pad: str) -> str:
+    if len(quoted) <= _SIMPLE_KEY_LIMIT:
+        return f"{first}{quoted}:"
+    return f"{first}? {quoted}\n{pad}:"
+
+
 def to_yaml(document: dict[str, Any]) -> str:
     """One manifest as block YAML (a fresh Emitter: for many documents, keep one Emitter)."""
     return Emitter().to_yaml(document)
@@ -253,9 +269,11 @@ def to_yaml(document: dict[str, Any]) -> str:
 
 def json_text(value: Any, **options: Any) -> str:
     """json.dumps with raw UTF-8, except what YAML readers refuse or read as a line break (C1 controls, DEL,
-    U+2028/2029, BOM, non-characters, lone surrogates): those are \\u escapes, so JSON output stays valid YAML."""
+    U+2028/2029, BOM, non-characters, lone surrogates) and bidi controls: those are \\u escapes, so JSON output
+    stays valid YAML, displays in its own order and holds no GitHub Actions command."""
     text = json.dumps(value, ensure_ascii=False, **options)
-    return _ESCAPE_AFTER_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    # `##[` occurs only inside a string here; as `##\u005b` no CI log runs it (escape.terminal says why).
+    return _ESCAPE_AFTER_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text).replace("##[", "##\\u005b")
 
 
 def to_json(document: Any) -> str:

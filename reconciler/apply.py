@@ -13,10 +13,11 @@ from datetime import datetime
 from typing import Any, assert_never
 
 from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.reconciler.gitops import verified_owners
 from mxjob_gitops.reconciler.kube import ClusterError, Conflict, Fenced, Writer
 from mxjob_gitops.reconciler.kueue import MarkUnretriable, ReleasePod
 from mxjob_gitops.reconciler.plan import Action, CreatePod, DeletePod, Event, Nudge, Plan
-from mxjob_gitops.reconciler.state import ARGO_TRACKING, timestamp
+from mxjob_gitops.reconciler.state import timestamp
 
 log = logging.getLogger("mxjob.reconcile")
 FLUX_REQUESTED_AT = "reconcile.fluxcd.io/requestedAt"
@@ -75,6 +76,8 @@ class Applier:
                 self._one(self.writer, job, namespace, action, pods)
             except Fenced:
                 raise
+            except OutOfScope as exc:  # never retried: only a change of the job can help
+                log.warning(f"refused: {exc}", extra=where)
             except ClusterError as exc:
                 log.warning(f"{_describe(action)} failed: {exc}", extra=where)
                 failures.append(exc)
@@ -95,6 +98,8 @@ class Applier:
                         extra={"job": f"{namespace}/{job['metadata']['name']}"},
                     )
             case CreatePod():
+                if (action.manifest.get("metadata") or {}).get("namespace", namespace) != namespace:
+                    raise OutOfScope(f"not creating pod {action.name} outside the job's namespace {namespace}")
                 with contextlib.suppress(Conflict):  # there already (the GitOps engine's, or ours before a crash)
                     writer.create({**action.manifest})
                     log.info(f"recreated pod {action.name}", extra={"job": f"{namespace}/{job['metadata']['name']}"})
@@ -107,30 +112,16 @@ class Applier:
                 assert_never(action)
 
     def _nudge(self, writer: Writer, namespace: str, pod: Mapping[str, Any] | None) -> None:
-        """Ask the owner (a Flux Kustomization or an Argo CD Application) to reconcile now."""
+        """Ask the owner (a Flux Kustomization, an Argo CD Application) to reconcile now: only an owner whose own
+        status lists this pod (reconciler.gitops), never one a pod's labels alone name."""
         if pod is None:
             return
-        metadata = pod.get("metadata") or {}
-        labels = metadata.get("labels") or {}
         now = timestamp(self.clock())
-        if "kustomize.toolkit.fluxcd.io/name" in labels:
+        for owner in verified_owners(writer.cluster.get, pod, namespace, self.settings.argocd_namespace):
+            key = FLUX_REQUESTED_AT if owner.kind == "Kustomization" else ARGO_REFRESH
+            value = now if owner.kind == "Kustomization" else "normal"
             writer.merge_patch(
-                "kustomize.toolkit.fluxcd.io/v1",
-                "Kustomization",
-                labels.get("kustomize.toolkit.fluxcd.io/namespace", "flux-system"),
-                labels["kustomize.toolkit.fluxcd.io/name"],
-                {"metadata": {"annotations": {FLUX_REQUESTED_AT: now}}},
-            )
-        tracking = (metadata.get("annotations") or {}).get(ARGO_TRACKING)
-        if tracking:
-            application = tracking.split(":", 1)[0]
-            app_namespace, _, app_name = application.rpartition("_")
-            writer.merge_patch(
-                "argoproj.io/v1alpha1",
-                "Application",
-                app_namespace or self.settings.argocd_namespace,
-                app_name,
-                {"metadata": {"annotations": {ARGO_REFRESH: "normal"}}},
+                owner.api_version, owner.kind, owner.namespace, owner.name, {"metadata": {"annotations": {key: value}}}
             )
 
     def _event(self, job: dict[str, Any], event: Event) -> dict[str, Any]:
@@ -156,6 +147,10 @@ class Applier:
             "lastTimestamp": now,
             "count": 1,
         }
+
+
+class OutOfScope(ClusterError):
+    """An action that would write outside the job's namespace: refused, logged, not retried."""
 
 
 def event_name(job_metadata: Mapping[str, Any], event: Event) -> str:

@@ -101,9 +101,11 @@ def render_options(config_map: Mapping[str, Any] | None, namespace: str) -> Rend
     cannot read is an error, never a silent fallback (the pod would differ from Git)."""
     base = RenderOptions(namespace=namespace or None, include_job=False)
     try:
-        return RenderOptions.from_config_map(config_map, base) if config_map is not None else base
+        options = RenderOptions.from_config_map(config_map, base) if config_map is not None else base
     except ValueError as exc:
         raise JobError(f"ConfigMap {c.CONFIG_JOB_KEY}: {exc}") from None
+    # The job's own namespace, whatever the record says: a recreated pod never lands in another namespace.
+    return dataclasses.replace(options, namespace=namespace or None)
 
 
 def spec_version(obj: Mapping[str, Any]) -> str:

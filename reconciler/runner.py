@@ -22,6 +22,7 @@ from mxjob_gitops.reconciler.kueue import ReleasePod
 from mxjob_gitops.reconciler.metrics import Metrics
 from mxjob_gitops.reconciler.plan import CreatePod, DeletePod
 from mxjob_gitops.reconciler.state import PodView
+from mxjob_gitops.reconciler.trust import clean_status, owned_pods
 from mxjob_gitops.reconciler.vocabulary import Reason
 from mxjob_gitops.reconciler.workqueue import Key
 
@@ -117,7 +118,9 @@ class Reconciler:
         namespace = str(meta.get("namespace") or "")
         self.metrics.reconcile_errors.labels(namespace, "too_large").inc()
         log.warning(f"refused: {message}", extra={"job": f"{namespace}/{meta.get('name')}"})
-        plan = refuse(str(meta.get("name")), job_obj.get("status") or {}, self.clock(), Reason.TOO_LARGE, message)
+        plan = refuse(
+            str(meta.get("name")), clean_status(job_obj.get("status")), self.clock(), Reason.TOO_LARGE, message
+        )
         try:
             self.applier.events(job_obj, plan)
             self.applier.status(job_obj, plan)
@@ -127,10 +130,11 @@ class Reconciler:
 
     def _reconcile(self, job_obj: dict[str, Any], pods: list[dict[str, Any]]) -> Result:
         view = self.jobs.view(job_obj)
+        pods = owned_pods(job_obj, pods)
         types = {t.lower(): t for t in view.replicas}
         views = [v for v in (PodView.from_object(p, types) for p in pods) if v is not None]
         for _ in range(CONFLICT_RETRIES):
-            previous = job_obj.get("status") or {}
+            previous = clean_status(job_obj.get("status"))
             rendering = None
             if self.settings.apply.recreate and pods_to_create(previous, views):
                 config_map = self.cluster.get("v1", "ConfigMap", view.namespace, config_map_name(job_obj))

@@ -139,6 +139,13 @@ def trim_pod(pod: Mapping[str, Any]) -> dict[str, Any]:
         kept_metadata["namespace"] = metadata["namespace"]
     if "labels" in metadata:
         kept_metadata["labels"] = metadata["labels"]
+    controllers = [  # whose pod it is (reconciler.trust.owned_pods)
+        {k: r[k] for k in ("kind", "uid", "controller") if k in r}
+        for r in metadata.get("ownerReferences") or []
+        if isinstance(r, dict) and r.get("controller") is True
+    ]
+    if controllers:
+        kept_metadata["ownerReferences"] = controllers
     annotations = {k: v for k, v in (metadata.get("annotations") or {}).items() if k == ARGO_TRACKING}
     if annotations:
         kept_metadata["annotations"] = annotations

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
 
 from tests.conftest import run_cli
@@ -167,3 +169,55 @@ def test_an_invalid_file_means_nothing_is_written(tmp_path: Path) -> None:
 def test_standard_input_cannot_be_rewritten() -> None:
     result = run_cli(["convert", "--in-place", "-"], stdin=V1ALPHA1)
     assert result.exit_code == 2 and "--in-place rewrites files" in result.stderr
+
+
+def test_a_symbolic_link_is_refused_and_left_a_link(tmp_path: Path) -> None:
+    """Rewriting would replace the link with a file (and a link may point out of the repository): refused, located,
+    exit 1, and no file of the run is written."""
+    target, link, other = tmp_path / "target.yaml", tmp_path / "link.yaml", tmp_path / "other.yaml"
+    target.write_text(V1ALPHA1, encoding="utf-8")
+    other.write_text(V1ALPHA1, encoding="utf-8")
+    link.symlink_to(target)
+    result = run_cli(["convert", "--in-place", str(link), str(other)])
+    assert result.exit_code == 1, result.stderr
+    assert f"{link}: error MXJ001: a symbolic link" in result.stderr and "Traceback" not in result.stderr
+    assert link.is_symlink() and target.read_text(encoding="utf-8") == V1ALPHA1
+    assert other.read_text(encoding="utf-8") == V1ALPHA1
+
+
+def test_ordinary_bad_input_is_a_located_error_never_an_internal_one(tmp_path: Path) -> None:
+    not_utf8 = tmp_path / "latin1.yaml"
+    not_utf8.write_bytes(V1ALPHA1.encode("utf-8") + "# caf\u00e9\n".encode("latin-1"))
+    result = run_cli(["convert", "--in-place", str(not_utf8)])
+    assert result.exit_code == 1 and f"{not_utf8}: error MXJ001: the file is not UTF-8 text" in result.stderr
+
+
+def test_a_json_file_that_holds_yaml_is_rewritten_as_yaml(tmp_path: Path) -> None:
+    path = tmp_path / "job.json"
+    path.write_text(V1ALPHA1, encoding="utf-8")
+    text, _ = _convert(path)
+    assert yaml.safe_load(text)["apiVersion"] == "kubeflow.org/v1"
+
+
+def test_a_file_the_round_trip_writer_cannot_read_is_a_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ruamel.yaml may refuse what the safe reader accepted: every rewrite is built before any file is written, so
+    the first file is not left converted while the second fails; exit 1 with the reason and a way out."""
+    from ruamel.yaml.error import YAMLError
+
+    from mxjob_gitops.compiler.cli import inplace
+
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    first.write_text(V1ALPHA1, encoding="utf-8")
+    second.write_text(V1ALPHA1.replace("# ", "#  "), encoding="utf-8")
+    original = inplace.rewrite_yaml
+
+    def picky(text: str, edits: list[Any]) -> str:
+        if "#  " in text:
+            raise YAMLError("while scanning a simple key\nnot what I expected")
+        return original(text, edits)
+
+    monkeypatch.setattr(inplace, "rewrite_yaml", picky)
+    result = run_cli(["convert", "--in-place", str(tmp_path)])
+    assert result.exit_code == 1, result.stderr
+    assert f"{second}: error MXJ001: cannot be rewritten in place: YAMLError: while scanning" in result.stderr
+    assert first.read_text(encoding="utf-8") == V1ALPHA1

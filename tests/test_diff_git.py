@@ -3,6 +3,7 @@ repository."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -91,3 +92,45 @@ def test_a_blob_in_both_revisions_is_read_once(repo: Path, monkeypatch: pytest.M
     assert result.exit_code == 1, result.stderr
     assert "+ Pod mnist-worker-3 added" in result.stdout and "other" not in result.stdout
     assert len(asked) == len(set(asked)) == 3
+
+
+HOSTILE_REFS = ["--output=/tmp/mxjob-hostile-ref", "-c", "--name-only", "--format=%(path)", "-r", "--", "-"]
+
+
+@pytest.mark.parametrize("ref", HOSTILE_REFS)
+def test_a_ref_that_looks_like_an_option_is_only_a_ref(repo: Path, ref: str, tmp_path: Path) -> None:
+    """A pull request can push any ref: each revision is resolved once to a commit id (`rev-parse --verify
+    --end-of-options`), and only that id reaches `ls-tree` and `cat-file`, so no name is read as an option."""
+    from mxjob_gitops.compiler.cli import gitsource
+
+    if ref in ("--", "-"):  # no valid ref name: a clean "no commit" error, never an option or a crash
+        result = run_cli(["diff", "--base", ref, "--format", "brief", "jobs"], cwd=repo)
+        assert result.exit_code == 2 and "no commit" in result.stderr, result.stderr
+        return
+    subprocess.run(["git", "update-ref", f"refs/heads/{ref}", "HEAD"], cwd=repo, check=True, capture_output=True)
+    seen: list[list[str]] = []
+    original = gitsource._git
+
+    def recording(args: list[str], repository: Path, stdin: bytes | None = None) -> bytes:
+        seen.append(list(args))
+        return original(args, repository, stdin)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gitsource, "_git", recording)
+        result = run_cli(["diff", "--base", ref, "--format", "brief", "jobs"], cwd=repo)
+    assert result.exit_code == 1, result.stderr
+    assert "+ Pod mnist-worker-2 added" in result.stdout
+    assert not Path("/tmp/mxjob-hostile-ref").exists()
+    resolved = [a for a in seen if a[:4] == ["rev-parse", "--verify", "--quiet", "--end-of-options"]]
+    assert [a[4] for a in resolved] == [f"{ref}^{{commit}}"]  # resolved once, never read as an option
+    listings = [a for a in seen if a[0] == "ls-tree"]
+    assert listings and all(re.fullmatch("[0-9a-f]{40}", a[4]) for a in listings)  # only the id goes on
+    assert not any(f"{ref}^{{commit}}" in a for a in seen if a not in resolved)
+
+
+@pytest.mark.parametrize("ref", ["main\n--output=/tmp/mxjob-hostile-ref", "HEAD\0x", "", "main:jobs", "HEAD^{tree}"])
+def test_a_revision_that_names_no_commit_is_a_clean_error(repo: Path, ref: str) -> None:
+    result = run_cli(["diff", "--base", ref, "--format", "brief", "jobs"], cwd=repo)
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    assert "no commit" in result.stderr and len(result.stderr.splitlines()) == 1
+    assert not Path("/tmp/mxjob-hostile-ref").exists()

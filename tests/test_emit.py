@@ -201,3 +201,55 @@ _POOLED = st.recursive(
 def test_one_emitter_for_a_stream_writes_each_document_as_a_fresh_one_would(documents: list[dict[str, Any]]) -> None:
     emitter = Emitter()
     assert [emitter.to_yaml(d) for d in documents] == [to_yaml(d) for d in documents]
+
+
+LONG_KEYS = st.builds(lambda unit, n, tail: unit * n + tail, st.sampled_from(["k", "é", "a: ", "'", "😀", "\x07"]),
+                      st.integers(300, 1400), st.text(max_size=5))  # fmt: skip
+LONG_DOCUMENTS = st.recursive(
+    st.dictionaries(LONG_KEYS | st.text(max_size=8), scalars, min_size=1, max_size=3),
+    lambda children: st.dictionaries(
+        LONG_KEYS | st.text(max_size=8), children | st.lists(children, max_size=2), max_size=3
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(LONG_DOCUMENTS)
+def test_keys_longer_than_a_simple_key_round_trip(document: dict[str, Any]) -> None:
+    """A key past YAML's 1024-character implicit-key limit is written as an explicit `? key`: PyYAML (YAML 1.1) and
+    ruamel.yaml (1.2) read it back."""
+    text = to_yaml(document)
+    loaded_11, loaded_12 = _load_both(text)
+    assert loaded_11 == document
+    assert loaded_12 == document
+
+
+@pytest.mark.parametrize("reader", ["yaml2json", "kyaml2json"])
+def test_long_keys_read_back_by_kubectls_and_kustomizes_readers(reader: str) -> None:
+    """The same through sigs.k8s.io/yaml (kubectl, Argo CD) and kyaml (kustomize, Flux), built from source."""
+    import json
+    import subprocess
+
+    from tests.realcomp import realcomp_bin
+
+    key = "annotation.example.com/" + "k" * 1500
+    document = {
+        "metadata": {"annotations": {key: "v", "short": "s"}},
+        "data": {key: {"nested": [1, {key: "x"}]}, "list": [{key: "y", "z": {}}]},
+        key: [],
+    }
+    done = subprocess.run([realcomp_bin(reader)], input=to_yaml(document).encode(), capture_output=True, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+    assert json.loads(done.stdout) == document
+
+
+def test_render_passes_a_long_key_through_readably() -> None:
+    from tests.conftest import run_cli
+
+    key = "x" * 1100
+    header = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n"
+    source = f"{header}  ? {key}\n  : 1\n  ? {key}y\n  : [2]\n"
+    result = run_cli(["render", "-"], stdin=source)
+    assert result.exit_code == 0, result.stderr
+    assert yaml.safe_load(result.stdout)["spec"] == {key: 1, key + "y": [2]}

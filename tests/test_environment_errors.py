@@ -160,3 +160,50 @@ def test_a_write_that_fails_half_way_leaves_the_previous_rendering(tmp_path: Pat
     assert "File too large" in done.stderr.decode()
     assert _snapshot(out) == before  # nothing half-written, no staging directory left
     assert run_cli(["render", "-o", str(out), str(bigger)]).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "value", ["nan", "NaN", "inf", "-inf", "-1", "1e999", "86401", "soon", "0x10", "1\n::error::x"]
+)
+def test_a_bad_lock_timeout_is_a_usage_error_not_a_hang(
+    tmp_path: Path, value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MXJOB_LOCK_TIMEOUT must be a finite number of seconds from 0 to a day: anything else is exit 2 naming the
+    variable, before anything is read or created, even while another render holds the directory (`nan` compared
+    false with every deadline and waited forever; `soon` was an internal error)."""
+    import fcntl
+    import time
+
+    out = tmp_path / "out"
+    out.mkdir()
+    holder = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    monkeypatch.setenv("MXJOB_LOCK_TIMEOUT", value)
+    try:
+        started = time.monotonic()
+        result = run_cli(["render", "-o", str(out / "new"), str(_job(tmp_path))])
+        assert time.monotonic() - started < 10
+    finally:
+        os.close(holder)
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.startswith("mxjob: MXJOB_LOCK_TIMEOUT=") and len(result.stderr.splitlines()) == 1
+    assert not (out / "new").exists()
+
+
+def test_a_good_lock_timeout_waits_that_long(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import fcntl
+    import time
+
+    out = tmp_path / "out"
+    out.mkdir()
+    holder = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    monkeypatch.setenv("MXJOB_LOCK_TIMEOUT", "0.3")
+    try:
+        started = time.monotonic()
+        result = run_cli(["render", "-o", str(out), str(_job(tmp_path))])
+        waited = time.monotonic() - started
+    finally:
+        os.close(holder)
+    assert result.exit_code == 2 and "another mxjob render is writing this directory" in result.stderr
+    assert 0.3 <= waited < 10

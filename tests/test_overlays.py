@@ -50,6 +50,9 @@ def test_cluster_role_is_least_privilege() -> None:
     role = find(docs, "ClusterRole", "mxjob-reconciler")
     status = next(r for r in role["rules"] if r["resources"] == ["mxjobs/status"])
     assert status["verbs"] == ["get", "update", "patch"]
+    writes = {"create", "update", "patch", "delete", "deletecollection"}
+    services = [r for r in role["rules"] if "services" in r["resources"]]
+    assert not any(writes & set(r["verbs"]) for r in services)  # the reconciler never writes Services
     binding = find(docs, "ClusterRoleBinding", "mxjob-reconciler")
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "mxjob-reconciler", "namespace": "mxjob-system"}]
 

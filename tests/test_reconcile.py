@@ -234,9 +234,19 @@ def test_gitops_mode_nudges_flux_and_argo_cd(tmp_path: Path) -> None:
             "kustomize.toolkit.fluxcd.io/v1",
             "kustomizations",
             "flux-system",
-            {"metadata": {"name": "jobs"}, "spec": {}},
+            {
+                "metadata": {"name": "jobs"},
+                "spec": {},
+                "status": {"inventory": {"entries": [{"id": "ml_mxnet-job-worker-0__Pod", "v": "v1"}]}},
+            },
         )
-        server.state.create("argoproj.io/v1alpha1", "applications", "argocd", {"metadata": {"name": "train"}})
+        listed = {"group": "", "version": "v1", "kind": "Pod", "namespace": "ml", "name": "mxnet-job-worker-0"}
+        server.state.create(
+            "argoproj.io/v1alpha1",
+            "applications",
+            "argocd",
+            {"metadata": {"name": "train"}, "status": {"resources": [listed]}},
+        )
         deploy(server, EXITCODE_JOB)
         all_running(server)
         key = ("v1", "pods", "ml", "mxnet-job-worker-0")

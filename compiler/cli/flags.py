@@ -30,6 +30,32 @@ ENVIRONMENT = (
 )
 
 
+MAX_LOCK_TIMEOUT_SECONDS = 86_400.0  # a day: past that, waiting is not what anyone meant
+
+
+def lock_timeout(default: float) -> float:
+    """MXJOB_LOCK_TIMEOUT: a finite number of seconds from 0 to a day (`nan`, `inf`, `-1` or `soon` are usage
+    errors, exit 2, that name the variable; `nan` would otherwise compare false and wait forever)."""
+    import math
+
+    from mxjob_gitops.compiler.cli.exits import CommandError
+    from mxjob_gitops.compiler.escape import terminal
+
+    text = os.environ.get("MXJOB_LOCK_TIMEOUT")
+    if text is None or not text.strip():
+        return default
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and 0 <= seconds <= MAX_LOCK_TIMEOUT_SECONDS):
+        raise CommandError(
+            f"MXJOB_LOCK_TIMEOUT={terminal(text[:40])!r}: give the seconds render -o waits for another render of "
+            f"the same directory, a number from 0 to {MAX_LOCK_TIMEOUT_SECONDS:g}"
+        )
+    return seconds
+
+
 def _remember(ctx: click.Context, param: click.Parameter, value: int | bool) -> None:
     """-q sets the level to -1, each -v adds one; given both, -q wins."""
     level = ctx.meta.get(_META, 0)

@@ -7,12 +7,15 @@ names the revision and the repository.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 from mxjob_gitops.compiler.cli.inputs import InputError, Inputs, Parser, is_manifest_path
 from mxjob_gitops.compiler.source import parse_text
+
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
 
 
 def _git(args: Sequence[str], repository: Path, stdin: bytes | None = None) -> bytes:
@@ -47,15 +50,24 @@ def repository_of(paths: Sequence[str]) -> Path:
     return top
 
 
-def check_revision(revision: str, top: Path) -> None:
-    """A revision that names no commit is an error that says which, and where it was looked for."""
+def resolve_revision(revision: str, top: Path) -> str:
+    """The id of the commit REVISION names, resolved once; only this id is passed on to other Git commands, so a
+    name that begins with `-` (`--output=…`, `-c`) is never read as an option and a ref moved meanwhile changes
+    nothing. `--end-of-options` keeps `rev-parse` itself from reading the name as an option (git 2.30+)."""
+    failure = InputError(
+        f"git: no commit {revision!r} in the repository {top} (a branch, tag or commit there; "
+        f"a shallow CI checkout may need `git fetch origin {revision}` or the full history)"
+    )
+    if not revision or "\0" in revision:
+        raise failure
     try:
-        _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"], top)
+        found = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"], top)
     except InputError:
-        raise InputError(
-            f"git: no commit {revision!r} in the repository {top} (a branch, tag or commit there; "
-            f"a shallow CI checkout may need `git fetch origin {revision}` or the full history)"
-        ) from None
+        raise failure from None
+    commit = found.decode("ascii", "replace").strip()
+    if not _OBJECT_ID.fullmatch(commit):
+        raise failure
+    return commit
 
 
 def read_revision(
@@ -66,11 +78,9 @@ def read_revision(
     `texts` (object id -> text) holds blobs already read, by another revision for instance: a blob with the
     same id has the same bytes, so it is not asked from Git again; the ones read here are added to it."""
     top = repository_of(paths)
-    check_revision(revision, top)
+    commit = resolve_revision(revision, top)
     relative = [Path(os.path.realpath(p)).relative_to(top).as_posix() or "." for p in paths]
-    wanted = [
-        (name, oid) for name, oid in _blobs(revision, relative, top) if is_manifest_path(PurePosixPath(name).parts)
-    ]
+    wanted = [(name, oid) for name, oid in _blobs(commit, relative, top) if is_manifest_path(PurePosixPath(name).parts)]
     known = {} if texts is None else texts
     inputs = Inputs()
     _read_blobs(revision, top, [(name, oid) for name, oid in wanted if oid not in known], known)
@@ -98,9 +108,9 @@ def _read_blobs(revision: str, top: Path, wanted: list[tuple[str, str]], texts: 
             raise InputError(f"{revision}:{_shown(top / name)}: not UTF-8 text") from None
 
 
-def _blobs(revision: str, paths: Sequence[str], top: Path) -> list[tuple[str, str]]:
-    """(path, object id) of every blob under PATHS at REVISION, from a NUL-separated listing (any path works)."""
-    listing = _git(["ls-tree", "-r", "-z", "--full-tree", revision, "--", *paths], top)
+def _blobs(commit: str, paths: Sequence[str], top: Path) -> list[tuple[str, str]]:
+    """(path, object id) of every blob under PATHS in COMMIT (an id), from a NUL-separated listing (any path)."""
+    listing = _git(["ls-tree", "-r", "-z", "--full-tree", commit, "--", *paths], top)
     found: list[tuple[str, str]] = []
     for entry in listing.split(b"\0"):
         header, tab, name = entry.partition(b"\t")  # `<mode> <type> <oid>\t<path>`

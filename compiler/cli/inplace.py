@@ -140,7 +140,11 @@ def _at(root: Any, path: JsonPath) -> Any:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Replace PATH's content in one step, keeping its permissions."""
+    """Replace PATH's content in one step, keeping its permissions; never through or over a symbolic link."""
+    from mxjob_gitops.compiler.cli.exits import CommandError
+
+    if path.is_symlink():  # checked when read too; this is the last moment before the rename replaces it
+        raise CommandError(f"{path}: a symbolic link, not rewritten (convert the file it points to)")
     mode = path.stat().st_mode
     handle, staged = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -163,8 +167,13 @@ def changed_jobs(plan: Any) -> Iterator[tuple[int, JsonPath, Conversion]]:
 
 
 def convert_in_place(paths: tuple[str, ...], quiet: bool) -> tuple[int, int, list[Diagnostic]]:
-    """Check every file first; only when all convert cleanly is any rewritten. (changed, unchanged, diagnostics)"""
-    from mxjob_gitops.compiler.cli.inputs import InputError, discover
+    """Check every file first, and build every rewrite; only when all succeed is any file written, so a file
+    that cannot be rewritten leaves all of them as they were. (changed, unchanged, diagnostics)
+
+    Bad input is a located error (exit 1), never an internal one: a file that is not UTF-8 or too large (the
+    same reader as every command, cli.inputs.input_texts), a symbolic link (rewriting would replace the link
+    with a file), a `.json` file that holds YAML (rewritten as YAML), a file the round-trip writer cannot read."""
+    from mxjob_gitops.compiler.cli.inputs import InputError, input_texts, unreadable
     from mxjob_gitops.compiler.diagnostics import has_errors
     from mxjob_gitops.compiler.options import RenderOptions
     from mxjob_gitops.compiler.pipeline import compile_documents
@@ -174,18 +183,62 @@ def convert_in_place(paths: tuple[str, ...], quiet: bool) -> tuple[int, int, lis
         raise InputError("--in-place rewrites files; '-' (standard input) cannot be rewritten")
     work = []
     diagnostics: list[Diagnostic] = []
-    for name in discover(paths):
-        text = Path(name).read_text(encoding="utf-8-sig")
+    for name, text in input_texts(paths):
+        if Path(name).is_symlink():
+            diagnostics.append(_refused(name, "a symbolic link: --in-place would replace the link with a file", _LINK))
+            continue
+        if not isinstance(text, str):
+            diagnostics.append(unreadable(text, name))
+            continue
         parsed = parse_text(text, name)
         plan = compile_documents(parsed.documents, RenderOptions(), defaults=False)
         diagnostics.extend([*parsed.diagnostics, *plan.diagnostics])
         work.append((Path(name), text, list(changed_jobs(plan))))
     if has_errors(diagnostics):
         return 0, 0, diagnostics
-    changed = 0
+    rewritten = []
     for path, text, edits in work:
         if edits:
-            rewrite = rewrite_json if path.suffix == ".json" else rewrite_yaml
-            write_atomically(path, rewrite(text, edits))
-            changed += 1
-    return changed, len(work) - changed, diagnostics
+            try:
+                rewritten.append((path, _rewrite(path, text, edits)))
+            except Exception as exc:
+                if not isinstance(exc, _failures()):
+                    raise
+                diagnostics.append(_refused(str(path), f"cannot be rewritten in place: {_first_line(exc)}", _STDOUT))
+    if has_errors(diagnostics):
+        return 0, 0, diagnostics
+    for path, new_text in rewritten:
+        write_atomically(path, new_text)
+    return len(rewritten), len(work) - len(rewritten), diagnostics
+
+
+_LINK = "give the file the link points to"
+_STDOUT = "convert it to standard output instead: `mxjob convert FILE > NEW` (formatting is not kept)"
+
+
+def _rewrite(path: Path, text: str, edits: list[tuple[int, JsonPath, Conversion]]) -> str:
+    """A `.json` file as JSON when it is JSON (YAML is a superset: one that holds YAML is rewritten as YAML)."""
+    if path.suffix == ".json":
+        try:
+            return rewrite_json(text, edits)
+        except ValueError:
+            pass
+    return rewrite_yaml(text, edits)
+
+
+def _refused(name: str, message: str, hint: str) -> Diagnostic:
+    from mxjob_gitops.compiler.diagnostics import Code, Location, Severity
+
+    return Diagnostic(Code.YAML_SYNTAX, Severity.ERROR, message, location=Location(name), hint=hint)
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+
+
+def _failures() -> tuple[type[BaseException], ...]:
+    """What the round-trip writer raises on input the safe reader accepted: a finding, not a bug of ours."""
+    from ruamel.yaml.error import YAMLError, YAMLStreamError
+
+    return (YAMLError, YAMLStreamError, ValueError, RecursionError)

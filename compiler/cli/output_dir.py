@@ -153,7 +153,9 @@ def _locked(directory: Path) -> Iterator[None]:
     """An exclusive flock on DIR (a second render waits); released when this process ends, however it ends."""
     handle = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        timeout = float(os.environ.get("MXJOB_LOCK_TIMEOUT", LOCK_TIMEOUT_SECONDS))
+        from mxjob_gitops.compiler.cli.flags import lock_timeout
+
+        timeout = lock_timeout(LOCK_TIMEOUT_SECONDS)
         deadline = time.monotonic() + timeout
         while True:
             try:

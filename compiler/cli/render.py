@@ -156,9 +156,11 @@ def _render_stream(paths: tuple[str, ...], options: RenderOptions, fmt: str) -> 
 def _render_to_dir(paths: tuple[str, ...], options: RenderOptions, fmt: str, output_dir: Path) -> None:
     """Render into DIR one job at a time: files are staged as they come and committed only when the whole input
     was valid (cli.output_dir). A failed render leaves no directory it created behind."""
-    from mxjob_gitops.compiler.cli.output_dir import OutputError, write_output_dir
+    from mxjob_gitops.compiler.cli.flags import lock_timeout
+    from mxjob_gitops.compiler.cli.output_dir import LOCK_TIMEOUT_SECONDS, OutputError, write_output_dir
     from mxjob_gitops.compiler.emit import to_json
 
+    lock_timeout(LOCK_TIMEOUT_SECONDS)  # a bad MXJOB_LOCK_TIMEOUT is a usage error before anything is read or made
     streamed = _Streamed(paths, options, [output_dir], check_first=False)
     if not streamed.render.ok:
         streamed.finish()  # an input that does not parse: not even the directory is created

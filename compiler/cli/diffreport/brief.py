@@ -6,6 +6,7 @@ from typing import TextIO
 
 from mxjob_gitops.compiler.changes import ObjectStatus
 from mxjob_gitops.compiler.cli.diffreport import DiffReport
+from mxjob_gitops.compiler.escape import terminal
 
 _MARK = {ObjectStatus.ADDED: "+", ObjectStatus.REMOVED: "-", ObjectStatus.MODIFIED: "~", ObjectStatus.REORDERED: "="}
 
@@ -14,4 +15,4 @@ class BriefReporter:
     def write(self, report: DiffReport, out: TextIO) -> None:
         for change in report.changes:
             extra = " (will be replaced)" if change.replace else (" (order only)" if not change.counts else "")
-            out.write(f"{_MARK[change.status]} {change.title} {change.status.value}{extra}\n")
+            out.write(f"{_MARK[change.status]} {terminal(change.title)} {change.status.value}{extra}\n")

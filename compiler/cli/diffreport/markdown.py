@@ -15,6 +15,7 @@ from typing import TextIO
 
 from mxjob_gitops.compiler.changes import ObjectChange, ObjectStatus
 from mxjob_gitops.compiler.cli.diffreport import DiffReport, describe, notes, summarise, unified
+from mxjob_gitops.compiler.escape import markdown_code, markdown_html, markdown_text, terminal
 
 GITHUB_LIMIT = 65_536
 _MARKS = {ObjectStatus.ADDED: "+", ObjectStatus.REMOVED: "-", ObjectStatus.MODIFIED: "~"}
@@ -27,7 +28,7 @@ class Block:
 
 
 def _job_label(job: str) -> str:
-    return f"`{job}`" if job else "other objects"
+    return markdown_code(job, table=True) if job else "other objects"
 
 
 def summary(report: DiffReport, limit: int) -> str:
@@ -37,7 +38,7 @@ def summary(report: DiffReport, limit: int) -> str:
         for s in (ObjectStatus.ADDED, ObjectStatus.REMOVED, ObjectStatus.MODIFIED)
     }
     replaced = sum(c.replace for c in changes)
-    lines = [f"### mxjob diff `{report.base}` → `{report.head}`", ""]
+    lines = [f"### mxjob diff {markdown_code(report.base)} → {markdown_code(report.head)}", ""]
     if not changes:
         lines.append("No differences.")
         return "\n".join(lines) + "\n"
@@ -68,13 +69,11 @@ def _fence(lines: list[str]) -> str:
 
 
 def object_block(change: ObjectChange, context: int, limit: int) -> str:
-    head = [
-        f"#### {change.kind} `{change.namespace + '/' if change.namespace else ''}{change.name}` · "
-        f"{change.status.value}"
-    ]
-    head.extend(f"> {note}" for note in notes(change))
+    identity = f"{change.namespace + '/' if change.namespace else ''}{change.name}"
+    head = [f"#### {markdown_text(change.kind)} {markdown_code(identity)} · {change.status.value}"]
+    head.extend(f"> {markdown_text(note)}" for note in notes(change))
     head.append("")
-    lines = unified(change, context)[2:]
+    lines = [terminal(line) for line in unified(change, context)[2:]]
     fence = _fence(lines)
     body = [fence + "diff", *lines, fence]
     text = "\n".join([*head, *body]) + "\n\n"
@@ -96,7 +95,7 @@ def _open(job: str, changes: list[ObjectChange], continued: bool) -> str:
     mine = [c for c in changes if c.job == job and c.counts]
     marks = " ".join(f"{_MARKS[s]}{sum(c.status is s for c in mine)}" for s in _MARKS)
     suffix = " (continued)" if continued else ""
-    label = f"<code>{job}</code>" if job else "other objects"
+    label = f"<code>{markdown_html(job)}</code>" if job else "other objects"
     return f"<details><summary>{label}: {marks}{suffix}</summary>\n\n"
 
 

@@ -6,6 +6,7 @@ import os
 from typing import TextIO
 
 from mxjob_gitops.compiler.cli.diffreport import DiffReport, notes, unified
+from mxjob_gitops.compiler.escape import terminal
 
 _COLOURS = {"+": "\033[32m", "-": "\033[31m", "@": "\033[36m"}
 _BOLD, _RESET = "\033[1m", "\033[0m"
@@ -26,15 +27,16 @@ class TextReporter:
     def write(self, report: DiffReport, out: TextIO) -> None:
         paint = colour_wanted(out, self.colour)
         for change in report.changes:
-            header = f"{change.status.value} {change.title}" + (f" (job {change.job})" if change.job else "")
+            header = terminal(f"{change.status.value} {change.title}" + (f" (job {change.job})" if change.job else ""))
             out.write((f"{_BOLD}{header}{_RESET}" if paint else header) + "\n")
             for note in notes(change):
-                out.write(f"# {note}\n")
+                out.write(f"# {terminal(note)}\n")
             if not change.counts:
                 continue
-            for line in unified(change, report.context):
+            for line in map(terminal, unified(change, report.context)):
                 if paint and line[:1] in _COLOURS and not line.startswith(("+++", "---")):
                     line = f"{_COLOURS[line[0]]}{line}{_RESET}"
                 out.write(line + "\n")
         total = len(report.differences)
-        out.write(f"mxjob diff {report.base}..{report.head}: {total} object{'' if total == 1 else 's'} differ\n")
+        span = terminal(f"{report.base}..{report.head}")
+        out.write(f"mxjob diff {span}: {total} object{'' if total == 1 else 's'} differ\n")

@@ -6,25 +6,18 @@ from typing import TextIO
 
 from mxjob_gitops.compiler.cli.reporters.text import summary
 from mxjob_gitops.compiler.diagnostics import Location, Severity
+from mxjob_gitops.compiler.escape import github_data, github_property
 from mxjob_gitops.compiler.pipeline import sort_diagnostics
 from mxjob_gitops.compiler.validation import Report
 
 
-def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _property(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def _command(level: str, location: Location | None, title: str, message: str) -> str:
-    props = [f"title={_property(title)}"]
+    props = [f"title={github_property(title)}"]
     if location is not None and location.file and not location.file.startswith("<"):
-        props.insert(0, f"file={_property(location.file)}")
+        props.insert(0, f"file={github_property(location.file)}")
         if location.line:
             props[1:1] = [f"line={location.line}", f"col={location.column}"]
-    return f"::{level} {','.join(props)}::{_data(message)}"
+    return f"::{level} {','.join(props)}::{github_data(message)}"
 
 
 class GithubReporter:

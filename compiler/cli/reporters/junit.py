@@ -7,6 +7,7 @@ from collections import defaultdict
 from typing import TextIO
 
 from mxjob_gitops.compiler.diagnostics import Severity
+from mxjob_gitops.compiler.escape import terminal, xml_text
 from mxjob_gitops.compiler.validation import Report, Status
 
 
@@ -19,22 +20,24 @@ class JunitReporter:
             if diagnostic.severity is Severity.ERROR:
                 by_file[diagnostic.location.file if diagnostic.location else "<input>"].append(diagnostic)
         for file in sorted(set(report.files) | set(by_file)):
-            case = ET.SubElement(suite, "testcase", classname=file, name="input")
+            case = ET.SubElement(suite, "testcase", classname=_attribute(file), name="input")
             tests += 1
             if by_file.get(file):
                 failures += 1
                 failure = ET.SubElement(case, "failure", type="input", message=f"{len(by_file[file])} input errors")
-                failure.text = "\n".join(d.render() for d in by_file[file])
+                failure.text = xml_text("\n".join(d.render() for d in by_file[file]))
         for result in report.objects:
             tests += 1
-            case = ET.SubElement(suite, "testcase", classname=result.origin.file, name=result.title)
+            case = ET.SubElement(
+                suite, "testcase", classname=_attribute(result.origin.file), name=_attribute(result.title)
+            )
             if result.status is Status.SKIPPED:
                 skipped += 1
-                ET.SubElement(case, "skipped", message=f"no schema for {result.api_version} {result.kind}")
+                ET.SubElement(case, "skipped", message=_attribute(f"no schema for {result.api_version} {result.kind}"))
             elif result.status is Status.INVALID:
                 failures += 1
                 failure = ET.SubElement(case, "failure", type="schema", message=f"{len(result.findings)} schema errors")
-                failure.text = "\n".join(f.describe() for f in result.findings)
+                failure.text = xml_text("\n".join(terminal(f.describe()) for f in result.findings))
         suite.set("tests", str(tests))
         suite.set("failures", str(failures))
         suite.set("errors", "0")
@@ -42,3 +45,8 @@ class JunitReporter:
         ET.indent(suite)
         out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
         out.write(ET.tostring(suite, encoding="unicode") + "\n")
+
+
+def _attribute(text: str) -> str:
+    """An attribute shown as one line in a test tab: escaped for the terminal, then for XML 1.0."""
+    return xml_text(terminal(text))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from mxjob_gitops.compiler.escape import terminal
 from mxjob_gitops.compiler.pipeline import sort_diagnostics
 from mxjob_gitops.compiler.validation import Report, Status
 
@@ -19,10 +20,10 @@ class TextReporter:
                 rendered = " (rendered from the MXJob here)" if result.generated else ""
                 at = f" at {finding.path}" if finding.path else ""
                 hint = f" ({finding.hint})" if finding.hint else ""
-                out.write(
-                    f"{where}: error {finding.code.value} {result.title}{at}: {finding.message}{hint}{source}"
-                    f"{rendered}\n"
+                line = (
+                    f"{where}: error {finding.code.value} {result.title}{at}: {finding.message}{hint}{source}{rendered}"
                 )
+                out.write(terminal(line) + "\n")
         out.write(summary(report) + "\n")
 
 
