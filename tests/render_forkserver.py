@@ -34,7 +34,27 @@ def _install_steps(kill_at: int | None) -> list[int]:
         return wrapper
 
     for name in ("replace", "rename", "unlink", "mkdir", "rmdir"):
-        setattr(os, name, counted(getattr(os, name)))
+        real = getattr(os, name)
+        setattr(os, name, counted(real))
+        for supports in (os.supports_dir_fd, os.supports_follow_symlinks, os.supports_fd):
+            if real in supports:  # shutil.rmtree and others ask these sets before passing dir_fd
+                supports.add(getattr(os, name))
+    real_os_open = os.open
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+    def os_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        writing = bool(flags & write_flags)
+        if writing:
+            step()
+        fd = real_os_open(path, flags, *args, **kwargs)
+        if writing:
+            step()  # the file exists now, still empty
+        return fd
+
+    os.open = os_open
+    for supports in (os.supports_dir_fd, os.supports_follow_symlinks, os.supports_fd):
+        if real_os_open in supports:
+            supports.add(os_open)
     real_open = io.open
 
     def open_(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:

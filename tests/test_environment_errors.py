@@ -105,14 +105,17 @@ def test_paths_that_cannot_be_the_output_directory(tmp_path: Path) -> None:
     assert (tmp_path / "afile").read_text(encoding="utf-8") == "x" and not (tmp_path / "missing").exists()
 
 
-def test_a_directory_symlink_to_another_file_system_is_followed(tmp_path: Path) -> None:
+def test_a_directory_symlink_to_another_file_system_is_followed_when_asked(tmp_path: Path) -> None:
     """Files are staged inside DIR itself, so every rename stays on DIR's file system (tmpfs here)."""
     real = Path(tempfile.mkdtemp(dir="/dev/shm"))
     try:
         assert os.stat(real).st_dev != os.stat(tmp_path).st_dev
         (tmp_path / "link").symlink_to(real)
         for workers in (2, 3):
-            result = run_cli(["render", "-o", str(tmp_path / "link"), str(_job(tmp_path, workers=workers))])
+            args = ["render", "-o", str(tmp_path / "link"), str(_job(tmp_path, workers=workers))]
+            refused = run_cli(args)
+            assert refused.exit_code == 2 and "symbolic link" in refused.stderr, refused.stderr
+            result = run_cli([*args, "--follow-output-symlink"])
             assert result.exit_code == 0, result.stderr
         assert (real / "pod-j-worker-2.yaml").is_file() and (tmp_path / "link").is_symlink()
         assert sorted(p.name for p in real.iterdir() if p.name.startswith(".")) == [".mxjob-render.index"]

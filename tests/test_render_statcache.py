@@ -6,7 +6,6 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -54,16 +53,16 @@ def _recorded(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _reads(monkeypatch: pytest.MonkeyPatch, directory: Path) -> list[str]:
-    """The names of files in `directory` the render opens for reading."""
+    """The names of files the render reads to compare them (all reads of DIR's files go through read_regular)."""
     opened: list[str] = []
-    real = Path.open
+    real = statcache.read_regular
 
-    def watched(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
-        if self.parent == directory and mode == "rb":
-            opened.append(self.name)
-        return real(self, mode, *args, **kwargs)
+    def watched(dir_fd: int, name: str, limit: int) -> bytes | None:
+        if os.path.samefile(f"/proc/self/fd/{dir_fd}", directory):
+            opened.append(name)
+        return real(dir_fd, name, limit)
 
-    monkeypatch.setattr(Path, "open", watched)
+    monkeypatch.setattr(statcache, "read_regular", watched)
     return opened
 
 
@@ -119,10 +118,14 @@ def test_a_file_changed_in_the_tick_it_was_read_in_is_not_recorded(tmp_path: Pat
     path = tmp_path / "f"
     path.write_bytes(b"data")
     ctime = path.stat().st_ctime_ns
-    racy = StatCache(tmp_path / "cache", since=ctime)
-    assert racy.holds(path, "f", b"data") and racy.seen == {}
-    settled = StatCache(tmp_path / "cache", since=ctime + 1)
-    assert settled.holds(path, "f", b"data") and list(settled.seen) == ["f"]
+    directory = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        racy = StatCache(tmp_path / "cache", since=ctime)
+        assert racy.holds(directory, "f", b"data") and racy.seen == {}
+        settled = StatCache(tmp_path / "cache", since=ctime + 1)
+        assert settled.holds(directory, "f", b"data") and list(settled.seen) == ["f"]
+    finally:
+        os.close(directory)
 
 
 @pytest.mark.parametrize("damage", ["not a cache\n", "", "\0\xff garbage", None])

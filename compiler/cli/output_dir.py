@@ -1,42 +1,56 @@
 """Write `render -o DIR`: one file per object plus kustomization.yaml, committed through a journal, stale files pruned.
 
-Ownership: DIR/.mxjob-render.index lists the files the last render wrote. Only those are ever replaced or
-removed; any other file in DIR is left alone, and a new file that would overwrite one is an error.
-
-Safety: one render at a time holds an exclusive flock(2) on DIR itself (a second one waits, then fails with
-exit 2). Every new file is first written to DIR/.mxjob-render.staging; then the list of renames and removals
-is written there and moved to DIR/.mxjob-render.journal in one rename(2): that is the commit point. A run
-killed before it leaves DIR as it was; one killed after it leaves a journal that the next run carries out
-before anything else (each step can be repeated). Either way the next run removes the staging directory.
+DIR is untrusted: in CI it is part of a pull request's checkout, so everything in it may have been placed there
+by the author (docs/security.md, "The output directory"). Hence, by construction:
+- Every access goes through a descriptor of DIR (cli.dirfd): a name is one path component, opened with
+  O_NOFOLLOW; DIR and its parents are walked without following a symbolic link (unless --follow-output-symlink).
+- Ownership: DIR/.mxjob-render.index lists the files the last render wrote, each with the SHA-256 of its bytes.
+  A listed name may be replaced by a new rendering of it (a link there is replaced, never followed); a stale
+  file is removed only while it still holds exactly the recorded bytes (so an index written by someone else
+  can only name files whose contents they already know, inside DIR). An unlisted file or a directory is
+  never replaced, moved or removed: a new file that would take its name is an error.
+- Crash safety: one render at a time holds an exclusive flock(2) on DIR. New files are written into a fresh
+  staging directory `.mxjob-render.staging.<random>.<mac>`; the list of renames and removals goes to
+  DIR/.mxjob-render.journal in one rename(2), the commit point. A run killed after it leaves a journal that the
+  next run carries out first. Journal and staging names carry an HMAC with a key kept in this user's cache
+  (never in DIR), bound to DIR's device and inode: a journal committed to the repository or copied from
+  another directory does not verify and is never carried out (exit 2, asking to remove it).
 A file this render owns that already holds the bytes it would write is neither staged nor touched, so an
-unchanged re-render costs little more than printing the stream (and keeps every file's mtime); whether it does
-is told by its stat data where that can be trusted, else by reading it (cli.statcache).
+unchanged re-render costs little more than printing the stream; whether it does is told by its stat data where
+that can be trusted, else by reading it (cli.statcache).
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
-import shutil
+import secrets
+import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mxjob_gitops.compiler.cli import dirfd
 from mxjob_gitops.compiler.cli.exits import CommandError
-from mxjob_gitops.compiler.cli.statcache import StatCache
+from mxjob_gitops.compiler.cli.statcache import StatCache, cache_root
 from mxjob_gitops.compiler.names import dns1123_label, kind_problem, name_problem
 
 INDEX = ".mxjob-render.index"
 JOURNAL = ".mxjob-render.journal"
 STAGING = ".mxjob-render.staging"
-_JOURNAL_HEADER = "# mxjob render journal v1: carry out every line, then delete this file\n"
+_JOURNAL_HEADER = "# mxjob render journal v2: carry out every line, then delete this file\n"
 # How long a render waits for another one writing the same directory (MXJOB_LOCK_TIMEOUT overrides).
 LOCK_TIMEOUT_SECONDS = 120.0
 KUSTOMIZATION = "kustomization.yaml"
-_INDEX_HEADER = "# Files written by `mxjob render -o`; the next render replaces or removes exactly these.\n"
+_INDEX_HEADER = (
+    "# Files written by `mxjob render -o` (name, SHA-256); the next render replaces or removes only these.\n"
+)
+_STATE_LIMIT = 64 << 20  # bytes of an index or journal read at most (a larger one is not ours)
+_FILE_LIMIT = 1 << 30  # bytes of a stale file read to compare it with its recorded digest
 
 
 class OutputError(CommandError):
@@ -48,6 +62,7 @@ class WriteSummary:
     written: int
     unchanged: int
     removed: int
+    kept: tuple[str, ...] = ()  # stale files left in place: changed since a render wrote them
 
 
 def file_name(manifest: dict[str, Any], suffix: str) -> str:
@@ -76,28 +91,26 @@ def file_name(manifest: dict[str, Any], suffix: str) -> str:
     return f"{namespace}.{base}" if namespace else base
 
 
-def _inside(directory: Path, name: str) -> Path:
-    """DIR/name, after checking that it is a plain file name that stays inside DIR."""
-    if not name or not _plain(name):  # then DIR/name is a child of DIR (no separator, not "." or "..")
-        raise OutputError(f"{directory / name}: refusing to write outside {directory}")
-    return directory / name
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
-def _read_index(directory: Path) -> set[str]:
-    """The names the last render wrote; a name that would leave DIR (a hand-edited index) is ignored."""
-    index = directory / INDEX
-    if not index.is_file():
-        return set()
-    lines = index.read_text(encoding="utf-8", errors="replace").splitlines()
-    return {line for line in lines if line and not line.startswith("#") and _plain(line)}
+def _read_index(dir_fd: int) -> dict[str, str | None]:
+    """The names the last render wrote with their digests (None: an index of an older version, without them).
+    A name that is not one plain path component (a hand-edited index) is ignored."""
+    data = dirfd.read_regular(dir_fd, INDEX, _STATE_LIMIT)
+    owned: dict[str, str | None] = {}
+    for line in (data or b"").decode("utf-8", errors="replace").splitlines():
+        if not line or line.startswith("#"):
+            continue
+        name, _, digest = line.partition(" ")
+        if dirfd.plain(name):
+            owned[name] = digest if len(digest) == 64 else None
+    return owned
 
 
-def _plain(name: str) -> bool:
-    return not ("/" in name or "\\" in name or "\0" in name or name in (".", ".."))
-
-
-def _index_text(names: Iterable[str]) -> str:
-    return _INDEX_HEADER + "".join(f"{n}\n" for n in sorted(names))
+def _index_text(digests: dict[str, str]) -> str:
+    return _INDEX_HEADER + "".join(f"{n} {digests[n]}\n" for n in sorted(digests))
 
 
 def _kustomization(names: Iterable[str]) -> str:
@@ -111,151 +124,229 @@ def _kustomization(names: Iterable[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+@dataclass(frozen=True, slots=True)
+class _Dir:
+    """DIR as this render holds it: its descriptor, its path (for messages), the key, and its identity."""
+
+    fd: int
+    path: Path
+    key: bytes
+
+    def mac(self, *parts: str) -> str:
+        return dirfd.mac(self.key, dirfd.directory_identity(self.fd), *(p.encode() for p in parts))
+
+
 def write_output_dir(
-    directory: Path, manifests: Iterable[dict[str, Any]], serialise: Callable[[dict[str, Any]], str], suffix: str
+    directory: Path,
+    manifests: Iterable[dict[str, Any]],
+    serialise: Callable[[dict[str, Any]], str],
+    suffix: str,
+    *,
+    follow_symlink: bool = False,
 ) -> WriteSummary:
     """Stage every file, then commit through the journal; an OSError becomes an OutputError naming the path."""
     _prepare(directory)
     try:
-        with _locked(directory):
-            recover(directory)
-            staging = directory / STAGING
-            staging.mkdir()
+        fd = dirfd.open_directory(directory, create=True, follow=follow_symlink)
+    except dirfd.SymlinkRefused as exc:
+        raise OutputError(
+            f"{directory}: {exc.filename!r} on its path is a symbolic link; render -o never writes through one "
+            "(a checked-out repository can use one to send files elsewhere). Give the real path, or pass "
+            "--follow-output-symlink if you trust it"
+        ) from None
+    except OSError as exc:
+        raise OutputError(f"{directory}: cannot create the directory: {exc.strerror or exc}") from None
+    try:
+        with _locked(fd, directory):
+            out = _Dir(fd, directory, dirfd.local_key(cache_root()))
+            recover(out)
+            staging = _new_staging(out)
+            staging_fd = os.open(staging, dirfd.DIR_FLAGS, dir_fd=fd)
             try:
-                owned = _read_index(directory)
-                cache = StatCache.load(directory, since=os.stat(staging).st_mtime_ns)
-                names, staged = _stage(directory, staging, owned, manifests, serialise, suffix, cache)
-                summary = _commit(directory, staging, owned, names, staged)
+                owned = _read_index(fd)
+                cache = StatCache.load(directory, since=os.fstat(staging_fd).st_mtime_ns)
+                names, staged, digests = _stage(out, staging_fd, owned, manifests, serialise, suffix, cache)
+                summary = _commit(out, staging, staging_fd, owned, names, staged, digests)
             finally:
-                _remove_tree(staging)
+                os.close(staging_fd)
+                dirfd.remove_tree(fd, staging)
             cache.save(set(names))
             return summary
     except OSError as exc:
-        raise OutputError(f"{exc.filename or directory}: {exc.strerror or exc}") from None
+        raise OutputError(f"{directory / str(exc.filename or '')}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
 
 
 def _prepare(directory: Path) -> None:
-    """Refuse directories that cannot be DIR, then create it (and its parents) if needed."""
+    """Refuse paths that cannot be DIR."""
     if directory.resolve() == Path(directory.anchor or "/").resolve():
         raise OutputError(f"{directory}: refusing to render into the root directory")
     if directory.is_symlink() and not directory.exists():
         raise OutputError(f"{directory}: a symbolic link to {os.readlink(directory)}, which does not exist")
     if directory.exists() and not directory.is_dir():
         raise OutputError(f"{directory}: exists and is not a directory")
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"{exc.filename or directory}: cannot create the directory: {exc.strerror or exc}") from None
 
 
 @contextlib.contextmanager
-def _locked(directory: Path) -> Iterator[None]:
+def _locked(dir_fd: int, directory: Path) -> Iterator[None]:
     """An exclusive flock on DIR (a second render waits); released when this process ends, however it ends."""
-    handle = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        from mxjob_gitops.compiler.cli.flags import lock_timeout
+    from mxjob_gitops.compiler.cli.flags import lock_timeout
 
-        timeout = lock_timeout(LOCK_TIMEOUT_SECONDS)
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise OutputError(
-                        f"{directory}: another mxjob render is writing this directory "
-                        f"(waited {timeout:g} s); try again when it is done"
-                    ) from None
-                time.sleep(0.02)
+    timeout = lock_timeout(LOCK_TIMEOUT_SECONDS)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(dir_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise OutputError(
+                    f"{directory}: another mxjob render is writing this directory "
+                    f"(waited {timeout:g} s); try again when it is done"
+                ) from None
+            time.sleep(0.02)
+    try:
         yield
     finally:
-        os.close(handle)
+        fcntl.flock(dir_fd, fcntl.LOCK_UN)
+
+
+def _new_staging(out: _Dir) -> str:
+    """A fresh staging directory in DIR whose name this user's key authenticates (mkdir never follows a link)."""
+    token = secrets.token_hex(8)
+    name = f"{STAGING}.{token}.{out.mac('staging', token)[:32]}"
+    os.mkdir(name, 0o700, dir_fd=out.fd)
+    return name
+
+
+def _ours(out: _Dir, name: str) -> bool:
+    """Whether `name` is a staging directory name a render of this user made in this DIR."""
+    prefix, _, rest = name.partition(".mxjob-render.staging.")
+    token, _, tag = rest.partition(".")
+    return prefix == "" and bool(token) and dirfd.same_mac(out.mac("staging", token)[:32], tag)
 
 
 def _stage(
-    directory: Path,
-    staging: Path,
-    owned: set[str],
+    out: _Dir,
+    staging_fd: int,
+    owned: dict[str, str | None],
     manifests: Iterable[dict[str, Any]],
     serialise: Callable[[dict[str, Any]], str],
     suffix: str,
     cache: StatCache,
-) -> tuple[list[str], list[str]]:
-    """Every file name in order, and the files staged: a file this render owns that already holds the same
-    bytes is left as it is (an unchanged re-render writes nothing but the index and the journal)."""
+) -> tuple[list[str], list[str], dict[str, str]]:
+    """Every file name in order, the files staged, and each file's digest: a file this render owns that already
+    holds the same bytes is left as it is (an unchanged re-render writes nothing but the index and the journal)."""
     names: list[str] = []
     staged: list[str] = []
+    digests: dict[str, str] = {}
     seen: set[str] = set()
 
     def put(name: str, text: str) -> None:
+        if not dirfd.plain(name):
+            raise OutputError(f"{out.path / name}: refusing to write outside {out.path}")
         data = text.encode("utf-8")
-        if name not in owned or not cache.holds(_inside(directory, name), name, data):
-            _inside(staging, name).write_bytes(data)
+        if name not in owned or not cache.holds(out.fd, name, data):
+            dirfd.write_new(staging_fd, name, data)
             staged.append(name)
         names.append(name)
+        digests[name] = _digest(data)
 
     for manifest in manifests:
         name = file_name(manifest, suffix)
         if name in seen or name in (KUSTOMIZATION, INDEX):
-            raise OutputError(f"two objects would both be written to {directory / name}")
+            raise OutputError(f"two objects would both be written to {out.path / name}")
         seen.add(name)
         put(name, serialise(manifest))
     put(KUSTOMIZATION, _kustomization(names))
-    return names, staged
+    return names, staged, digests
 
 
-def _commit(directory: Path, staging: Path, owned: set[str], names: list[str], staged: list[str]) -> WriteSummary:
-    foreign = [n for n in staged if n not in owned and os.path.lexists(_inside(directory, n))]
-    if foreign:
-        raise OutputError(
-            f"{directory / foreign[0]} exists and was not written by mxjob render; "
-            "move it away or render into another directory"
-        )
-    stale = sorted(n for n in owned - set(names) if (directory / n).is_file())
-    (staging / INDEX).write_text(_index_text(names), encoding="utf-8")
-    lines = [*(f"write {n}" for n in staged), f"write {INDEX}", *(f"remove {n}" for n in stale)]
-    (staging / JOURNAL).write_text(_JOURNAL_HEADER + "".join(f"{line}\n" for line in lines), encoding="utf-8")
-    os.replace(staging / JOURNAL, directory / JOURNAL)  # the commit point
-    recover(directory)
-    return WriteSummary(written=len(staged), unchanged=len(names) - len(staged), removed=len(stale))
+def _commit(
+    out: _Dir,
+    staging: str,
+    staging_fd: int,
+    owned: dict[str, str | None],
+    names: list[str],
+    staged: list[str],
+    digests: dict[str, str],
+) -> WriteSummary:
+    for name in staged:
+        kind = dirfd.kind_of(out.fd, name)
+        # An owned name may hold a link now: rename(2) replaces the link itself and never follows it.
+        if kind is not None and (name not in owned or kind not in (stat.S_IFREG, stat.S_IFLNK)):
+            raise OutputError(
+                f"{out.path / name} exists and was not written by mxjob render; "
+                "move it away or render into another directory"
+            )
+    stale, kept = [], []
+    for name in sorted(set(owned) - set(names)):
+        if dirfd.kind_of(out.fd, name) is None:
+            continue
+        data = dirfd.read_regular(out.fd, name, _FILE_LIMIT)
+        recorded = owned[name]
+        if data is not None and recorded is not None and _digest(data) == recorded:
+            stale.append(name)
+        else:
+            kept.append(name)
+    dirfd.write_new(staging_fd, INDEX, _index_text(digests).encode())
+    lines = [
+        f"staging {staging}",
+        *(f"write {n}" for n in staged),
+        f"write {INDEX}",
+        *(f"remove {n} {owned[n]}" for n in stale),
+    ]
+    body = _JOURNAL_HEADER + "".join(f"{line}\n" for line in lines)
+    dirfd.write_new(staging_fd, JOURNAL, (body + f"mac {out.mac('journal', body)}\n").encode())
+    os.replace(JOURNAL, JOURNAL, src_dir_fd=staging_fd, dst_dir_fd=out.fd)  # the commit point
+    recover(out)
+    return WriteSummary(len(staged), len(names) - len(staged), len(stale), tuple(kept))
 
 
-def recover(directory: Path) -> None:
-    """Finish a committed render (the journal's steps are idempotent), then drop any staging leftovers.
+def recover(out: _Dir) -> None:
+    """Finish a committed render (the journal's steps are idempotent), then drop this user's staging leftovers.
 
-    Called with the lock held, first thing in every render; also removes the sibling staging directories
-    (`.DIR.mxjob-*`) that earlier versions left behind when killed.
+    Called with the lock held, first thing in every render. A journal that does not verify is never carried out.
     """
-    journal = directory / JOURNAL
-    if journal.is_file():
-        for line in journal.read_text(encoding="utf-8", errors="replace").splitlines():
-            _replay(directory, line)
-        journal.unlink()
-    _remove_tree(directory / STAGING)
-    parent = directory.resolve().parent
-    for leftover in parent.glob(f".{directory.resolve().name}.mxjob-*"):
-        if leftover.is_dir() and not leftover.is_symlink():
-            _remove_tree(leftover)
+    if dirfd.kind_of(out.fd, JOURNAL) is not None:
+        lines = _verified_journal(out)
+        staging = lines[0].removeprefix("staging ") if lines and lines[0].startswith("staging ") else ""
+        for line in lines[1:]:
+            _replay(out, staging, line)
+        os.unlink(JOURNAL, dir_fd=out.fd)
+    for entry in os.scandir(out.fd):
+        if entry.name.startswith(STAGING + ".") and _ours(out, entry.name):
+            dirfd.remove_tree(out.fd, entry.name)
 
 
-def _replay(directory: Path, line: str) -> None:
-    if not line or line.startswith("#"):
-        return
-    action, _, name = line.partition(" ")
-    if action not in ("write", "remove") or not _plain(name):
-        raise OutputError(f"{directory / JOURNAL}: unreadable line {line[:80]!r}; remove the file and render again")
-    target = _inside(directory, name)
+def _verified_journal(out: _Dir) -> list[str]:
+    data = dirfd.read_regular(out.fd, JOURNAL, _STATE_LIMIT)
+    text = (data or b"").decode("utf-8", errors="replace")
+    body, _, tag = text.rstrip("\n").rpartition("\n")
+    body += "\n"
+    if data is None or not tag.startswith("mac ") or not dirfd.same_mac(out.mac("journal", body), tag[4:]):
+        raise OutputError(
+            f"{out.path / JOURNAL} was not left by an interrupted mxjob render of this directory on this machine "
+            "(a committed or copied journal is never carried out); remove it and render again"
+        )
+    return [line for line in body.splitlines() if line and not line.startswith("#")]
+
+
+def _replay(out: _Dir, staging: str, line: str) -> None:
+    action, _, rest = line.partition(" ")
+    name, _, digest = rest.partition(" ")
+    if action not in ("write", "remove") or not dirfd.plain(name) or not _ours(out, staging):
+        raise OutputError(f"{out.path / JOURNAL}: unreadable line {line[:80]!r}; remove the file and render again")
     if action == "write":
-        staged = directory / STAGING / name
-        if os.path.lexists(staged):  # absent: this step was done before the previous run stopped
-            os.replace(staged, target)
-    elif target.is_file() or target.is_symlink():
-        target.unlink()
-
-
-def _remove_tree(path: Path) -> None:
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.exists():
-        shutil.rmtree(path)
+        with contextlib.suppress(FileNotFoundError):  # absent: this step was done before the previous run stopped
+            staging_fd = os.open(staging, dirfd.DIR_FLAGS, dir_fd=out.fd)
+            try:
+                if dirfd.kind_of(staging_fd, name) == stat.S_IFREG and dirfd.kind_of(out.fd, name) != stat.S_IFDIR:
+                    os.replace(name, name, src_dir_fd=staging_fd, dst_dir_fd=out.fd)
+            finally:
+                os.close(staging_fd)
+    else:
+        data = dirfd.read_regular(out.fd, name, _FILE_LIMIT)
+        if data is not None and _digest(data) == digest:
+            os.unlink(name, dir_fd=out.fd)

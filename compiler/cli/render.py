@@ -57,6 +57,12 @@ def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | 
     help="Write one file per object plus kustomization.yaml into DIR instead of printing.",
 )
 @click.option(
+    "--follow-output-symlink",
+    is_flag=True,
+    help="Let DIR or a directory above it be a symbolic link (refused by default: in a checked-out pull "
+    "request one can send the files anywhere).",
+)
+@click.option(
     "--kubernetes-version",
     callback=parse_kubernetes_version,
     envvar="MXJOB_KUBERNETES_VERSION",
@@ -68,7 +74,12 @@ def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | 
 @render_options
 @verbosity_options
 def render(
-    paths: tuple[str, ...], fmt: str, output_dir: Path | None, kubernetes_version: str | None, options: RenderOptions
+    paths: tuple[str, ...],
+    fmt: str,
+    output_dir: Path | None,
+    follow_output_symlink: bool,
+    kubernetes_version: str | None,
+    options: RenderOptions,
 ) -> None:
     """Render MXJob specs in PATH... (files, directories, or - for stdin; no PATH reads a piped stdin)
     into explicit manifests.
@@ -82,7 +93,7 @@ def render(
         if output_dir is None:
             _render_stream(paths, options, fmt)
         else:
-            _render_to_dir(paths, options, fmt, output_dir)
+            _render_to_dir(paths, options, fmt, output_dir, follow_output_symlink)
 
 
 class _Streamed:
@@ -153,7 +164,9 @@ def _render_stream(paths: tuple[str, ...], options: RenderOptions, fmt: str) -> 
     held.release()
 
 
-def _render_to_dir(paths: tuple[str, ...], options: RenderOptions, fmt: str, output_dir: Path) -> None:
+def _render_to_dir(
+    paths: tuple[str, ...], options: RenderOptions, fmt: str, output_dir: Path, follow_symlink: bool
+) -> None:
     """Render into DIR one job at a time: files are staged as they come and committed only when the whole input
     was valid (cli.output_dir). A failed render leaves no directory it created behind."""
     from mxjob_gitops.compiler.cli.flags import lock_timeout
@@ -168,7 +181,7 @@ def _render_to_dir(paths: tuple[str, ...], options: RenderOptions, fmt: str, out
     missing = _missing_directories(output_dir)
     manifests = streamed.checked_manifests()
     try:
-        summary = write_output_dir(output_dir, manifests, serialise, suffix)
+        summary = write_output_dir(output_dir, manifests, serialise, suffix, follow_symlink=follow_symlink)
     except (Exit, OutputError) as exc:
         _remove_empty(missing)
         if isinstance(exc, OutputError):
@@ -178,6 +191,15 @@ def _render_to_dir(paths: tuple[str, ...], options: RenderOptions, fmt: str, out
     if not quiet():
         click.echo(
             f"mxjob: {output_dir}: {summary.written} written, {summary.unchanged} unchanged, {summary.removed} removed",
+            err=True,
+        )
+    if summary.kept:
+        from mxjob_gitops.compiler.escape import terminal
+
+        click.echo(
+            f"mxjob: {output_dir}: kept {len(summary.kept)} file(s) an earlier render wrote and this one no longer "
+            f"does, because they changed since (or an older mxjob recorded them): {terminal(', '.join(summary.kept))}"
+            "; remove them if they are not needed",
             err=True,
         )
 

@@ -28,17 +28,24 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mxjob_gitops.compiler.cli.dirfd import read_regular as read_regular
+
 STALE_DAYS = 30
 _HEADER = "# mxjob render -o stat cache v1: name, SHA-256 of (size mtime_ns ctime_ns inode device NUL bytes)\n"
 
 
-def cache_file(directory: Path) -> Path:
-    """Where the record of DIR lives: $MXJOB_RENDER_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/mxjob-gitops/render-o."""
+def cache_root() -> Path:
+    """$MXJOB_RENDER_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/mxjob-gitops/render-o: this user's render -o state."""
     root = os.environ.get("MXJOB_RENDER_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "mxjob-gitops", "render-o"
     )
+    return Path(root)
+
+
+def cache_file(directory: Path) -> Path:
+    """Where the record of DIR lives, in cache_root()."""
     key = hashlib.sha256(os.fsencode(directory.resolve())).hexdigest()[:32]
-    return Path(root) / f"{key}.stat"
+    return cache_root() / f"{key}.stat"
 
 
 def _entry(info: os.stat_result, data: bytes) -> bytes:
@@ -71,10 +78,11 @@ class StatCache:
             cache.known.clear()
         return cache
 
-    def holds(self, path: Path, name: str, data: bytes) -> bool:
-        """Whether `path` is a regular file holding exactly `data`: by its recorded stat data, else by reading it."""
+    def holds(self, dir_fd: int, name: str, data: bytes) -> bool:
+        """Whether DIR/name is a regular file holding exactly `data`: by its recorded stat data, else by reading it
+        (through DIR's descriptor, never following a link: cli.dirfd)."""
         try:
-            info = os.lstat(path)
+            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         except OSError:
             return False
         if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
@@ -83,11 +91,7 @@ class StatCache:
         if self.known.pop(name, None) == entry:  # popped: the record is held once, in `seen` or `known`
             self.seen[name] = entry
             return True
-        try:
-            with path.open("rb") as handle:
-                if handle.read() != data:
-                    return False
-        except OSError:
+        if read_regular(dir_fd, name, len(data)) != data:
             return False
         if info.st_ctime_ns < self.since and info.st_mtime_ns < self.since:
             self.seen[name] = entry  # the bytes read are those of this stat data (see the module docstring)
