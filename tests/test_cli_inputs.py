@@ -1,4 +1,4 @@
-"""Inputs as a repository holds them: an earlier render's output directory among the specs is skipped."""
+"""Inputs as a repository holds them: a committed file never decides what is read (the CI gate sees every spec)."""
 
 from __future__ import annotations
 
@@ -8,17 +8,35 @@ from pathlib import Path
 from tests.conftest import EXAMPLES, run_cli
 
 
-def test_render_skips_its_own_earlier_output_directory(tmp_path: Path) -> None:
+def test_an_earlier_output_directory_among_the_specs_is_read_and_named(tmp_path: Path) -> None:
     jobs = tmp_path / "jobs"
     shutil.copytree(EXAMPLES / "train", jobs)
     first = run_cli(["render", "-o", str(jobs / "rendered"), str(jobs)])
     assert first.exit_code == 0, first.stderr
     again = run_cli(["render", "-o", str(tmp_path / "elsewhere"), str(jobs)])
-    assert again.exit_code == 0, again.stderr
-    assert "MXJ210" not in again.stderr
-    assert f"mxjob: note: {(jobs / 'rendered').as_posix()}: skipped, it is the output of an earlier" in again.stderr
-    assert sorted(p.name for p in (tmp_path / "elsewhere").iterdir()) == sorted(
-        p.name for p in (jobs / "rendered").iterdir()
+    assert again.exit_code == 1 and "MXJ210" in again.stderr
+    assert f"mxjob: note: {(jobs / 'rendered').as_posix()} holds the output of an earlier" in again.stderr
+    assert not (tmp_path / "elsewhere").exists()
+    rerender = run_cli(["render", "-o", str(jobs / "rendered"), str(jobs)])  # its own DIR is left out, as before
+    assert rerender.exit_code == 0, rerender.stderr
+
+
+def test_a_committed_index_does_not_hide_a_spec_from_validate_render_or_diff(tmp_path: Path) -> None:
+    """The CI gate bypass: an empty index file beside an invalid spec made every command skip its directory."""
+    hidden = tmp_path / "jobs" / "team"
+    hidden.mkdir(parents=True)
+    shutil.copy(EXAMPLES / "single" / next(p.name for p in (EXAMPLES / "single").glob("*.yaml")), tmp_path / "jobs")
+    (hidden / "bad.yaml").write_text(
+        "apiVersion: kubeflow.org/v1\nkind: MXJob\nmetadata: {name: bad}\nspec: {mxReplicaSpecs: {Worker: {}}}\n",
+        encoding="utf-8",
     )
-    quiet = run_cli(["validate", "-q", str(jobs)])
-    assert quiet.exit_code == 0 and "note" not in quiet.stderr
+    (hidden / ".mxjob-render.index").write_text("", encoding="utf-8")
+    for args, code in [
+        (["validate"], 1),
+        (["render"], 1),
+        (["render", "-o", str(tmp_path / "out")], 1),
+        (["diff", str(EXAMPLES / "single")], 2),
+    ]:
+        result = run_cli([*args, str(tmp_path / "jobs")])
+        assert result.exit_code == code and "bad.yaml" in result.stdout + result.stderr, (args, result.stderr)
+    assert not (tmp_path / "out").exists()

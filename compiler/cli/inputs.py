@@ -70,31 +70,39 @@ def discover(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool 
 
 def _walk(root: Path, skipped: list[Path]) -> list[str]:
     files: list[str] = []
-    earlier = _earlier_renders(root)
+    _note_earlier_renders(root, skipped)
     for path in sorted(root.rglob("*"), key=lambda p: p.as_posix()):
         if not is_manifest_path(path.relative_to(root).parts) or not path.is_file():
             continue
-        if any(path.resolve().is_relative_to(s) for s in skipped) or any(path.is_relative_to(e) for e in earlier):
+        if any(path.resolve().is_relative_to(s) for s in skipped):
             continue
         files.append(path.as_posix())
     return files
 
 
-def _earlier_renders(root: Path) -> list[Path]:
-    """Directories below ROOT that an earlier `mxjob render -o` wrote (they hold its index file): their
-    manifests are output, not input, and reading them again would duplicate every job. Skipped with a note."""
+def _note_earlier_renders(root: Path, skipped: list[Path]) -> None:
+    """Say so when a directory below ROOT holds an earlier `mxjob render -o`'s output: it is read like any other.
+
+    Only the directories the user names (render's own -o DIR) are left out. A file in the tree never decides what
+    is read: an index file committed beside a spec would otherwise hide that spec from the CI gate
+    (docs/security.md, "Files and directories read"). Reading an earlier output again reports its objects as
+    duplicates (MXJ210), with this note saying why.
+    """
     from mxjob_gitops.compiler.cli.flags import quiet
     from mxjob_gitops.compiler.cli.output_dir import INDEX
+    from mxjob_gitops.compiler.escape import terminal
 
-    found = sorted(index.parent for index in root.rglob(INDEX) if index.parent != root and index.is_file())
-    for directory in found:
-        if not quiet():
+    if quiet():
+        return
+    for index in sorted(root.rglob(INDEX)):
+        directory = index.parent
+        if index.is_file() and not any(directory.resolve().is_relative_to(s) for s in skipped):
             click.echo(
-                f"mxjob: note: {directory.as_posix()}: skipped, it is the output of an earlier "
-                f"`mxjob render -o` (it holds {INDEX})",
+                f"mxjob: note: {terminal(directory.as_posix())} holds the output of an earlier `mxjob render -o` "
+                f"({INDEX}) and is read as input like every other file; keep rendered output outside the "
+                "directories you pass",
                 err=True,
             )
-    return found
 
 
 class SharedParses:
