@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import EXAMPLES, run_cli
 
 
@@ -40,3 +42,25 @@ def test_a_committed_index_does_not_hide_a_spec_from_validate_render_or_diff(tmp
         result = run_cli([*args, str(tmp_path / "jobs")])
         assert result.exit_code == code and "bad.yaml" in result.stdout + result.stderr, (args, result.stderr)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_link_leaving_the_directory_read_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A committed `jobs/x.yaml -> /elsewhere/secret.yaml` would put any host file into the output and the diff."""
+    secret = tmp_path / "elsewhere" / "secret.yaml"
+    secret.parent.mkdir()
+    secret.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: token}\ndata: {token: s3cret}\n")
+    repo = tmp_path / "repo"
+    (repo / "jobs" / "inner").mkdir(parents=True)
+    shutil.copy(EXAMPLES / "single" / "mx_job_single_worker.yaml", repo / "jobs" / "job.yaml")
+    (repo / "jobs" / "x.yaml").symlink_to(secret)
+    (repo / "jobs" / "inner" / "up").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    monkeypatch.chdir(repo)
+    for args in (["render", "jobs"], ["validate", "jobs"], ["render", "jobs/x.yaml"], ["diff", "jobs", "jobs"]):
+        result = run_cli(args)
+        assert result.exit_code == 2 and "leads outside" in result.stderr, (args, result.stderr)
+        assert "s3cret" not in result.stdout + result.stderr
+    (repo / "jobs" / "x.yaml").unlink()
+    (repo / "jobs" / "x.yaml").symlink_to("job.yaml")  # a link that stays inside is read
+    (repo / "jobs" / "inner" / "up").unlink()
+    result = run_cli(["validate", "jobs"])
+    assert result.exit_code == 1 and "MXJ210" in result.stdout + result.stderr  # the same job twice, as written

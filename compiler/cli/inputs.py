@@ -5,6 +5,8 @@ from __future__ import annotations
 import bisect
 import enum
 import itertools
+import os
+import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -55,6 +57,7 @@ def discover(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool 
             found.append(raw)
             continue
         path = Path(raw)
+        _within(path, Path.cwd(), raw)
         if path.is_dir():
             found.extend(_walk(path, skipped))
         elif path.is_file():
@@ -74,10 +77,33 @@ def _walk(root: Path, skipped: list[Path]) -> list[str]:
     for path in sorted(root.rglob("*"), key=lambda p: p.as_posix()):
         if not is_manifest_path(path.relative_to(root).parts) or not path.is_file():
             continue
+        _within(path, root, path.as_posix())
         if any(path.resolve().is_relative_to(s) for s in skipped):
             continue
         files.append(path.as_posix())
     return files
+
+
+def _within(path: Path, root: Path, label: str) -> None:
+    """Refuse a symbolic link on `path` that leads outside `root` (the directory walked, or the working directory
+    for a path named on the command line): a pull request can commit `jobs/x.yaml -> /etc/...`, and whatever it
+    points at would land in the output, the diff and the PR comment. kustomize loads files only below the
+    kustomization's root by default for the same reason (LoadRestrictionsRootOnly, kustomize
+    api/internal/loader/loadrestrictions.go); docs/security.md, "Files and directories read"."""
+    lexical, base = Path(os.path.abspath(path)), Path(os.path.abspath(root))
+    if not lexical.is_relative_to(base):
+        return  # a path named outside the working directory: the user chose it, no checkout put it there
+    if not any(p.is_symlink() for p in (lexical, *lexical.parents) if p.is_relative_to(base) and p != base):
+        return
+    target = lexical.resolve()
+    if not target.is_relative_to(base.resolve()):
+        from mxjob_gitops.compiler.escape import terminal
+
+        raise InputError(
+            f"{terminal(label)}: a symbolic link that leads outside {terminal(root.as_posix())} "
+            f"(to {terminal(target.as_posix())}); links are followed only within the directory read. "
+            "Copy the file in, or run from a directory that holds it"
+        )
 
 
 def _note_earlier_renders(root: Path, skipped: list[Path]) -> None:
@@ -223,7 +249,11 @@ def decode_limited(stream: BinaryIO) -> str | Unreadable:
 
 def _read_file(name: str) -> str | Unreadable:
     try:
-        with open(name, "rb") as handle:
+        # O_NONBLOCK: a FIFO or device named as input answers at once instead of hanging the run.
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with open(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise InputError(f"{name}: not a regular file")
             return decode_limited(handle)
     except OSError as exc:
         raise InputError(f"{name}: {exc.strerror or exc}") from exc
