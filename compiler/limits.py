@@ -10,6 +10,8 @@ import json
 import math
 import re
 from collections.abc import Iterable
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, Final
 
 import yaml
@@ -29,6 +31,13 @@ MAX_DEPTH: Final = 200
 MAX_EXPANDED_NODES: Final = 1_000_000
 # What one render may write, estimated from the jobs before any manifest is built (see output_limit).
 MAX_OUTPUT_BYTES: Final = 512 * 1024 * 1024
+# Nodes one document may hold, aliases or not (checked from the parser's events before anything is composed).
+MAX_DOCUMENT_NODES: Final = MAX_EXPANDED_NODES
+# One run, every channel together (files, directories, stdin, Git blobs, KRM input): bytes read, files read,
+# and nodes that aliases add (so many small amplifying documents cannot add up to what one may not).
+MAX_RUN_INPUT_BYTES: Final = 1024 * 1024 * 1024
+MAX_RUN_FILES: Final = 50_000
+MAX_RUN_ALIAS_NODES: Final = 10 * MAX_EXPANDED_NODES
 
 # A document start marker at the beginning of a line (the text is split there for the nesting bound).
 _DOCUMENT_MARKER: Final = re.compile(r"^---(?=[ \t\r\n]|\Z)", re.MULTILINE)
@@ -83,6 +92,23 @@ def alias_problem(root: yaml.Node) -> tuple[str, yaml.Node] | None:
         if aliases > 100 and total > 1000 and aliases / total > allowed_alias_ratio(total):
             return f"excessive aliasing: {aliases:,} of {total:,} nodes come from aliases", node
     return None
+
+
+def alias_expansion(root: yaml.Node) -> int:
+    """How many nodes aliases add to a document once followed (decoded nodes minus the distinct ones)."""
+    decoded: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            decoded[id(node)] = 1 + sum(decoded[id(child)] for child in _children(node))
+            continue
+        if id(node) in decoded:
+            continue
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in decoded)
+    distinct = len(decoded)
+    return max(0, decoded[id(root)] - distinct)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -197,3 +223,73 @@ def output_problem(estimate: int, max_pods: int) -> Diagnostic | None:
         ("spec", "mxReplicaSpecs"),
         "render fewer or smaller jobs per run (a higher --max-pods also raises this limit)",
     )
+
+
+@dataclass(slots=True)
+class RunBudget:
+    """What this run has read so far, over every input channel (one per command invocation: `new_run`)."""
+
+    input_bytes: int = 0
+    files: int = 0
+    alias_nodes: int = 0
+
+    def charge_file(self, size: int) -> str | None:
+        """Count one input of `size` bytes; why the run must stop, or None."""
+        self.files += 1
+        self.input_bytes += size
+        if self.files > MAX_RUN_FILES:
+            return f"more than {MAX_RUN_FILES:,} input files in one run"
+        if self.input_bytes > MAX_RUN_INPUT_BYTES:
+            return f"more than {MAX_RUN_INPUT_BYTES:,} bytes of input in one run"
+        return None
+
+
+_budget: ContextVar[RunBudget] = ContextVar("mxjob_run_budget")
+
+
+def new_run() -> RunBudget:
+    """Start counting a new run (the CLI calls this once per command)."""
+    budget = RunBudget()
+    _budget.set(budget)
+    return budget
+
+
+def run_budget() -> RunBudget:
+    try:
+        return _budget.get()
+    except LookupError:
+        return new_run()
+
+
+# Characters that can begin or separate a node; a document has at most about twice as many nodes as these.
+_NODE_MARKS: Final = ",:-[{?\n"
+
+
+def node_count_problem(text: str) -> int | None:
+    """Where (a character index) a document first holds more than MAX_DOCUMENT_NODES nodes, or None.
+
+    Every node is preceded by a separator (`-`, `,`, `:`, `[`, `{`, `?`, a line break) or starts a document, so
+    a text with few of them is let through at the cost of a few str.count calls; a text with many is counted
+    exactly from the parser's events, which holds no node in memory and stops at the first document over the
+    limit. Before this, only documents with anchors were bounded: 20 MB of `[0,0,...]` took 3.3 GB and 69 s.
+    """
+    if 2 * sum(text.count(mark) for mark in _NODE_MARKS) + 2 * text.count("---") + 2 <= MAX_DOCUMENT_NODES:
+        return None
+    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = loader_class(text)
+    nodes = 0
+    try:
+        while (event := loader.get_event()) is not None:
+            if isinstance(event, yaml.DocumentStartEvent):
+                nodes = 0
+            elif isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                nodes += 1
+                if nodes > MAX_DOCUMENT_NODES:
+                    return int(event.start_mark.index) if event.start_mark else 0
+            elif isinstance(event, yaml.StreamEndEvent):
+                break
+    except yaml.YAMLError:
+        return None  # the parser proper reports the syntax error, before it composes anything past it
+    finally:
+        loader.dispose()
+    return None

@@ -13,7 +13,16 @@ import yaml
 
 from mxjob_gitops.compiler.construct import Fallback, FastConstructor
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
-from mxjob_gitops.compiler.limits import MAX_DEPTH, alias_problem, depth_problem
+from mxjob_gitops.compiler.limits import (
+    MAX_DEPTH,
+    MAX_DOCUMENT_NODES,
+    MAX_RUN_ALIAS_NODES,
+    alias_expansion,
+    alias_problem,
+    depth_problem,
+    node_count_problem,
+    run_budget,
+)
 
 _LINE_BREAK = re.compile("\r\n|\r|\n")
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -271,6 +280,18 @@ class ParseStream:
     def __iter__(self) -> Iterator[SourceDocument]:
         text, file, diagnostics = self.text, self.file, self.diagnostics
         source = SourceText(file, text)
+        too_many = node_count_problem(text)
+        if too_many is not None:
+            diagnostics.append(
+                Diagnostic(
+                    Code.LIMIT_EXCEEDED,
+                    Severity.ERROR,
+                    f"a document holds more than {MAX_DOCUMENT_NODES:,} nodes here",
+                    location=source.position(file, too_many),
+                    hint="nothing from this file was used; split the data into several objects",
+                )
+            )
+            return
         too_deep = depth_problem(text)
         if too_deep is not None:
             diagnostics.append(
@@ -308,6 +329,11 @@ class ParseStream:
             while loader.check_node():
                 node = loader.get_node()
                 problem = alias_problem(node) if anchors else None
+                if anchors and problem is None:
+                    budget = run_budget()
+                    budget.alias_nodes += alias_expansion(node)
+                    if budget.alias_nodes > MAX_RUN_ALIAS_NODES:
+                        problem = (f"aliases in this run expand past {MAX_RUN_ALIAS_NODES:,} nodes in all", node)
                 if problem is not None:
                     diagnostics.append(
                         Diagnostic(

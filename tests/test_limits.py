@@ -141,3 +141,72 @@ def test_a_document_marker_ends_flow_collections_and_quoted_scalars() -> None:
     for text in ("[[\n---\n]]", 'a: "x\n---\ny"', "a: 'x\n---\ny'", "a: [1,\n--- \n2]"):
         with pytest.raises(yaml.YAMLError):
             list(yaml.load_all(text, Loader=yaml.CSafeLoader))
+
+
+def test_a_huge_document_without_anchors_is_refused_in_bounded_time_and_memory(tmp_path: Path) -> None:
+    """20 MB of `[0,0,...]` (ten million nodes): bounded only for anchored documents before, 3.3 GB and 69 s."""
+    flat = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\nx: [" + "0," * 10_000_000 + "0]\n"
+    (tmp_path / "in.yaml").write_text(flat, encoding="utf-8")
+    for command in ("render", "validate"):
+        refusal = run_child([command, "in.yaml"], tmp_path)
+        assert refusal.exit_code == 1 and "more than 1,000,000 nodes" in refusal.stderr + refusal.stdout.decode()
+        assert re.search(r"in.yaml:4:\d+", refusal.stderr + refusal.stdout.decode()), refusal.stderr
+        assert refusal.seconds < 10 and refusal.peak_mb < 300, (refusal.seconds, refusal.peak_mb)
+
+
+def test_aliases_are_budgeted_across_the_whole_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each document within the per-document rule, together past the run's budget (one file or many)."""
+    from mxjob_gitops.compiler import source
+
+    document = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\ndata: {a: &a x, b: *a, c: *a, d: *a}\n"
+    (tmp_path / "one.yaml").write_text("---\n".join(document % i for i in range(5)), encoding="utf-8")
+    for i in range(5):
+        (tmp_path / f"many-{i}.yaml").write_text(document % (10 + i), encoding="utf-8")
+    monkeypatch.setattr(source, "MAX_RUN_ALIAS_NODES", 12)  # three aliases a document: the fifth is over
+    for paths in (["one.yaml"], [f"many-{i}.yaml" for i in range(5)]):
+        result = run_cli(["validate", *paths], cwd=tmp_path)
+        assert result.exit_code == 1 and "aliases in this run expand past 12 nodes" in result.stdout + result.stderr
+    assert run_cli(["validate", "many-0.yaml"], cwd=tmp_path).exit_code == 0  # a new run starts a new budget
+
+
+def test_the_run_reads_a_bounded_number_of_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mxjob_gitops.compiler import limits
+
+    for i in range(4):
+        (tmp_path / f"c{i}.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\n")
+    monkeypatch.setattr(limits, "MAX_RUN_FILES", 3)
+    for command in (["validate"], ["render"], ["diff", str(tmp_path)]):
+        result = run_cli([*command, str(tmp_path)])
+        assert result.exit_code == 2 and "more than 3 input files in one run" in result.stderr, result.stderr
+        assert result.stdout == ""
+
+
+def test_git_blobs_are_size_checked_before_they_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`diff --base` read every blob whole: 2 MB of packed .git expanded to 1.26 GB. Now sizes come first."""
+    import subprocess
+
+    from mxjob_gitops.compiler.cli import gitsource
+
+    repo = tmp_path / "repo"
+    (repo / "jobs").mkdir(parents=True)
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["config", "user.email", "ci@example.com"],
+        ["config", "user.name", "c"],
+    ):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    (repo / "jobs" / "big.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\n" + "#" * 5000)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True, capture_output=True)
+    subprocess.run(["git", "commit", "-qm", "big"], cwd=repo, check=True, capture_output=True)
+    read: list[list[str]] = []
+    original = gitsource._git
+
+    def recording(args: list[str], repository: Path, stdin: bytes | None = None) -> bytes:
+        read.append(list(args[:2]))
+        return original(args, repository, stdin)
+
+    monkeypatch.setattr(gitsource, "_git", recording)
+    monkeypatch.setattr(gitsource, "MAX_INPUT_BYTES", 4096)
+    result = run_cli(["diff", "--base", "HEAD", "--head", "HEAD", "jobs"], cwd=repo)
+    assert result.exit_code == 2 and "HEAD:jobs/big.yaml: larger than 4,096 bytes" in result.stderr, result.stderr
+    assert ["cat-file", "--batch"] not in read

@@ -12,7 +12,8 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from mxjob_gitops.compiler.cli.inputs import InputError, Inputs, Parser, is_manifest_path
+from mxjob_gitops.compiler.cli.inputs import InputError, Inputs, Parser, charge, is_manifest_path
+from mxjob_gitops.compiler.limits import MAX_INPUT_BYTES, run_budget
 from mxjob_gitops.compiler.source import parse_text
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
@@ -100,6 +101,15 @@ def _read_blobs(revision: str, top: Path, wanted: list[tuple[str, str]], texts: 
     # Blobs are asked for by object id: `cat-file --batch` reads one request per line, and a path may hold a
     # newline (git allows any byte but NUL in a path), which would split `REVISION:path` into two requests.
     request = "".join(f"{oid}\n" for _, oid in wanted).encode("ascii")
+    # Sizes first (`--batch-check`): a blob over the input limit is never read, and the run's budget is charged
+    # before any byte is, exactly as for files (cli.inputs.charge).
+    sizes = _split_check(_git(["cat-file", "--batch-check"], top, stdin=request))
+    budget = run_budget()
+    for (name, _oid), size in zip(wanted, sizes, strict=True):
+        label = f"{revision}:{_shown(top / name)}"
+        if size > MAX_INPUT_BYTES:
+            raise InputError(f"{label}: larger than {MAX_INPUT_BYTES:,} bytes; split it into several files")
+        charge(budget, label, size)
     blobs = _split_batch(_git(["cat-file", "--batch"], top, stdin=request))
     for (name, oid), blob in zip(wanted, blobs, strict=True):
         try:
@@ -124,6 +134,17 @@ def _shown(path: Path) -> str:
     """Relative to the current directory when below it (as the working-tree side names files), else absolute."""
     relative = os.path.relpath(path)
     return path.as_posix() if relative.startswith("..") else Path(relative).as_posix()
+
+
+def _split_check(output: bytes) -> list[int]:
+    """The sizes from `git cat-file --batch-check` output: `<sha> <type> <size>` per line."""
+    sizes: list[int] = []
+    for line in output.splitlines():
+        fields = line.split()
+        if len(fields) != 3 or not fields[2].isdigit():
+            raise InputError(f"git cat-file: {line.decode(errors='replace')}")
+        sizes.append(int(fields[2]))
+    return sizes
 
 
 def _split_batch(output: bytes) -> list[bytes]:

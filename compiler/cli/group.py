@@ -83,3 +83,6 @@ def cli() -> None:
 
     Shell completion: mxjob completion bash|zsh|fish (see its --help).
     """
+    from mxjob_gitops.compiler.limits import new_run
+
+    new_run()  # the input budgets count per command invocation (compiler.limits.RunBudget)

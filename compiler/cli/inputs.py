@@ -18,7 +18,7 @@ import click
 from mxjob_gitops.compiler.cli.exits import CommandError
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, Location, Severity
 from mxjob_gitops.compiler.docsplit import Piece, split_documents
-from mxjob_gitops.compiler.limits import MAX_INPUT_BYTES
+from mxjob_gitops.compiler.limits import MAX_INPUT_BYTES, RunBudget, run_budget
 from mxjob_gitops.compiler.source import ParseResult, SourceDocument, SourceText, parse_text
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -203,14 +203,26 @@ def input_texts(
 ) -> Iterator[tuple[str, str | Unreadable]]:
     """Each input's name and text (or why it cannot be read), one at a time."""
     stdin_used = False
+    budget = run_budget()
     for name in discover(paths, skip, allow_empty):
         if name == "-":
             if stdin_used:
                 raise InputError("'-' (standard input) can be given only once")
             stdin_used = True
-            yield STDIN_NAME, _read_stdin()
+            label, text = STDIN_NAME, _read_stdin()
         else:
-            yield name, _read_file(name)
+            label, text = name, _read_file(name)
+        charge(budget, label, len(text) if isinstance(text, str) else 0)
+        yield label, text
+
+
+def charge(budget: RunBudget, label: str, size: int) -> None:
+    """Count one input against the run's budget (cli.limits' RunBudget); over it, the run stops with exit 2."""
+    over = budget.charge_file(size)
+    if over is not None:
+        from mxjob_gitops.compiler.escape import terminal
+
+        raise InputError(f"{terminal(label)}: {over}; split the work into several runs (docs/limits.md)")
 
 
 class Unreadable(enum.Enum):
