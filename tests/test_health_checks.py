@@ -1,4 +1,5 @@
-"""The MXJob health checks run in real interpreters: the Argo CD script in Lua 5.1, the Flux expressions in CEL.
+"""The MXJob health checks run in real interpreters: the Argo CD script in Lua 5.1, the Flux expressions in Flux's
+own CEL evaluator (realcomp's flux-health).
 
 Inputs are MXJob objects whose status the reconciler's decide() wrote (tests/health_fixtures.py); the table is
 laid out like Argo CD's resource_customizations/*/health_test.yaml cases (input, status, message).
@@ -6,15 +7,20 @@ laid out like Argo CD's resource_customizations/*/health_test.yaml cases (input,
 
 from __future__ import annotations
 
+import json
+import subprocess
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-import cel
 import pytest
+import yaml
 from lupa import lua51
 
 from mxjob_gitops.compiler.integrations.health import FLUX_EXPRESSIONS, argocd_health_lua, flux_health_check
 from tests import health_fixtures as fx
+from tests.realcomp import realcomp_bin
 
 ACTIVE = "Scheduler 1/1 active; Server 1/1 active; Worker 2/2 active"
 # Lua verdict -> the kstatus status Flux reports for the same object (compiler/integrations/health.py).
@@ -82,18 +88,30 @@ def run_argocd_health(script: str, obj: dict[str, Any]) -> dict[str, Any]:
     return verdict
 
 
-def run_flux_health(obj: dict[str, Any], expressions: dict[str, str] = FLUX_EXPRESSIONS) -> str:
-    """Flux's order (fluxcd/pkg runtime/cel/status_evaluator.go, StatusEvaluator.Evaluate): a status whose
-    observedGeneration differs from metadata.generation is InProgress before any expression runs; then
-    inProgress, failed, current, first true wins, InProgress when none is; the object's top-level fields are
-    the variables."""
-    observed = (obj.get("status") or {}).get("observedGeneration")
-    if observed is not None and observed != obj.get("metadata", {}).get("generation", observed):
-        return "InProgress"
-    for key, verdict in (("inProgress", "InProgress"), ("failed", "Failed"), ("current", "Current")):
-        if key in expressions and cel.evaluate(expressions[key], obj) is True:
-            return verdict
-    return "InProgress"
+def stored(obj: dict[str, Any]) -> dict[str, Any]:
+    """The object as the API server hands it to Flux: applied by the GitOps engine, and with an entry for the
+    reconciler's status write when there is a status (a write through the status subresource is recorded with
+    `subresource: status` in managedFields; tests/modern checks that on the 1.36 CRD server)."""
+    fields = [{"manager": "kustomize-controller", "operation": "Apply", "apiVersion": "kubeflow.org/v1"}]
+    if "status" in obj:
+        fields.append({"manager": "mxjob-reconcile", "operation": "Update", "subresource": "status"})
+    return {**obj, "metadata": {**obj["metadata"], "managedFields": fields}}
+
+
+def run_flux_health(*objects: dict[str, Any]) -> list[str]:
+    """Flux's own evaluator (fluxcd/pkg runtime/cel StatusEvaluator, built as `flux-health`) on our expressions;
+    an evaluation error reads Unknown, as Flux's status reader reports it."""
+    binary = realcomp_bin("flux-health")
+    with tempfile.TemporaryDirectory() as work:
+        exprs, objs = Path(work) / "exprs.yaml", Path(work) / "objects.yaml"
+        exprs.write_text(yaml.safe_dump({"healthCheckExprs": [flux_health_check()]}), encoding="utf-8")
+        objs.write_text(yaml.safe_dump_all(objects), encoding="utf-8")
+        done = subprocess.run(
+            [str(binary), "-exprs", str(exprs), str(objs)], capture_output=True, text=True, check=False
+        )
+    verdicts = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(verdicts) == len(objects), done.stderr
+    return [str(v["status"]) for v in verdicts]
 
 
 @pytest.mark.parametrize(("build", "status", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
@@ -103,7 +121,7 @@ def test_argocd_health_script(build: Callable[[], dict[str, Any]], status: str, 
 
 @pytest.mark.parametrize(("build", "status"), [c[1:3] for c in CASES], ids=[c[0] for c in CASES])
 def test_flux_expressions_match_the_lua_verdicts(build: Callable[[], dict[str, Any]], status: str) -> None:
-    assert run_flux_health(build()) == FLUX_FOR[status]
+    assert run_flux_health(stored(build())) == [FLUX_FOR[status]]
 
 
 def test_a_job_without_any_status_yet() -> None:
@@ -112,9 +130,8 @@ def test_a_job_without_any_status_yet() -> None:
         "status": "Progressing",
         "message": "Waiting for the MXJob reconciler to report a status",
     }
-    # cel-go, like this CEL, fails on the missing `status` variable; Flux then reports Unknown and keeps waiting.
-    with pytest.raises(RuntimeError, match="status"):
-        run_flux_health(fresh)
+    # Applied, not yet reconciled: InProgress in Flux's own evaluator, not an evaluation error (Unknown).
+    assert run_flux_health(stored(fresh)) == ["InProgress"]
 
 
 def test_the_lua_sandbox_is_as_narrow_as_argo_cds() -> None:
@@ -142,6 +159,5 @@ def test_flux_generation_gate_never_holds_our_status(build: Callable[[], dict[st
     obj = build()
     assert "observedGeneration" not in obj["status"]
     obj["metadata"]["generation"] = 7
-    assert run_flux_health(obj) == FLUX_FOR[status]
     stale = {**obj, "status": {**obj["status"], "observedGeneration": 6}}
-    assert run_flux_health(stale) == "InProgress"
+    assert run_flux_health(stored(obj), stored(stale)) == [FLUX_FOR[status], "InProgress"]

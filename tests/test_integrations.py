@@ -15,7 +15,7 @@ import yaml
 from mxjob_gitops.compiler.integrations.health import ARGOCD_CM_KEY, FLUX_EXPRESSIONS, argocd_health_lua
 from tests import health_fixtures as fx
 from tests.conftest import EXAMPLES, REPO, run_cli
-from tests.test_health_checks import run_argocd_health, run_flux_health
+from tests.test_health_checks import run_argocd_health, run_flux_health, stored
 
 COMPONENT = REPO / "overlays" / "argocd-health"
 
@@ -87,7 +87,7 @@ def test_flux_examples_carry_the_health_check() -> None:
             (check,) = spec["healthCheckExprs"]
             assert {k: check[k] for k in FLUX_EXPRESSIONS} == FLUX_EXPRESSIONS, path
             assert (check["apiVersion"], check["kind"]) == ("kubeflow.org/v1", "MXJob")
-            assert run_flux_health(fx.failed_backoff_limit(), check) == "Failed"
+            assert run_flux_health(stored(fx.failed_backoff_limit())) == ["Failed"]
 
 
 def test_hydrator_example_renders_with_the_plugin() -> None:

@@ -7,7 +7,7 @@ Both read only the status `mxjob reconcile` writes and give the same verdicts (d
 | condition Failed=True                      | Degraded      | Failed     |
 | condition Succeeded=True                   | Healthy       | Current    |
 | condition Suspended=True                   | Suspended     | Current    |
-| anything else (Created, Running, Restarting, no conditions) | Progressing | InProgress |
+| anything else (Created, Running, Restarting, no conditions, no status yet) | Progressing | InProgress |
 
 Flux has no Suspended status; a suspended job is where Git wants it, so it counts as Current.
 """
@@ -21,13 +21,24 @@ from mxjob_gitops.compiler import constants as c
 
 ARGOCD_CM_KEY = "resource.customizations.health.kubeflow.org_MXJob"
 # Evaluated by kustomize-controller >= v1.5 in the order inProgress, failed, current (fluxcd/pkg
-# runtime/cel/status_evaluator.go, StatusEvaluator.Evaluate); the first true one decides. An object without
-# any `status` yet makes cel-go fail on the missing `status` variable; Flux then reports Unknown and waits.
+# runtime/cel/status_evaluator.go, StatusEvaluator.Evaluate); the first true one decides, none true is InProgress,
+# and an evaluation error is reported as such (Unknown) until the timeout. The expressions are parsed, not
+# compiled (runtime/cel/expression.go, NewExpression), so `status` is a variable only when the object has one:
+# `has(status.x)` then fails, and `has(status)` is not CEL. Whether the reconciler has written a status yet is told
+# without naming `status`: every write through the status subresource leaves a managedFields entry with
+# `subresource: status` (Kubernetes >= 1.22; seen on the 1.36 CRD server of the test tier). Where managedFields
+# were stripped from the object altogether, `_STATUS_WRITTEN` is true and the expressions read `status` directly.
+# CEL's && and || are commutative and absorb an error when the other side decides, so `!written || ...` and
+# `written && ...` never reach `status` on a job that has none: no status yet reads InProgress.
+_STATUS_WRITTEN = (
+    "metadata.?managedFields.orValue([{'subresource': 'status'}]).exists(f, f.?subresource.orValue('') == 'status')"
+)
 _FINISHED = "c.status == 'True' && c.type in ['Failed', 'Succeeded', 'Suspended']"
+_DONE = "c.status == 'True' && c.type in ['Succeeded', 'Suspended']"
 FLUX_EXPRESSIONS = {
-    "inProgress": f"!has(status.conditions) || !status.conditions.exists(c, {_FINISHED})",
-    "failed": "status.conditions.exists(c, c.status == 'True' && c.type == 'Failed')",
-    "current": "status.conditions.exists(c, c.status == 'True' && c.type in ['Succeeded', 'Suspended'])",
+    "inProgress": f"!{_STATUS_WRITTEN} || !has(status.conditions) || !status.conditions.exists(c, {_FINISHED})",
+    "failed": f"{_STATUS_WRITTEN} && status.conditions.exists(c, c.status == 'True' && c.type == 'Failed')",
+    "current": f"{_STATUS_WRITTEN} && status.conditions.exists(c, {_DONE})",
 }
 
 
