@@ -30,6 +30,7 @@ class Code(enum.StrEnum):
     UNSUPPORTED_VERSION = "MXJ006"
     INVALID_NAME = "MXJ007"
     LIMIT_EXCEEDED = "MXJ008"
+    AMBIGUOUS_SCALAR = "MXJ009"
     # The MXJob schema
     UNKNOWN_FIELD = "MXJ101"
     WRONG_TYPE = "MXJ102"

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 import yaml
 
+from mxjob_gitops.compiler import goscalar
 from mxjob_gitops.compiler.construct import Fallback, FastConstructor
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
 from mxjob_gitops.compiler.limits import (
@@ -38,6 +39,7 @@ class Problem:
     message: str
     index: int
     hint: str = ""
+    severity: Severity = Severity.ERROR
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
@@ -76,11 +78,14 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
         key = (value, implicit)
         tag = self._tags.get(key)
         if tag is None:
-            tag = self._tags[key] = super().resolve(kind, value, implicit)
+            plain = implicit[0] and value != "<<"  # `<<` stays a merge key, as in go-yaml
+            tag = self._tags[key] = goscalar.resolve(value) if plain else super().resolve(kind, value, implicit)
         return tag
 
-    def _problem(self, code: Code, message: str, node: yaml.Node, hint: str = "") -> None:
-        self.problems.append(Problem(code, message, node.start_mark.index, hint))
+    def _problem(
+        self, code: Code, message: str, node: yaml.Node, hint: str = "", severity: Severity = Severity.ERROR
+    ) -> None:
+        self.problems.append(Problem(code, message, node.start_mark.index, hint, severity))
 
     def note_duplicate_key(self, key_node: yaml.Node) -> None:
         self._problem(
@@ -116,13 +121,24 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
             return str(node.value)
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> Any:
-        return self._tagged_scalar(node, super().construct_yaml_int)
+        return self._tagged_scalar(node, lambda n: _required(goscalar.parse_int(str(n.value).replace("_", ""))))
 
     def construct_yaml_bool(self, node: yaml.ScalarNode) -> Any:
-        return self._tagged_scalar(node, super().construct_yaml_bool)
+        value = self._tagged_scalar(node, lambda n: _required(goscalar.parse_bool(str(n.value))))
+        if goscalar.ambiguous(str(node.value)) and not node.style:
+            self._problem(
+                Code.AMBIGUOUS_SCALAR,
+                f"{node.value!r} is the boolean {str(value).lower()} for kubectl and Argo CD (YAML 1.1) but the "
+                "string for kustomize and Flux (YAML 1.2); read as the boolean and written as "
+                f"{str(value).lower()}",
+                node,
+                f"quote it ('{node.value}') if you meant the string, else write {str(value).lower()}",
+                Severity.WARNING,
+            )
+        return value
 
     def construct_yaml_float(self, node: yaml.ScalarNode) -> Any:
-        value = self._tagged_scalar(node, super().construct_yaml_float)
+        value = self._tagged_scalar(node, lambda n: _required(goscalar.parse_float(str(n.value))))
         if not isinstance(value, float):
             return value
         if math.isinf(value) or math.isnan(value):
@@ -158,6 +174,13 @@ for _tag in _STRING_TAGS:
 for _tag in ("tag:yaml.org,2002:set", "tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs"):
     _Loader.add_constructor(_tag, _Loader.construct_undefined)
 _Loader.add_constructor(None, _Loader.construct_undefined)
+
+
+def _required(value: Any) -> Any:
+    """A goscalar parse that found no value: the constructor's error (a value that does not fit its tag)."""
+    if value is None:
+        raise ValueError("not a value of its tag")
+    return value
 
 
 def _key_text(key: object) -> str:
@@ -314,7 +337,7 @@ class ParseStream:
             diagnostics.append(
                 Diagnostic(
                     problem_.code,
-                    Severity.ERROR,
+                    problem_.severity,
                     problem_.message,
                     location=source.position(file, problem_.index),
                     hint=problem_.hint,
