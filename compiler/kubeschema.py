@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from mxjob_gitops.compiler.diagnostics import Code
 from mxjob_gitops.compiler.names import api_version_problem, kind_problem
+from mxjob_gitops.compiler.quantity import with_quantity_rule
 from mxjob_gitops.compiler.schema import explain, has_float, schema_dir, strict_integer_validator
 
 try:  # compiled validator for the objects that are valid; jsonschema explains the others
@@ -122,6 +123,7 @@ def _definitions(version: str, strict: bool) -> dict[str, Any]:
         assert root is not None, "resolve_version() admits only versions that ship"
         text = (root / f"v{version}.0-local-strict" / "_definitions.json").read_text(encoding="utf-8")
         definitions = json.loads(text)["$defs"]
+    definitions = with_quantity_rule(definitions)
     return definitions if strict else _relax(definitions)
 
 
@@ -183,6 +185,8 @@ def _absolute_refs(node: Any) -> Any:
 @functools.cache
 def _own_schema(relative: str, strict: bool) -> dict[str, Any]:
     schema: dict[str, Any] = json.loads((schema_dir() / "kubeconform" / relative).read_text(encoding="utf-8"))
+    if "$defs" in schema:
+        schema["$defs"] = with_quantity_rule(schema["$defs"])
     return schema if strict else _relax(schema)
 
 

@@ -13,15 +13,41 @@ from __future__ import annotations
 import re
 from decimal import ROUND_UP, Decimal, InvalidOperation, localcontext
 from enum import StrEnum
+from typing import Any
 
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BINARY_SUFFIX = {power: suffix for suffix, power in _BINARY.items()}
 _DECIMAL_SUFFIX = {power: suffix for suffix, power in _DECIMAL.items()}
-_QUANTITY = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?")
+_QUANTITY = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]{1,4})?")
 NANO = Decimal("1e-9")
 MILLI = Decimal("1e-3")
 MAX_BINARY = Decimal(2**63 - 1)  # ParseQuantity caps binary SI magnitudes at maxAllowed
+
+
+QUANTITY_DEFINITION = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+# A quantity as resource.ParseQuantity accepts it (quantity.go, parseQuantityString; suffix.go, interpret), as a
+# JSON Schema pattern: the OpenAPI definitions Kubernetes publishes have none (kubeconform's issue #181), so without
+# it `cpu: two`, `memory: 4GB` or a left-in `<GPU_LIMIT>` pass every schema and only the API server refuses them.
+# The number may be empty (`Ki`, `.`, `-` are zero); the suffix is a decimal or binary SI suffix or e/E with an
+# integer exponent, bounded here to four digits (the server spends minutes on `1e999999999`). Quantity.UnmarshalJSON
+# trims Unicode space around the JSON-escaped text (strings.TrimSpace), so the spaces JSON leaves unescaped are
+# allowed and control characters are not. tests/test_quantity.py checks all of it against Kubernetes' own code.
+_SPACE = "[ \u0085\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]*"
+_TRIMMED = " \u0085\u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
+QUANTITY_PATTERN = (
+    f"^(?=.){_SPACE}(?=[^ \u0085\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000])"
+    f"[+-]?[0-9]*(\\.[0-9]*)?([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]{{1,4}})?{_SPACE}$(?![\\s\\S])"
+)
+SERVER_WORDS = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+
+
+def with_quantity_rule(definitions: dict[str, Any]) -> dict[str, Any]:
+    """`definitions` ($defs of a schema) with QUANTITY_PATTERN on the string form of a Quantity, where there is one."""
+    if QUANTITY_DEFINITION not in definitions:
+        return definitions
+    rule = {"oneOf": [{"type": ["string", "null"], "pattern": QUANTITY_PATTERN}, {"type": ["number", "null"]}]}
+    return {**definitions, QUANTITY_DEFINITION: rule}
 
 
 class QuantityError(ValueError):
@@ -38,10 +64,12 @@ def parse(value: object) -> tuple[Decimal, Format]:
     """The exact amount (rounded up to a nano, as the server does) and the suffix family it was written in."""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise QuantityError(f"{value!r} is not a quantity")
-    match = _QUANTITY.fullmatch(_json_text(value))
+    text = _json_text(value)
+    match = _QUANTITY.fullmatch(text) if text else None
     if match is None:
         raise QuantityError(f"{value!r} is not a quantity")
-    number, suffix = match.group(1), match.group(2) or ""
+    sign, whole, fraction, suffix = match.group(1), match.group(2), match.group(3) or "", match.group(4) or ""
+    number = f"{sign}{whole or '0'}.{fraction or '0'}"  # an empty number is zero (parseQuantityString)
     with localcontext() as context:
         context.prec = 200
         try:
@@ -66,7 +94,9 @@ def parse(value: object) -> tuple[Decimal, Format]:
 def _json_text(value: str | int | float) -> str:
     """The text the server parses: a string as written; a number as Go's encoding/json writes a float64."""
     if isinstance(value, str):
-        return value
+        return value.strip(
+            " \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+        )
     if isinstance(value, int):
         return str(value)
     if value != 0 and not 1e-6 <= abs(value) < 1e21:

@@ -18,6 +18,7 @@ except ImportError:  # pragma: no cover - the pure-Python path is complete on it
 
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, error
 from mxjob_gitops.compiler.jsonutil import type_name
+from mxjob_gitops.compiler.quantity import QUANTITY_PATTERN, SERVER_WORDS, with_quantity_rule
 
 SCHEMA_FILE = "kubeconform/kubeflow.org/mxjob_v1.json"
 
@@ -35,6 +36,7 @@ def schema_dir() -> Path:
 def mxjob_schema() -> dict[str, Any]:
     with (schema_dir() / SCHEMA_FILE).open(encoding="utf-8") as handle:
         schema: dict[str, Any] = json.load(handle)
+    schema["$defs"] = with_quantity_rule(schema["$defs"])  # the server's quantity syntax (compiler.quantity)
     return schema
 
 
@@ -158,6 +160,14 @@ def _translate(err: ValidationError) -> Iterator[Diagnostic]:
     elif validator in _LIMITS:
         message, hint = _limit(field, validator, err.validator_value, err.instance)
         yield error(Code.OUT_OF_RANGE, message, path, hint)
+    elif validator in ("oneOf", "anyOf") and _is_quantity_rule(schema) and isinstance(err.instance, str):
+        yield error(
+            Code.INVALID_VALUE,
+            f"{field} is {_describe(err.instance)}, which is not a Kubernetes quantity: {SERVER_WORDS} "
+            "(the API server's words; exponents have at most four digits)",
+            path,
+            "write a number with an optional suffix, e.g. 500m, 2, 1.5, 4Gi, 512Mi, 1e3 (not 4GB or a placeholder)",
+        )
     elif validator in ("oneOf", "anyOf"):
         yield error(
             Code.WRONG_TYPE,
@@ -181,6 +191,10 @@ def _translate(err: ValidationError) -> Iterator[Diagnostic]:
             path,
             "see `kubectl explain` for what the field accepts",
         )
+
+
+def _is_quantity_rule(schema: dict[str, Any]) -> bool:
+    return any(isinstance(b, dict) and b.get("pattern") == QUANTITY_PATTERN for b in schema.get("oneOf") or ())
 
 
 # Range and size keywords: (what is counted, how the value compares, the fix); {limit} is the schema's bound.

@@ -13,6 +13,7 @@ import pytest
 
 from mxjob_gitops.compiler import kubeschema
 from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION, _by_kind, _definitions, top_level_schema
+from mxjob_gitops.compiler.quantity import with_quantity_rule
 from tests.conftest import REPO
 
 UPSTREAM = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
@@ -49,7 +50,8 @@ def test_the_committed_bundle_is_the_upstream_strict_definitions() -> None:
 def test_the_relaxed_variant_is_the_strict_one_without_additional_properties_false() -> None:
     folder = UPSTREAM / f"v{DEFAULT_KUBERNETES_VERSION}.0-local"
     relaxed = json.loads((folder / "_definitions.json").read_text(encoding="utf-8"))["$defs"]
-    assert _definitions(DEFAULT_KUBERNETES_VERSION, False) == relaxed
+    # ... with the API server's quantity syntax added to both (compiler.quantity.with_quantity_rule).
+    assert _definitions(DEFAULT_KUBERNETES_VERSION, False) == with_quantity_rule(relaxed)
 
 
 def test_every_per_kind_file_is_its_definition_as_a_non_null_object() -> None:

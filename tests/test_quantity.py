@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -140,7 +142,7 @@ def test_resource_lists_round_up_to_milli(value: object, expect: str) -> None:
     assert canonical_quantity(value, milli=True) == expect
 
 
-@pytest.mark.parametrize("value", ["", "lots", "1.2.3", "1Kb", "e3", "1e", True, None, [1]])
+@pytest.mark.parametrize("value", ["", "   ", "lots", "1.2.3", "1Kb", "..", "1e", "1\n", "\t1", True, None, [1]])
 def test_garbage_is_refused(value: object) -> None:
     with pytest.raises(QuantityError):
         canonical_quantity(value)
@@ -159,3 +161,58 @@ def test_canonical_is_a_fixed_point_that_keeps_the_value(text: str) -> None:
     printed = canonical(amount, family)
     assert canonical_quantity(printed) == printed
     assert parse(printed)[0] == amount
+
+
+# What the API server says of a quantity's syntax, from Kubernetes 1.36's own decoding and validation (realcomp's
+# core-validate): every string here is judged by it and by `mxjob validate` and `mxjob render`, which must agree.
+SYNTAX_CASES = [
+    "two", "4GB", "<GPU_LIMIT>", "1ki", "1..2", "1.2.3", "", " 1", "1 ", "0x10", "1e", "1e+", "Ki", "1KiB", "1Kb",
+    "1b", "1.5Gi", "0.5", ".5", "5.", "+1", "1e+3", "1E3", "1Ki", "1m", "1.0001m", "1e18", "1e-99", "1e99",
+    "Ki", "m", "e3", ".", "+", "+.", "1.", "..", "E", "E3", "-Ki", ".e3", "1.e3", "00", "1e0003", "\u00a01",
+    "1\u00a0", "\t1", "1\n", "   ", "1e+", "1e-3",
+    "9223372036854775808Ki", "500m", "2", "4Gi", "512Mi", "1e3", "100n", "3u", "7k", "8M", "9G", "1T", "2P", "3E",
+]  # fmt: skip
+
+
+def _pod(quantity: str) -> dict[str, object]:
+    resources = {"requests": {"cpu": quantity}, "limits": {"cpu": quantity}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "x", "resources": resources}]},
+    }
+
+
+def test_quantity_syntax_agrees_with_the_api_server(tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    from tests.conftest import run_cli
+    from tests.realcomp import realcomp_bin
+
+    pods = tmp_path / "pods.yaml"
+    pods.write_text("---\n".join(json.dumps(_pod(q)) + "\n" for q in SYNTAX_CASES), encoding="utf-8")
+    done = subprocess.run(
+        [str(realcomp_bin("core-validate")), str(pods)], capture_output=True, text=True, timeout=60, check=False
+    )
+    verdicts = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(verdicts) == len(SYNTAX_CASES), done.stderr
+    for quantity, verdict in zip(SYNTAX_CASES, verdicts, strict=True):
+        server_ok = not verdict["errors"]
+        single = tmp_path / "one.yaml"
+        single.write_text(json.dumps(_pod(quantity)), encoding="utf-8")
+        ours = run_cli(["validate", "-q", str(single)])
+        assert (ours.exit_code == 0) == server_ok, (quantity, verdict["errors"], ours.stdout + ours.stderr)
+
+
+def test_an_absurd_exponent_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    """`cpu: '1e999999999'` was an internal error (exit 3); the server itself spends minutes on it."""
+    from tests.conftest import run_cli
+    from tests.helpers import container, job, replica
+
+    spec = job(name="j", Worker=replica(1, containers=[container(resources={"requests": {"cpu": "1e999999999"}})]))
+    (tmp_path / "j.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    for command in ("render", "validate"):
+        result = run_cli([command, str(tmp_path / "j.yaml")])
+        assert result.exit_code == 1 and "not a Kubernetes quantity" in result.stdout + result.stderr, result.stderr
