@@ -12,8 +12,9 @@ api/jobset/v1alpha2/jobset_types.go for the API, pkg/controllers for what the co
   active (`reconcile`: jobSetFinished then deleteJobs), so servers and the scheduler stop.
 - startupPolicy: InOrder (scheduler, servers, workers: startup_policy.go `inOrderStartupPolicy`) for MXTrain with
   a Scheduler, AnyOrder otherwise.
-- suspend and ttlSecondsAfterFinished: the run policy's (`constructJob` suspends every Job of a suspended JobSet;
-  ttl_after_finished.go `executeTTLAfterFinishedPolicy`).
+- suspend: the run policy's (`constructJob` suspends every Job of a suspended JobSet). ttlSecondsAfterFinished is
+  not rendered, as on the pods engine (warning MXJ303): JobSet would delete a Git-tracked object
+  (ttl_after_finished.go `executeTTLAfterFinishedPolicy`) and Argo CD or Flux would create it again, to run again.
 - Kueue: the queue-name label on the JobSet (Kueue's jobset integration admits it as one workload).
 """
 
@@ -74,9 +75,6 @@ def render_jobset(job: MXJob, gang: Gang | None, exit_overrides: Overrides) -> M
     spec["startupPolicy"] = {"startupPolicyOrder": "InOrder" if _in_order(job, replicas) else "AnyOrder"}
     if job.run_policy.suspend:
         spec["suspend"] = True
-    ttl = document["spec"]["runPolicy"].get("ttlSecondsAfterFinished")
-    if isinstance(ttl, int):
-        spec["ttlSecondsAfterFinished"] = ttl
     return {"apiVersion": API_VERSION, "kind": KIND, "metadata": metadata, "spec": spec}
 
 
