@@ -24,7 +24,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from mxjob_gitops.compiler import constants as c
-from mxjob_gitops.compiler.decorations.kueue import job_queue
 from mxjob_gitops.compiler.gang import Gang
 from mxjob_gitops.compiler.jobset.exitcodes import Overrides, job_overrides, parse_overrides
 from mxjob_gitops.compiler.jobset.policy import backoff_limit, pod_failure_policy, pod_restart_policy
@@ -57,7 +56,9 @@ def render_jobset(job: MXJob, gang: Gang | None, exit_overrides: Overrides) -> M
         metadata["namespace"] = job.namespace
     labels = dict(document["metadata"].get("labels") or {})
     if gang is not None and gang.scheduler.kind == "kueue":
-        queue = gang.scheduler.argument or job_queue(job)
+        # As the pods engine reads it: `kueue=QUEUE`, else the job's own label, else schedulingPolicy.queue.
+        policy = job.run_policy.scheduling_policy or {}
+        queue = str(gang.scheduler.argument or labels.get(QUEUE_LABEL) or policy.get("queue") or "")
         if queue:
             labels[QUEUE_LABEL] = queue
     if labels:
