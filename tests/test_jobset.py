@@ -233,3 +233,24 @@ def test_byte_stable(example: Path) -> None:
     first = run_cli(["render", "--engine", "jobset", str(example)])
     second = run_cli(["render", "--engine", "jobset", str(example)])
     assert first.exit_code == 0 and first.stdout == second.stdout
+
+
+def test_findings() -> None:
+    job = yaml.safe_load(_single("Always"))
+    job["metadata"]["name"] = "n" * 53  # n...-worker-0 fits the pods engine (62), n...-worker-0-0 does not (64)
+    job["metadata"]["annotations"] = {"mxjob.kubeflow.org/exit-codes": "OOMKilled=retryable"}
+    text = yaml.safe_dump(job)
+    assert run_cli(["render", "-"], stdin=text).exit_code == 0
+    result = run_cli(["render", "--engine", "jobset", "-"], stdin=text)
+    assert result.exit_code == 1 and not result.stdout
+    assert "MXJ202" in result.stderr and "MXJ302" in result.stderr and "MXJ309" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("target", "annotation"),
+    [("argocd", "argocd.argoproj.io/sync-options"), ("flux", "kustomize.toolkit.fluxcd.io/force")],
+)
+def test_targets_replace_the_immutable_jobset(target: str, annotation: str) -> None:
+    path = str(REPO / "examples" / "train" / "mx_job_dist_gpu.yaml")
+    (jobset,) = _render(["--engine", "jobset", "--target", target, path])
+    assert annotation in jobset["metadata"]["annotations"]

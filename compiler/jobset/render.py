@@ -20,6 +20,7 @@ api/jobset/v1alpha2/jobset_types.go for the API, pkg/controllers for what the co
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ from mxjob_gitops.compiler.jobset.topology import Environment
 from mxjob_gitops.compiler.model import MXJob, Replica
 from mxjob_gitops.compiler.options import RenderOptions
 from mxjob_gitops.compiler.replicas import TRAITS, JobMode
+from mxjob_gitops.compiler.targets import Target
 
 if TYPE_CHECKING:
     from mxjob_gitops.compiler.job import CompiledJob
@@ -39,13 +41,25 @@ API_VERSION = "jobset.x-k8s.io/v1alpha2"
 KIND = "JobSet"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 Manifest = dict[str, Any]
+# The JobSet CRD makes most of spec immutable (x-kubernetes-validations `self == oldSelf`), so a changed JobSet is
+# replaced, as the pods engine's pods are (compiler.decorations.argocd and .flux say the same for pods).
+_TARGET_ANNOTATIONS = {
+    Target.ARGOCD: {"argocd.argoproj.io/sync-options": "Force=true,Replace=true"},
+    Target.FLUX: {"kustomize.toolkit.fluxcd.io/force": "Enabled"},
+}
 
 
 def render_compiled(compiled: CompiledJob, options: RenderOptions) -> Iterator[Manifest]:
     """The manifests of one compiled job on this engine: its JobSet (no ConfigMap, Services, Pods or MXJob)."""
     if compiled.job is None:
         raise ValueError("the job was compiled without defaults; it can only be converted")
-    yield render_jobset(compiled.job, compiled.gang, parse_overrides(options.exit_codes))
+    jobset = render_jobset(compiled.job, compiled.gang, parse_overrides(options.exit_codes))
+    annotations = dict(_TARGET_ANNOTATIONS.get(options.target, {}))
+    if options.target is Target.FLUX and "${" in json.dumps(jobset, ensure_ascii=False):
+        annotations["kustomize.toolkit.fluxcd.io/substitute"] = "disabled"  # as compiler.decorations.flux does
+    if annotations:
+        jobset["metadata"]["annotations"] = annotations
+    yield jobset
 
 
 def render_jobset(job: MXJob, gang: Gang | None, exit_overrides: Overrides) -> Manifest:
