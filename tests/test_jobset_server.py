@@ -28,6 +28,7 @@ VARIANTS: tuple[tuple[str, list[str]], ...] = (
     ("plain", []),
     ("kueue", ["--gang-scheduler", "kueue=team-a"]),
     ("exit-codes", ["--exit-codes", "137=permanent,3=retryable,Evicted=permanent"]),
+    ("argocd", ["--target", "argocd"]),
 )
 
 

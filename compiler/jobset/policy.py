@@ -6,7 +6,8 @@ Sources (kubernetes pkg/controller/job, pkg/apis/batch/validation):
   Job at once, Ignore does not count the failure against backoffLimit, Count does (the default for an unmatched
   failure). `onExitCodes` with operator NotIn matches when the named container's exit code is outside the set
   (`matchOnExitCodes`); `onPodConditions` DisruptionTarget matches pods evicted or preempted.
-- A Job's pod template allows restartPolicy Never or OnFailure only (`validateJobTemplate`), so Always is OnFailure.
+- A Job's pod template allows restartPolicy Never or OnFailure only (pkg/apis/batch/validation), so Always is
+  OnFailure.
 - backoffLimit counts failed pods (Never) or container restarts (OnFailure) of the Job (job_controller.go
   `pastBackoffLimitOnFailure`, `newFailedConditionForFailureTarget`); a Job past it fails, and JobSet's default
   failurePolicy (maxRestarts 0) fails the JobSet (kubernetes-sigs/jobset pkg/controllers/failure_policy.go

@@ -4,8 +4,8 @@ JobSet names each child Job `<jobset>-<replicatedJob>-<jobIndex>` (kubernetes-si
 pkg/controllers/jobset_controller.go `constructJob`, via placement.GenJobName) and, with
 `spec.network.enableDNSHostnames`, sets the pod template's `subdomain` to `spec.network.subdomain` (`GetSubdomain`)
 and creates a headless Service of that name (`createHeadlessSvcIfNecessary`). The Job controller gives each pod of
-an Indexed Job the hostname `<job>-<index>` (kubernetes pkg/controller/job/indexed_job_utils.go
-`addCompletionIndexAnnotation`/`podGenerator`: Hostname set when completionMode is Indexed). So the pod of
+an Indexed Job the hostname `<job>-<index>` (kubernetes pkg/controller/job/job_controller.go `manageJob`, with
+the index annotation from indexed_job_utils.go `addCompletionIndexAnnotation`). So the pod of
 index i of replica type `rt` answers at `<jobset>-<rt>-0-<i>.<jobset>` inside the namespace: that is what
 DMLC_PS_ROOT_URI and the MX_CONFIG urls name (the pod rendering names the per-pod headless Service instead).
 
