@@ -154,6 +154,10 @@ def compile_object(
     job = apply_defaults(conversion.data, options.namespace)
     scheduler, problems = choose_scheduler(job, options.gang_scheduler)
     found.extend(problems)
+    if options.engine == "jobset":
+        from mxjob_gitops.compiler.jobset.findings import findings
+
+        found.extend(findings(job, scheduler, options.exit_codes))
     gang = None
     if scheduler is not None:
         gang, notes = plan_gang(job, scheduler, priorities, sources, options.kubernetes_version)

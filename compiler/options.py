@@ -40,6 +40,10 @@ class RenderOptions:
     keep_rendered: bool = False
     # Pods one job may have (compiler.limits); recorded when raised, so the reconciler renders the job too.
     max_pods: int = DEFAULT_MAX_PODS
+    # What runs the job: "pods" (our pods and reconciler) or "jobset" (one JobSet; compiler.jobset).
+    engine: str = "pods"
+    # Exit-code classes over the built-in table (`137=permanent,3=retryable`), for the jobset engine.
+    exit_codes: str = ""
 
     def to_record(self) -> Record:
         """The options as a record: `target` always, every other field only when it is not the default."""
@@ -132,6 +136,22 @@ def _target(text: str) -> Target:
         raise ValueError(f"{text!r}: use {', '.join(t.value for t in Target)}") from None
 
 
+ENGINES = ("pods", "jobset")
+
+
+def _choice(text: str, choices: tuple[str, ...]) -> str:
+    if text not in choices:
+        raise ValueError(f"{text!r}: use {' or '.join(choices)}")
+    return text
+
+
+def _exit_codes(text: str) -> str:
+    from mxjob_gitops.compiler.jobset.exitcodes import parse_overrides
+
+    parse_overrides(text)
+    return text
+
+
 def kubernetes_minor(text: str) -> str:
     """'1.36', '1.36.2' or 'v1.36' → '1.36'; ValueError for anything else."""
     match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?", text.strip())
@@ -157,6 +177,8 @@ _FIELDS = (
         "keepRendered", "keep_rendered", False, lambda text: text.lower() not in _FALSE, lambda flag: str(flag).lower()
     ),
     _Field("maxPods", "max_pods", DEFAULT_MAX_PODS, _max_pods, str),
+    _Field("engine", "engine", "pods", lambda text: _choice(text, ENGINES), str),
+    _Field("exitCodes", "exit_codes", "", _exit_codes, str),
 )
 _BY_KEY = {spec.key: spec for spec in _FIELDS}
 # The keys a record (a functionConfig's data, a ConfigMap record) may hold.

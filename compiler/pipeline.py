@@ -67,7 +67,11 @@ def item_manifests(
     item: CompiledJob | Manifest, options: RenderOptions, expect_prefix: Callable[[str], None] | None = None
 ) -> Iterator[Manifest]:
     """The manifests of one compiled item: a job's rendering, or the object itself."""
-    if isinstance(item, CompiledJob):
+    if isinstance(item, CompiledJob) and options.engine == "jobset":
+        from mxjob_gitops.compiler.jobset.render import render_compiled
+
+        yield from render_compiled(item, options)
+    elif isinstance(item, CompiledJob):
         yield from render_job(item, options, expect_prefix)
     else:
         yield item
@@ -244,6 +248,9 @@ def identity(obj: Manifest) -> Identity:
 
 def job_identities(job: MXJob, options: RenderOptions, gang: Gang | None) -> Iterator[Identity]:
     ns = job.namespace or ""
+    if options.engine == "jobset":
+        yield ("jobset.x-k8s.io/v1alpha2", "JobSet", ns, job.name)
+        return
     yield ("v1", "ConfigMap", ns, f"{job.name}{c.CONFIGMAP_SUFFIX}")
     if gang is not None and gang.pod_group is not None and not job.run_policy.suspend:
         yield identity(gang.pod_group)

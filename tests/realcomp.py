@@ -1,6 +1,7 @@
-"""Where the real components built for the tests live (`MXJOB_REALCOMP_BIN`, default
-`${XDG_CACHE_HOME:-~/.cache}/mxjob-gitops/realcomp/bin`): a missing one skips its test, except under `CI=true`,
-where it fails (as tests/realapi/conftest.py does for the API server tier)."""
+"""Where the real components built for the tests live: `MXJOB_REALCOMP_BIN` (default
+`${XDG_CACHE_HOME:-~/.cache}/mxjob-gitops/realcomp/bin`, where ../shared/realcomp/build.sh puts them) and
+`MXJOB_REALCOMP_SHARE` (default: `share` beside it). A missing one skips its test with the reason, except under
+`CI=true`, where it fails (as tests/realapi/conftest.py does for the API server tier): there every tier must run."""
 
 from __future__ import annotations
 
@@ -15,17 +16,26 @@ def _root() -> pathlib.Path:
     return pathlib.Path(cache) / "mxjob-gitops" / "realcomp"
 
 
+def _missing(reason: str) -> None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI=true and a real component is missing: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
 def realcomp_bin(name: str) -> pathlib.Path:
-    """The component `name`; skips (fails under CI=true) when it is not there."""
+    """The component `name`; skips (fails under CI=true) when it is not built."""
     directory = pathlib.Path(os.environ.get("MXJOB_REALCOMP_BIN") or _root() / "bin")
     path = directory / name
     if not os.access(path, os.X_OK):
-        reason = f"{name} not found in {directory} (set MXJOB_REALCOMP_BIN)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI=true and {reason}", pytrace=False)
-        pytest.skip(reason)
+        _missing(f"{name} not found in {directory} (run ../shared/realcomp/build.sh, or set MXJOB_REALCOMP_BIN)")
     return path
 
 
 def realcomp_share() -> pathlib.Path:
-    return pathlib.Path(os.environ.get("MXJOB_REALCOMP_SHARE") or _root() / "share")
+    """The real components' data (CRDs, JSON schemas, Argo CD's health scripts)."""
+    binary = os.environ.get("MXJOB_REALCOMP_BIN")
+    default = pathlib.Path(binary).parent / "share" if binary else _root() / "share"
+    share = pathlib.Path(os.environ.get("MXJOB_REALCOMP_SHARE") or default)
+    if not share.is_dir():
+        _missing(f"{share} is missing (run ../shared/realcomp/build.sh, or set MXJOB_REALCOMP_SHARE)")
+    return share

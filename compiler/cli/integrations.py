@@ -30,17 +30,31 @@ def integrations() -> None:
 @click.option(
     "-n", "--namespace", default="argocd", show_default=True, metavar="NAMESPACE", help="Namespace of argocd-cm."
 )
+@click.option(
+    "--engine",
+    type=click.Choice(("pods", "jobset", "all")),
+    default="pods",
+    show_default=True,
+    help="The kind to check: MXJob (pods engine), JobSet (`render --engine jobset`), or both.",
+)
 @verbosity_options
-def argocd_health(fmt: str, namespace: str) -> None:
-    """Print the Lua health check as argocd-cm's resource.customizations.health.kubeflow.org_MXJob key."""
+def argocd_health(fmt: str, namespace: str, engine: str) -> None:
+    """Print the Lua health check as argocd-cm's resource.customizations.health.kubeflow.org_MXJob key
+    (with --engine jobset: ...health.jobset.x-k8s.io_JobSet)."""
     from mxjob_gitops.compiler.emit import to_json, to_yaml
+    from mxjob_gitops.compiler.integrations import jobset_health
     from mxjob_gitops.compiler.integrations.health import argocd_cm, argocd_health_lua
 
     with guarded():
         if fmt == "lua":
-            click.echo(argocd_health_lua(), nl=False)
+            if engine == "all":
+                raise click.BadParameter("--format lua prints one script: choose --engine pods or jobset")
+            click.echo(argocd_health_lua() if engine == "pods" else jobset_health.argocd_health_lua(), nl=False)
             return
         patch = argocd_cm(namespace)
+        if engine != "pods":
+            data = {} if engine == "jobset" else patch["data"]
+            patch["data"] = {**data, jobset_health.ARGOCD_CM_KEY: jobset_health.argocd_health_lua()}
         click.echo(to_json(patch) if fmt == "json" else to_yaml(patch), nl=False)
 
 
@@ -53,12 +67,23 @@ def argocd_health(fmt: str, namespace: str) -> None:
     show_default=True,
     help="How to print the Kustomization spec fragment.",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(("pods", "jobset", "all")),
+    default="pods",
+    show_default=True,
+    help="The kind to check: MXJob (pods engine), JobSet (`render --engine jobset`), or both.",
+)
 @verbosity_options
-def flux_health(fmt: str) -> None:
+def flux_health(fmt: str, engine: str) -> None:
     """Print `healthCheckExprs` (CEL, kustomize-controller v1.5+) for a Flux Kustomization's spec."""
     from mxjob_gitops.compiler.emit import to_json, to_yaml
+    from mxjob_gitops.compiler.integrations import jobset_health
     from mxjob_gitops.compiler.integrations.health import flux_health_check
 
     with guarded():
-        fragment = {"healthCheckExprs": [flux_health_check()]}
+        checks = [flux_health_check()] if engine != "jobset" else []
+        if engine != "pods":
+            checks.append(jobset_health.flux_health_check())
+        fragment = {"healthCheckExprs": checks}
         click.echo(to_json(fragment) if fmt == "json" else to_yaml(fragment), nl=False)

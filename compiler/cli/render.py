@@ -15,7 +15,7 @@ import click
 from mxjob_gitops.compiler.cli.common import FORMATS, NO_OBJECTS, paused_gc
 from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail, guarded
 from mxjob_gitops.compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
-from mxjob_gitops.compiler.cli.options import parse_kubernetes_version, render_options
+from mxjob_gitops.compiler.cli.options import check_field, parse_kubernetes_version, render_options
 from mxjob_gitops.compiler.options import RenderOptions
 
 # kubectl's `-o json` prints JSON; ours names a directory. A directory called like an output format is
@@ -71,6 +71,21 @@ def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | 
     help="Render the API shapes of this Kubernetes version where they differ (the scheduling.k8s.io "
     "gang API of --gang-scheduler kubernetes); default: the newest, 1.37.",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(("pods", "jobset")),
+    default="pods",
+    show_default=True,
+    help="What runs each job: pods (with `mxjob reconcile`), or one JobSet (jobset.x-k8s.io/v1alpha2, docs/jobset.md).",
+)
+@click.option(
+    "--exit-codes",
+    default="",
+    callback=check_field("exitCodes"),
+    metavar="CODE=CLASS,...",
+    help="jobset engine: exit-code classes over the built-in table, e.g. 137=permanent,3=retryable "
+    "(as `mxjob reconcile --exit-codes`).",
+)
 @render_options
 @verbosity_options
 def render(
@@ -79,6 +94,8 @@ def render(
     output_dir: Path | None,
     follow_output_symlink: bool,
     kubernetes_version: str | None,
+    engine: str,
+    exit_codes: str | None,
     options: RenderOptions,
 ) -> None:
     """Render MXJob specs in PATH... (files, directories, or - for stdin; no PATH reads a piped stdin)
@@ -88,7 +105,11 @@ def render(
     unless every input is valid.
     """
     paths = paths_or_stdin(paths)
-    options = dataclasses.replace(options, kubernetes_version=kubernetes_version)
+    if engine == "jobset" and options.gang_scheduler is not None and options.gang_scheduler.kind != "kueue":
+        raise click.BadParameter("the jobset engine gang-schedules with Kueue only", param_hint="'--gang-scheduler'")
+    options = dataclasses.replace(
+        options, kubernetes_version=kubernetes_version, engine=engine, exit_codes=exit_codes or ""
+    )
     with guarded(), paused_gc():
         if output_dir is None:
             _render_stream(paths, options, fmt)

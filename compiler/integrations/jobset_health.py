@@ -1,0 +1,40 @@
+"""The JobSet health checks (`mxjob render --engine jobset`): Argo CD's Lua script and Flux's CEL expressions.
+
+| JobSet status                                  | Argo CD (Lua) | Flux (CEL)                    |
+|------------------------------------------------|---------------|-------------------------------|
+| no status yet                                  | Progressing   | Unknown (see below)           |
+| condition Failed=True                          | Degraded      | Failed                        |
+| condition Completed=True                       | Healthy       | Current                       |
+| condition Suspended=True                       | Suspended     | Current                       |
+| anything else (running, restarting, starting)  | Progressing   | InProgress                    |
+
+Flux (fluxcd/pkg runtime/cel status_evaluator.go `StatusEvaluator.Evaluate`; expression.go `NewExpression`) binds
+only the object's own top-level fields as CEL variables, with no `self`. A JobSet the controller has not reconciled
+yet has no `status` at all, and every reference to it, `has(status.x)` included, is an evaluation error that Flux
+reads as Unknown; CEL has no test for an unbound variable. The JobSet controller writes a status (`restarts` is
+always serialised) on its first reconcile, so that state is brief; Flux keeps waiting through it.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from typing import Any
+
+JOBSET_GROUP = "jobset.x-k8s.io"
+ARGOCD_CM_KEY = f"resource.customizations.health.{JOBSET_GROUP}_JobSet"
+_FINISHED = "c.status == 'True' && c.type in ['Failed', 'Completed', 'Suspended']"
+FLUX_EXPRESSIONS = {
+    "inProgress": f"!has(status.conditions) || !status.conditions.exists(c, {_FINISHED})",
+    "failed": "status.conditions.exists(c, c.status == 'True' && c.type == 'Failed')",
+    "current": "status.conditions.exists(c, c.status == 'True' && c.type in ['Completed', 'Suspended'])",
+}
+
+
+def argocd_health_lua() -> str:
+    """The Lua script, as Argo CD runs it for `jobset.x-k8s.io/JobSet`."""
+    return files(__package__).joinpath("jobset_health.lua").read_text(encoding="utf-8")
+
+
+def flux_health_check() -> dict[str, Any]:
+    """One `spec.healthCheckExprs` entry of a Flux Kustomization (kustomize.toolkit.fluxcd.io/v1)."""
+    return {"apiVersion": f"{JOBSET_GROUP}/v1alpha2", "kind": "JobSet", **FLUX_EXPRESSIONS}

@@ -1,0 +1,256 @@
+"""The JobSet engine's mapping: the env each pod sees equals the pod rendering's (after the kubelet's `$(VAR)`
+expansion), the exit-code table as podFailurePolicy decides every code as the reconciler does, and the policies.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from mxjob_gitops.compiler.jobset.exitcodes import parse_overrides, retryable
+from mxjob_gitops.compiler.jobset.policy import UNLIMITED
+from mxjob_gitops.reconciler.exitcodes import ExitClass, ExitTable
+from tests.conftest import REPO, run_cli
+
+EXAMPLES = sorted(p for p in (REPO / "examples").rglob("*.yaml") if "mxReplicaSpecs:" in p.read_text(encoding="utf-8"))
+INDEX_ANNOTATION = "batch.kubernetes.io/job-completion-index"
+
+
+def _render(args: list[str], stdin: str | None = None) -> list[dict[str, Any]]:
+    result = run_cli(["render", *args], stdin=stdin)
+    assert result.exit_code == 0, result.stderr
+    return [d for d in yaml.safe_load_all(result.stdout) if d]
+
+
+def _single(restart: str | None = None, **run_policy: Any) -> str:
+    """The single-worker example with another restartPolicy and run-policy fields."""
+    job = yaml.safe_load((REPO / "examples" / "single" / "mx_job_single_worker.yaml").read_text(encoding="utf-8"))
+    job["spec"].setdefault("runPolicy", {}).update(run_policy)
+    if restart is not None:
+        for replica in job["spec"]["mxReplicaSpecs"].values():
+            replica["restartPolicy"] = restart
+    return str(yaml.safe_dump(job))
+
+
+def _expand(value: str, env: dict[str, str]) -> str:
+    """The kubelet's expansion of an env value (kubernetes third_party/forked/golang/expansion `Expand`): `$$` is
+    `$`, `$(NAME)` of an earlier variable its value, an unknown `$(NAME)` stays as written."""
+    out, i = [], 0
+    while i < len(value):
+        if value[i] == "$" and i + 1 < len(value):
+            if value[i + 1] == "$":
+                out.append("$")
+                i += 2
+                continue
+            if value[i + 1] == "(":
+                end = value.find(")", i + 2)
+                if end != -1:
+                    name = value[i + 2 : end]
+                    out.append(env.get(name, value[i : end + 1]))
+                    i = end + 1
+                    continue
+        out.append(value[i])
+        i += 1
+    return "".join(out)
+
+
+def _pod_env(container: dict[str, Any], index: int) -> dict[str, str]:
+    """The environment a pod of completion index `index` sees (fieldRefs of the index annotation resolved)."""
+    env: dict[str, str] = {}
+    for var in container.get("env") or []:
+        if "valueFrom" in var:
+            assert var["valueFrom"] == {"fieldRef": {"fieldPath": f"metadata.annotations['{INDEX_ANNOTATION}']"}}
+            env[var["name"]] = str(index)
+        else:
+            env[var["name"]] = _expand(var.get("value", ""), env)
+    return env
+
+
+def _hostnames(text: str, job: str) -> str:
+    """The pod rendering's per-pod Service names as the JobSet's pod hostnames."""
+    return re.sub(rf"\b{re.escape(job)}-([a-z]+)-(\d+)\b", rf"{job}-\1-0-\2.{job}", text)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.parent.name + "/" + p.stem for p in EXAMPLES])
+def test_every_pod_sees_what_the_pod_rendering_gives_it(example: Path) -> None:
+    pods = {d["metadata"]["name"]: d for d in _render([str(example)]) if d["kind"] == "Pod"}
+    (jobset,) = _render(["--engine", "jobset", str(example)])
+    name = jobset["metadata"]["name"]
+    seen = 0
+    for rjob in jobset["spec"]["replicatedJobs"]:
+        job_spec = rjob["template"]["spec"]
+        assert rjob["replicas"] == 1 and job_spec["completionMode"] == "Indexed"
+        assert job_spec["completions"] == job_spec["parallelism"]
+        for index in range(job_spec["completions"]):
+            pod = pods[f"{name}-{rjob['name']}-{index}"]
+            template = job_spec["template"]["spec"]
+            for ours, theirs in zip(template["containers"], pod["spec"]["containers"], strict=True):
+                want = {v["name"]: _hostnames(v.get("value", ""), name) for v in theirs["env"]}
+                got = _pod_env(ours, index)
+                got.pop("JOB_COMPLETION_INDEX")  # the Job controller sets it anyway (addCompletionIndexEnvVariable)
+                assert got == want
+                assert {k: v for k, v in ours.items() if k != "env"} == {k: v for k, v in theirs.items() if k != "env"}
+            seen += 1
+    assert seen == len(pods)
+
+
+def test_dollar_signs_in_a_tuner_key_reach_the_pod_literally() -> None:
+    text = (REPO / "examples" / "tune" / "mx_job_tune_gpu.yaml").read_text(encoding="utf-8")
+    text = text.replace("tuner-server-key: 2080ti", "tuner-server-key: 'a$(DMLC_ROLE)$$b$'")
+    (jobset,) = _render(["--engine", "jobset", "-"], stdin=text)
+    container = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
+    assert '"tunerserver":"a$(DMLC_ROLE)$$b$"' in _pod_env(container, 0)["MX_CONFIG"]
+
+
+@pytest.mark.parametrize(
+    "overrides", ["", "137=permanent,3=retryable", "139=retryable,1=retryable,255=permanent,Evicted=permanent"]
+)
+def test_the_exit_table_is_the_reconcilers(overrides: str) -> None:
+    ours = parse_overrides(overrides)
+    theirs = ExitTable.parse(overrides)
+    for code in range(1, 256):
+        assert retryable(code, ours) == (theirs.classify(code) is ExitClass.RETRYABLE), code
+
+
+def _decide(policy: dict[str, Any], code: int, disrupted: bool = False) -> str:
+    """The Job controller's first matching rule (pkg/controller/job/pod_failure_policy.go matchPodFailurePolicy);
+    Count when none matches."""
+    for rule in policy["rules"]:
+        if "onPodConditions" in rule and disrupted:
+            return str(rule["action"])
+        on = rule.get("onExitCodes")
+        if on is not None and not disrupted:
+            inside = code in on["values"]
+            if inside == (on["operator"] == "In"):
+                return str(rule["action"])
+    return "Count"
+
+
+@pytest.mark.parametrize("overrides", ["", "137=permanent,3=retryable,Evicted=permanent"])
+def test_exit_codes_become_a_pod_failure_policy(overrides: str) -> None:
+    text = _single("ExitCode")
+    args = ["--engine", "jobset", *(["--exit-codes", overrides] if overrides else []), "-"]
+    (jobset,) = _render(args, stdin=text)
+    job_spec = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]
+    policy = job_spec["podFailurePolicy"]
+    assert job_spec["template"]["spec"]["restartPolicy"] == "Never"  # required by podFailurePolicy
+    table = ExitTable.parse(overrides)
+    for code in range(1, 256):
+        want = "Count" if table.classify(code) is ExitClass.RETRYABLE else "FailJob"
+        assert _decide(policy, code) == want, code
+    evicted = table.classify(None, "Evicted") is ExitClass.RETRYABLE
+    assert _decide(policy, 0, disrupted=True) == ("Ignore" if evicted else "FailJob")
+    for rule in policy["rules"]:  # the Job API's limits (pkg/apis/batch/validation validatePodFailurePolicyRule)
+        values = rule.get("onExitCodes", {}).get("values", [])
+        assert values == sorted(set(values)) and len(values) <= 255
+
+
+@pytest.mark.parametrize(
+    ("policy", "pod", "backoff", "rules"),
+    [
+        ("Never", "Never", 0, False),
+        ("OnFailure", "OnFailure", 3, False),
+        ("Always", "OnFailure", 3, False),
+        ("ExitCode", "Never", 3, True),
+    ],
+)
+def test_restart_policies(policy: str, pod: str, backoff: int, rules: bool) -> None:
+    text = _single(policy, backoffLimit=3, activeDeadlineSeconds=60)
+    (jobset,) = _render(["--engine", "jobset", "-"], stdin=text)
+    job_spec = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]
+    assert job_spec["template"]["spec"]["restartPolicy"] == pod
+    assert job_spec["backoffLimit"] == backoff
+    assert job_spec["activeDeadlineSeconds"] == 60
+    assert ("podFailurePolicy" in job_spec) == rules
+
+
+def test_an_unset_backoff_limit_is_unlimited() -> None:
+    text = _single("OnFailure")
+    (jobset,) = _render(["--engine", "jobset", "-"], stdin=text)
+    assert jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["backoffLimit"] == UNLIMITED
+
+
+@pytest.mark.parametrize(
+    ("example", "order", "target"),
+    [
+        ("train/mx_job_dist_gpu", "InOrder", ["worker"]),
+        ("byteps/byteps_job", "InOrder", ["worker"]),
+        ("single/mx_job_single_worker", "AnyOrder", ["worker"]),
+        ("tune/mx_job_tune_gpu", "AnyOrder", ["tuner"]),
+    ],
+)
+def test_startup_order_and_success(example: str, order: str, target: list[str]) -> None:
+    (jobset,) = _render(["--engine", "jobset", str(REPO / "examples" / f"{example}.yaml")])
+    spec = jobset["spec"]
+    assert spec["startupPolicy"] == {"startupPolicyOrder": order}
+    assert spec["successPolicy"] == {"operator": "All", "targetReplicatedJobs": target}
+    assert spec["network"] == {
+        "enableDNSHostnames": True,
+        "subdomain": jobset["metadata"]["name"],
+        "publishNotReadyAddresses": True,
+    }
+    if order == "InOrder":
+        assert [r["name"] for r in spec["replicatedJobs"]][:1] == ["scheduler"]
+
+
+def test_kueue_is_the_queue_label_on_the_jobset() -> None:
+    path = str(REPO / "examples" / "train" / "mx_job_dist_gpu.yaml")
+    (jobset,) = _render(["--engine", "jobset", "--gang-scheduler", "kueue=team-a", path])
+    assert jobset["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-a"
+    templates = [r["template"]["spec"]["template"] for r in jobset["spec"]["replicatedJobs"]]
+    assert all(
+        "schedulingGates" not in t["spec"] and "kueue.x-k8s.io/pod-group-name" not in t["metadata"]["labels"]
+        for t in templates
+    )
+
+
+def test_other_gang_schedulers_are_refused() -> None:
+    path = str(REPO / "examples" / "train" / "mx_job_dist_gpu.yaml")
+    result = run_cli(["render", "--engine", "jobset", "--gang-scheduler", "volcano", path])
+    assert result.exit_code == 2 and "Kueue only" in result.stderr and not result.stdout
+
+
+def test_suspend_and_no_ttl() -> None:
+    """A TTL would delete the Git-tracked JobSet, and GitOps would create it again (warning MXJ303, as for pods)."""
+    result = run_cli(["render", "--engine", "jobset", "-"], stdin=_single(suspend=True, ttlSecondsAfterFinished=600))
+    assert result.exit_code == 0 and "MXJ303" in result.stderr
+    (jobset,) = [d for d in yaml.safe_load_all(result.stdout) if d]
+    assert jobset["spec"]["suspend"] is True and "ttlSecondsAfterFinished" not in jobset["spec"]
+
+
+def test_a_bad_exit_code_flag_is_a_usage_error() -> None:
+    path = str(REPO / "examples" / "single" / "mx_job_single_worker.yaml")
+    result = run_cli(["render", "--engine", "jobset", "--exit-codes", "137=maybe", path])
+    assert result.exit_code == 2 and "retryable or permanent" in result.stderr
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.parent.name + "/" + p.stem for p in EXAMPLES])
+def test_byte_stable(example: Path) -> None:
+    first = run_cli(["render", "--engine", "jobset", str(example)])
+    second = run_cli(["render", "--engine", "jobset", str(example)])
+    assert first.exit_code == 0 and first.stdout == second.stdout
+
+
+def test_findings() -> None:
+    job = yaml.safe_load(_single("Always"))
+    job["metadata"]["name"] = "n" * 53  # n...-worker-0 fits the pods engine (62), n...-worker-0-0 does not (64)
+    job["metadata"]["annotations"] = {"mxjob.kubeflow.org/exit-codes": "OOMKilled=retryable"}
+    text = yaml.safe_dump(job)
+    assert run_cli(["render", "-"], stdin=text).exit_code == 0
+    result = run_cli(["render", "--engine", "jobset", "-"], stdin=text)
+    assert result.exit_code == 1 and not result.stdout
+    assert "MXJ202" in result.stderr and "MXJ302" in result.stderr and "MXJ309" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("target", "annotation"),
+    [("argocd", "argocd.argoproj.io/sync-options"), ("flux", "kustomize.toolkit.fluxcd.io/force")],
+)
+def test_targets_replace_the_immutable_jobset(target: str, annotation: str) -> None:
+    path = str(REPO / "examples" / "train" / "mx_job_dist_gpu.yaml")
+    (jobset,) = _render(["--engine", "jobset", "--target", target, path])
+    assert annotation in jobset["metadata"]["annotations"]
