@@ -39,6 +39,9 @@ _UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff
 _ESCAPE_AFTER_JSON = re.compile(
     "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ufffe\uffff\ud800-\udfff]"
 )
+# A line that GitHub Actions runs as a workflow command (actions/runner ActionCommand.TryParseV2: `::` after
+# leading blanks); `##[` anywhere is its older form (TryParse). See compiler/escape.py.
+_COMMAND_LINE = re.compile(r"\s*::")
 _RESOLVER = yaml.resolver.Resolver()
 _STR_TAG = "tag:yaml.org,2002:str"
 _CACHE_LIMIT = 200_000
@@ -48,8 +51,9 @@ _NEVER_PLAIN = re.compile(r"[^A-Za-z0-9_./@%+=~:, -]")
 
 
 def single_quoted_body(text: str) -> str | None:
-    """The inside of a single-quoted scalar for text, or None when text needs double quotes."""
-    return None if _UNSAFE.search(text) else text.replace("'", "''")
+    """The inside of a single-quoted scalar for text, or None when text needs double quotes (also text holding
+    `##[`, which a CI log would run as a workflow command: double quotes write it `##\\u005b`, see json_text)."""
+    return None if _UNSAFE.search(text) or "##[" in text else text.replace("'", "''")
 
 
 def _is_plain(text: str) -> bool:
@@ -85,8 +89,8 @@ def _literal_lines(text: str) -> list[str] | None:
     if first[:1] in (" ", "\t"):
         return None
     for line in lines:
-        if line[-1:] in (" ", "\t") or _UNSAFE.search(line):
-            return None
+        if line[-1:] in (" ", "\t") or _UNSAFE.search(line) or _COMMAND_LINE.match(line) or "##[" in line:
+            return None  # a block line a CI log would run as a workflow command: double quotes keep it on one line
     return lines
 
 

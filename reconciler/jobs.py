@@ -41,7 +41,8 @@ class Bounds:
 
 def check_size(obj: Mapping[str, Any], bounds: Bounds) -> None:
     """Count replicas in the raw spec, before compiling: a 2,000,000-replica job costs nothing here."""
-    specs = ((obj.get("spec") or {}).get("mxReplicaSpecs")) or {}
+    spec = obj.get("spec")
+    specs = (spec.get("mxReplicaSpecs") if isinstance(spec, Mapping) else None) or {}
     if not isinstance(specs, Mapping):
         return  # not ours to judge: the compiler reports it
     total = 0

@@ -155,3 +155,33 @@ def test_each_escape_leaves_nothing_its_format_reads(text: str) -> None:
     assert tap_points(f"not ok 1 - {escape.tap_description(text)}") == [(False, None)]
     ET.fromstring(f"<a b='{escape.xml_text(text).replace('&', '&amp;').replace('<', '&lt;').replace(chr(39), '')}'/>")
     assert escape.terminal(line) == line  # idempotent: printing an escaped string again changes nothing
+
+
+COMMAND_TEXT = st.lists(
+    st.sampled_from(["::error::x", "  ::add-mask::s", "##[warning]y", "a", "\n", " ", "##[", "::", "\t::debug::z"]),
+    max_size=6,
+).map("".join)
+
+
+@settings(max_examples=200)
+@given(st.dictionaries(COMMAND_TEXT, COMMAND_TEXT | st.lists(COMMAND_TEXT, max_size=3), min_size=1, max_size=4))
+def test_yaml_output_holds_no_workflow_command(document: dict[str, object]) -> None:
+    """Manifests printed to a CI log (`mxjob render`, `convert`) hold no line the runner would run: a value with
+    such a line is double-quoted on one line, and `##[` is written `##\\u005b`; every reader gets the value back."""
+    import yaml
+
+    from mxjob_gitops.compiler.emit import to_yaml
+
+    text = to_yaml(document)
+    assert workflow_commands(text) == []
+    assert yaml.safe_load(text) == document
+
+
+def test_render_prints_no_workflow_command(tmp_path: Path) -> None:
+    source = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: ml\ndata:\n"
+        '  run: "echo\\n::error file=a,line=1::injected\\n"\n  legacy: "x ##[set-output name=a]b"\n'
+    )
+    result = run_cli(["render", "-"], stdin=source)
+    assert result.exit_code == 0, result.stderr
+    assert workflow_commands(result.stdout) == []

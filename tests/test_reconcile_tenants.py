@@ -83,9 +83,9 @@ def deploy_one(server: FakeServer) -> None:
     server.state.create("v1", "pods", "team-b", pod)
 
 
-def reconcile_b(server: FakeServer, kubeconfig: Path, mode: str = "gitops") -> dict[Any, str]:
+def reconcile_b(server: FakeServer, kubeconfig: Path, mode: str = "gitops", timeout: float = 10) -> dict[Any, str]:
     settings_ = Settings(namespaces=("team-b",), apply=ApplySettings(recreate=mode == "recreate"))
-    return Reconciler(Cluster.connect(str(kubeconfig)), settings_).run_once(timeout=10)
+    return Reconciler(Cluster.connect(str(kubeconfig)), settings_).run_once(timeout=timeout)
 
 
 HOSTILE_OWNERS = [
@@ -190,27 +190,54 @@ VALUE = st.text(max_size=80) | st.sampled_from(
 )
 
 
+SPEC_PLACES = st.sampled_from(
+    [("runPolicy",), ("runPolicy", "backoffLimit"), ("mxReplicaSpecs", "Worker", "replicas"), ("jobMode",), ()]
+)
+ORIGINAL_SPECS: dict[int, Any] = {}
+
+
+def _with_junk(spec: Any, place: tuple[str, ...], junk: Any) -> Any:
+    if not place:
+        return junk
+    return {**spec, place[0]: _with_junk(spec.get(place[0]) or {}, place[1:], junk)}
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-@given(status=STATUS, tracking=VALUE, flux_name=VALUE, exit_codes=VALUE)
+@given(
+    status=STATUS,
+    tracking=VALUE,
+    flux_name=VALUE,
+    exit_codes=VALUE,
+    spec_junk=st.none() | st.tuples(SPEC_PLACES, JUNK),
+)
 def test_hostile_values_never_crash_the_loop(
-    cluster: tuple[FakeServer, Path], status: dict[str, Any], tracking: str, flux_name: str, exit_codes: str
+    cluster: tuple[FakeServer, Path],
+    status: dict[str, Any],
+    tracking: str,
+    flux_name: str,
+    exit_codes: str,
+    spec_junk: tuple[tuple[str, ...], Any] | None,
 ) -> None:
-    """Junk in the job's status and annotations and in the pod's ownership annotation: the pass finishes, no
-    internal error, nothing written outside B (label values are limited by the API server; annotations are not)."""
+    """Junk in the job's spec, status and annotations and in the pod's ownership annotation: the pass finishes, no
+    internal error (an invalid job is reported as such), nothing written outside B (label values are limited by
+    the API server; annotations are not)."""
     server, kubeconfig = cluster
     key = ("kubeflow.org/v1", "mxjobs", "team-b", "mxnet-job")
     job = server.state.objects[key]
+    spec = ORIGINAL_SPECS.setdefault(id(server), job["spec"])
+    if spec_junk is not None:
+        spec = _with_junk(spec, *spec_junk)
     annotations = {"mxjob.kubeflow.org/exit-codes": exit_codes, "x": flux_name}
     server.state.update(
         key,
-        {**job, "metadata": {**job["metadata"], "annotations": annotations}, "status": status},
+        {**job, "spec": spec, "metadata": {**job["metadata"], "annotations": annotations}, "status": status},
         status_only=False,
         check_version=False,
     )
     before, since = outside(server), len(server.state.requests)
     fail_b_worker(server, {}, {"argocd.argoproj.io/tracking-id": tracking})
     started = time.monotonic()
-    problems = reconcile_b(server, kubeconfig)
+    problems = reconcile_b(server, kubeconfig, timeout=1)  # an invalid job is retried until its budget is spent
     assert time.monotonic() - started < 30
     assert not any("internal error" in p for p in problems.values()), problems
     assert outside(server) == before
