@@ -9,6 +9,7 @@ from typing import Any
 from mxjob_gitops.compiler import constants as c
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, PathPart, error, warning
 from mxjob_gitops.compiler.jsonutil import as_dict, copy_json
+from mxjob_gitops.compiler.legacy import legacy_v1_fields
 
 RUN_POLICY_KEYS = (
     "cleanPodPolicy",
@@ -105,6 +106,7 @@ def to_v1(obj: dict[str, Any]) -> Conversion:
     data: dict[str, Any] = writable_v1(obj) if api_version == c.API_VERSION else copy_json(obj)
     conversion = Conversion(data)
     if api_version == c.API_VERSION:
+        legacy_v1_fields(data, conversion.diagnostics)
         _lift_run_policy(conversion, from_version=None)
     elif api_version in MAP_KEYED_VERSIONS:
         data["apiVersion"] = c.API_VERSION
@@ -152,10 +154,11 @@ def _lift_run_policy(conversion: Conversion, from_version: str | None) -> None:
         conversion.diagnostics.append(
             warning(
                 Code.CONVERTED,
-                f"{', '.join(flat)} sit directly under spec (the mxnet-operator v1.1 layout); "
-                "they were read as spec.runPolicy",
+                f"{', '.join(flat)} {'sits' if len(flat) == 1 else 'sit'} directly under spec "
+                f"(the mxnet-operator v1.1 layout); {'it was' if len(flat) == 1 else 'they were'} read as "
+                "spec.runPolicy",
                 ("spec", flat[0]),
-                "move them under spec.runPolicy; `mxjob convert` prints the result",
+                f"move {'it' if len(flat) == 1 else 'them'} under spec.runPolicy; `mxjob convert` prints the result",
             )
         )
 

@@ -1,0 +1,150 @@
+"""Fields and kinds of older MXJob API versions met in a v1 document: what the operator of that era did with
+each, and what the v1 form is. Pure; the rules cite mxnet-operator (kubeflow/mxnet-operator) by tag and file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any, Final
+
+from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, error, warning
+from mxjob_gitops.compiler.jsonutil import as_dict, as_list
+
+# A field of an older API version written in a v1 document: the v1 form, or that there is none (for the
+# schema's unknown-field hint, which must never suggest a field that only looks alike).
+# v1alpha1: mxnet-operator @8b18864 pkg/apis/mxnet/v1alpha1/types.go (MxJobSpec, MxReplicaSpec).
+# v1beta1/v1alpha2: v1.1.0 pkg/apis/mxnet/v1beta1/types.go (MXJobSpec.SuccessPolicy, MXReplicaSpec.Label).
+V1_FORM_OF: Final[dict[str, str]] = {
+    "successPolicy": "v1 has no successPolicy (v1beta1 only): the v1 operator ignored it; remove it",
+    "label": (
+        f"v1 has no replica label (v1beta1 only): write template.metadata.annotations: "
+        f"{{{c.TUNER_SERVER_KEY}: <key>}}, the form `mxjob convert` writes"
+    ),
+    "replicaSpecs": "that is the v1alpha1 list form: set apiVersion: kubeflow.org/v1alpha1, or write mxReplicaSpecs",
+    "mxReplicaType": "that is v1alpha1: in v1 the type is the key under spec.mxReplicaSpecs",
+    "PsRootPort": "that is v1alpha1: in v1 the port is the mxnet container's port named mxjob-port",
+    "mxImage": "that is v1alpha1: set image on each replica's mxnet container",
+    "terminationPolicy": "that is v1alpha1: v1 has no equivalent, the Scheduler decides the job; remove it",
+    "cleanupPodPolicy": "that is v1alpha1: write spec.runPolicy.cleanPodPolicy",
+    "RuntimeId": "that is v1alpha1: v1 names pods <job>-<type>-<index>; remove it",
+}
+_REPLICA_LEVEL: Final = frozenset({"label", "mxReplicaType", "PsRootPort"})
+
+
+def v1_form_hint(parent: JsonPath, key: str) -> str:
+    """The fix for KEY, unknown at PARENT of a v1 document, when it is a field of an older version there."""
+    hint = V1_FORM_OF.get(key, "")
+    if key in _REPLICA_LEVEL:
+        return hint if len(parent) == 3 and parent[:2] == ("spec", "mxReplicaSpecs") else ""
+    return hint if parent == ("spec",) else ""
+
+
+# The pre-Kubeflow operator's group; its MxJob spec is the v1alpha1 list form.
+_PRE_KUBEFLOW_GROUPS: Final = ("mlkube.io",)
+
+
+def legacy_v1_fields(data: dict[str, Any], found: list[Diagnostic]) -> None:
+    """v1beta1 fields left in a kubeflow.org/v1 document (mutates data, appends to found).
+
+    successPolicy: mxnet-operator v1.1.0 pkg/apis/mxnet/v1/types.go MXJobSpec has no such field, and
+    pkg/controller.v1/mxnet/informer.go mxJobFromUnstructured decodes with DefaultUnstructuredConverter,
+    which drops unknown fields: the operator ignored it (training-operator's structural CRD prunes it).
+    label: mxnet-operator v1.0.0 v1 MXReplicaSpec had Label; v1.1.0 (kubeflow/common ReplicaSpec) and
+    training-operator read the tuner key only from the tuner-server-key template annotation
+    (controller.v1/mxnet/mxnet.go genLabelsSpec), so the key silently becomes empty: refused with the v1 form.
+    """
+    spec = data.get("spec")
+    if not isinstance(spec, dict):
+        return
+    if "successPolicy" in spec:
+        policy = spec.pop("successPolicy")
+        found.append(
+            warning(
+                Code.FIELD_DROPPED,
+                f"successPolicy {policy!r} is not a v1 field (only v1beta1 had it); the v1 operator ignored it and "
+                "the job succeeds when its Scheduler does",
+                ("spec", "successPolicy"),
+                "remove successPolicy; v1 has no equivalent",
+            )
+        )
+    for replica_type, replica in as_dict(spec.get("mxReplicaSpecs")).items():
+        if isinstance(replica, dict) and "label" in replica:
+            label = replica["label"]
+            path: JsonPath = ("spec", "mxReplicaSpecs", replica_type, "label")
+            found.append(
+                error(
+                    Code.UNKNOWN_FIELD,
+                    f"label is not a v1 field: the v1 operator reads the tuner key from the pod template's "
+                    f"{c.TUNER_SERVER_KEY} annotation, so without it the key is empty",
+                    path,
+                    f"replace label with template.metadata.annotations: {{{c.TUNER_SERVER_KEY}: {label!r}}} "
+                    "(or write the job as kubeflow.org/v1beta1 and run `mxjob convert`)",
+                )
+            )
+
+
+def legacy_kind_problem(obj: Any) -> Diagnostic | None:
+    """A diagnostic for an object that looks like an MXJob but is not kind MXJob of kubeflow.org, else None.
+
+    Such an object would otherwise pass through as a plain manifest that no cluster serves.
+    """
+    if not isinstance(obj, dict):
+        return None
+    kind, api_version = obj.get("kind"), obj.get("apiVersion")
+    if not isinstance(kind, str) or kind.lower() != c.KIND.lower() or not isinstance(api_version, str):
+        return None
+    group = api_version.partition("/")[0]
+    if group == c.GROUP and kind == c.KIND:
+        return None
+    if group in _PRE_KUBEFLOW_GROUPS:
+        return warning(
+            Code.UNSUPPORTED_VERSION,
+            f"{api_version} {kind} is the pre-Kubeflow MXNet operator's job: no Kubeflow operator serves it, "
+            "so it was passed through unrendered",
+            ("apiVersion",),
+            f"its spec is close to the kubeflow.org/v1alpha1 list form: write that apiVersion and kind: {c.KIND}, "
+            "then run `mxjob convert`",
+        )
+    if group != c.GROUP:
+        return None
+    return error(
+        Code.NOT_AN_OBJECT,
+        f"kind {kind!r} of {api_version} is not an MXJob",
+        ("kind",),
+        f"write kind: {c.KIND} and apiVersion: {c.API_VERSION}",
+    )
+
+
+# $(NAME) (expanded by the kubelet), ${NAME} and $NAME (by a shell) in command and args.
+_REFERENCE = re.compile(r"\$(?:\(|\{)?((?:DMLC|MX)_[A-Z0-9_]+)")
+_TUNER_NOTE = (
+    "no MXNet operator set it: every version (v1alpha2 @8b18864 pkg/controller.v2/mxnet/pod.go setClusterSpec "
+    "to training-operator's mxnet.go) gives tuner pods the tracker address and the tuner key only in "
+    "MX_CONFIG, as cluster.tunertracker[0] and labels.tunerserver"
+)
+
+
+def unset_env_references(container: dict[str, Any], path: JsonPath, generated: tuple[str, ...]) -> Iterator[Diagnostic]:
+    """A warning for each DMLC_*/MX_* variable that command or args read but neither the container's env nor
+    the job sets: the process would run with an empty value."""
+    if container.get("envFrom"):
+        return  # a ConfigMap or Secret may hold it
+    defined = {as_dict(env).get("name") for env in as_list(container.get("env"))} | set(generated)
+    reported: set[str] = set()
+    for field in ("command", "args"):
+        for position, text in enumerate(as_list(container.get(field))):
+            if not isinstance(text, str):
+                continue
+            for name in _REFERENCE.findall(text):
+                if name in defined or name in reported:
+                    continue
+                reported.add(name)
+                why = _TUNER_NOTE if name.startswith("DMLC_TUNER") else "the job does not generate it for this type"
+                yield warning(
+                    Code.ENV_NOT_SET,
+                    f"{field} reads {name}, which nothing sets ({why}); the process sees it empty",
+                    (*path, field, position),
+                    f"set {name} in the container's env, or read the value from MX_CONFIG",
+                )
