@@ -9,7 +9,7 @@ from typing import Any
 from mxjob_gitops.compiler import constants as c
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, PathPart, error, warning
 from mxjob_gitops.compiler.jsonutil import as_dict, copy_json
-from mxjob_gitops.compiler.legacy import legacy_v1_fields
+from mxjob_gitops.compiler.legacy import legacy_v1_fields, v1alpha2_tuner_env
 
 RUN_POLICY_KEYS = (
     "cleanPodPolicy",
@@ -186,6 +186,8 @@ def _convert_map_keyed(conversion: Conversion, api_version: str) -> None:
                         "remove successPolicy",
                     )
                 )
+        if api_version == "kubeflow.org/v1alpha2":
+            v1alpha2_tuner_env(conversion.data, conversion.diagnostics)
         replicas = as_dict(spec.get("mxReplicaSpecs"))
         for replica_type, replica in replicas.items():
             if isinstance(replica, dict) and "label" in replica:

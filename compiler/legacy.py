@@ -120,9 +120,9 @@ def legacy_kind_problem(obj: Any) -> Diagnostic | None:
 # $(NAME) (expanded by the kubelet), ${NAME} and $NAME (by a shell) in command and args.
 _REFERENCE = re.compile(r"\$(?:\(|\{)?((?:DMLC|MX)_[A-Z0-9_]+)")
 _TUNER_NOTE = (
-    "no MXNet operator set it: every version (v1alpha2 @8b18864 pkg/controller.v2/mxnet/pod.go setClusterSpec "
-    "to training-operator's mxnet.go) gives tuner pods the tracker address and the tuner key only in "
-    "MX_CONFIG, as cluster.tunertracker[0] and labels.tunerserver"
+    "only the v1alpha2 operator of November 2018 set it (mxnet-operator @c1ab3ad pkg/controller.v2/mxnet/pod.go "
+    "setClusterSpec; `mxjob convert` writes it into env for a v1alpha2 job); later operators give tuner pods the "
+    "tracker address and the tuner key only in MX_CONFIG, as cluster.tunertracker[0] and labels.tunerserver"
 )
 
 
@@ -148,3 +148,68 @@ def unset_env_references(container: dict[str, Any], path: JsonPath, generated: t
                     (*path, field, position),
                     f"set {name} in the container's env, or read the value from MX_CONFIG",
                 )
+
+
+def v1alpha2_tuner_env(data: dict[str, Any], found: list[Diagnostic]) -> None:
+    """Write into env the DMLC_TUNER_* variables a v1alpha2 container reads, with the values that operator gave.
+
+    mxnet-operator @c1ab3ad (v1alpha2, Nov 2018) pkg/controller.v2/mxnet/pod.go setClusterSpec appended to
+    every container DMLC_TUNER_TRACKER_PORT (the TunerTracker's mxjob-port), DMLC_TUNER_TRACKER_URI
+    (<job>-tunertracker-0) and DMLC_TUNER_SERVER_KEY (the TunerServer's label); @75bd5fa moved them into
+    MX_CONFIG and no later operator set them. Only variables that command or args read are written, so a
+    job that reads MX_CONFIG is unchanged; the v1 pod then gets the same values the old pod had.
+    """
+    spec = as_dict(data.get("spec"))
+    replicas = as_dict(spec.get("mxReplicaSpecs"))
+    if c.TUNER_TRACKER not in replicas and c.TUNER_SERVER not in replicas:
+        return
+    job = str(as_dict(data.get("metadata")).get("name", "")).replace("/", "-")
+    server = as_dict(replicas.get(c.TUNER_SERVER))
+    values = {
+        "DMLC_TUNER_TRACKER_PORT": str(_tracker_port(as_dict(replicas.get(c.TUNER_TRACKER)))),
+        "DMLC_TUNER_TRACKER_URI": f"{job}-{c.TUNER_TRACKER.lower()}-0",
+        "DMLC_TUNER_SERVER_KEY": str(server.get("label", "")),
+    }
+    for replica_type, replica in replicas.items():
+        pod_spec = as_dict(as_dict(as_dict(replica).get("template")).get("spec"))
+        for position, container in enumerate(as_list(pod_spec.get("containers"))):
+            if not isinstance(container, dict):
+                continue
+            read = {name for name in _referenced(container) if name in values}
+            env = container.get("env")
+            defined = {as_dict(item).get("name") for item in as_list(env)}
+            added = sorted(read - defined)
+            if not added or (env is not None and not isinstance(env, list)):
+                continue
+            container["env"] = [*as_list(env), *({"name": name, "value": values[name]} for name in added)]
+            found.append(
+                warning(
+                    Code.CONVERTED,
+                    f"{', '.join(added)} set in env as the v1alpha2 operator did (mxnet-operator @c1ab3ad "
+                    "pod.go setClusterSpec); v1 sets no DMLC_TUNER_* variable",
+                    ("spec", "mxReplicaSpecs", replica_type, "template", "spec", "containers", position),
+                    "keep the env entries `mxjob convert` writes, or read MX_CONFIG (cluster.tunertracker[0], "
+                    "labels.tunerserver)",
+                )
+            )
+
+
+def _tracker_port(tracker: dict[str, Any]) -> Any:
+    """The TunerTracker's mxjob-port as the v1alpha2 defaulter left it (9091 when not declared)."""
+    containers = as_list(as_dict(as_dict(tracker.get("template")).get("spec")).get("containers"))
+    for container in containers:
+        if as_dict(container).get("name") == c.DEFAULT_CONTAINER:
+            for port in as_list(as_dict(container).get("ports")):
+                if as_dict(port).get("name") == c.DEFAULT_PORT_NAME:
+                    return as_dict(port).get("containerPort", c.DEFAULT_PORT)
+    return c.DEFAULT_PORT
+
+
+def _referenced(container: dict[str, Any]) -> set[str]:
+    return {
+        name
+        for field in ("command", "args")
+        for text in as_list(container.get(field))
+        if isinstance(text, str)
+        for name in _REFERENCE.findall(text)
+    }
