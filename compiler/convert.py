@@ -9,7 +9,7 @@ from typing import Any
 from mxjob_gitops.compiler import constants as c
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, PathPart, error, warning
 from mxjob_gitops.compiler.jsonutil import as_dict, copy_json
-from mxjob_gitops.compiler.legacy import legacy_v1_fields, v1alpha2_tuner_env
+from mxjob_gitops.compiler.legacy import OLD_LABELS_NOTE, fields_new_in_v1, legacy_v1_fields, v1alpha2_tuner_env
 
 RUN_POLICY_KEYS = (
     "cleanPodPolicy",
@@ -171,8 +171,9 @@ def _ensure_jobmode(conversion: Conversion, spec: dict[str, Any], types: Sequenc
 
 def _convert_map_keyed(conversion: Conversion, api_version: str) -> None:
     spec = conversion.data.get("spec")
-    notes = [f"converted from {api_version} to {c.API_VERSION}"]
+    notes = [f"converted from {api_version} to {c.API_VERSION}", OLD_LABELS_NOTE]
     if isinstance(spec, dict):
+        fields_new_in_v1(spec, api_version, conversion.diagnostics)
         if "cleanPodPolicy" not in spec:
             notes.append(_DEFAULTS_NOTE)
         if "successPolicy" in spec:

@@ -213,3 +213,31 @@ def _referenced(container: dict[str, Any]) -> set[str]:
         if isinstance(text, str)
         for name in _REFERENCE.findall(text)
     }
+
+
+# Fields v1 enforces that the v1beta1/v1alpha2 MXJobSpec lacked (mxnet-operator v1.1.0
+# pkg/apis/mxnet/v1beta1/types.go MXJobSpec: cleanPodPolicy, successPolicy, ttlSecondsAfterFinished, jobMode,
+# mxReplicaSpecs), so that operator ignored them when written.
+_NEW_IN_V1: Final = ("activeDeadlineSeconds", "backoffLimit", "schedulingPolicy", "suspend")
+
+# Pod labels of the v1beta1/v1alpha2 operator (pkg/controller.v1beta1/mxnet/controller.go labels, via
+# tf-operator jobcontroller GenLabels) and of the v1 one (training-operator pkg/controller.v1/common).
+OLD_LABELS_NOTE: Final = (
+    "pods are now labelled training.kubeflow.org/job-name, replica-type and replica-index instead of "
+    "group_name, mxnet_job_name, mxnet-replica-type and mxnet-replica-index: update selectors that used them"
+)
+
+
+def fields_new_in_v1(spec: dict[str, Any], api_version: str, found: list[Diagnostic]) -> None:
+    """A warning for each run-policy field a v1beta1/v1alpha2 spec carries that its operator ignored."""
+    for key in _NEW_IN_V1:
+        if key in spec:
+            found.append(
+                warning(
+                    Code.CONVERTED,
+                    f"{key} was not a {api_version} field, so that operator ignored it; v1 enforces it "
+                    "as spec.runPolicy." + key,
+                    ("spec", key),
+                    f"keep {key} only if the job should now be held to it",
+                )
+            )

@@ -176,3 +176,12 @@ def test_v1_job_reading_tuner_variables_is_warned() -> None:
     found, _ = _run(json.dumps(job))
     assert _codes(found, Severity.WARNING) == ["MXJ317"]
     assert "DMLC_TUNER_SERVER_KEY" in found[0].message and "MX_CONFIG" in found[0].message
+
+
+def test_v1beta1_run_policy_fields_its_operator_ignored_are_warned() -> None:
+    job = _job(backoffLimit=3)
+    job["apiVersion"] = "kubeflow.org/v1beta1"
+    found, _ = _run(json.dumps(job))
+    noted = [d for d in found if d.path == ("spec", "backoffLimit")]
+    assert [d.code.value for d in noted] == ["MXJ304"]
+    assert "ignored" in noted[0].message and "v1 enforces" in noted[0].message
