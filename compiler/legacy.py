@@ -119,6 +119,7 @@ def legacy_kind_problem(obj: Any) -> Diagnostic | None:
 
 # $(NAME) (expanded by the kubelet), ${NAME} and $NAME (by a shell) in command and args.
 _REFERENCE = re.compile(r"\$(?:\(|\{)?((?:DMLC|MX)_[A-Z0-9_]+)")
+_ASSIGNED = re.compile(r"(?:^|[\s;&|(])((?:DMLC|MX)_[A-Z0-9_]+)=")
 _TUNER_NOTE = (
     "only the v1alpha2 operator of November 2018 set it (mxnet-operator @c1ab3ad pkg/controller.v2/mxnet/pod.go "
     "setClusterSpec; `mxjob convert` writes it into env for a v1alpha2 job); later operators give tuner pods the "
@@ -132,6 +133,8 @@ def unset_env_references(container: dict[str, Any], path: JsonPath, generated: t
     if container.get("envFrom"):
         return  # a ConfigMap or Secret may hold it
     defined = {as_dict(env).get("name") for env in as_list(container.get("env"))} | set(generated)
+    texts = [t for f in ("command", "args") for t in as_list(container.get(f)) if isinstance(t, str)]
+    defined |= {name for text in texts for name in _ASSIGNED.findall(text)}  # `export NAME=...` in a script
     reported: set[str] = set()
     for field in ("command", "args"):
         for position, text in enumerate(as_list(container.get(field))):

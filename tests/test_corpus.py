@@ -185,3 +185,13 @@ def test_v1beta1_run_policy_fields_its_operator_ignored_are_warned() -> None:
     noted = [d for d in found if d.path == ("spec", "backoffLimit")]
     assert [d.code.value for d in noted] == ["MXJ304"]
     assert "ignored" in noted[0].message and "v1 enforces" in noted[0].message
+
+
+def test_a_variable_the_script_sets_itself_is_not_warned() -> None:
+    job = _job()
+    job["spec"]["mxReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["args"] = [
+        "-c",
+        "export DMLC_INTERFACE=eth0; DMLC_NUM_ATTEMPT=2 run --if=$DMLC_INTERFACE --n=${DMLC_NUM_ATTEMPT}",
+    ]
+    found, _ = _run(json.dumps(job))
+    assert _codes(found, Severity.WARNING) == []
