@@ -60,10 +60,11 @@ def legacy_v1_fields(data: dict[str, Any], found: list[Diagnostic]) -> None:
         return
     if "successPolicy" in spec:
         policy = spec.pop("successPolicy")
+        shown = f" {policy!r}" if isinstance(policy, str) and policy else ""
         found.append(
             warning(
                 Code.FIELD_DROPPED,
-                f"successPolicy {policy!r} is not a v1 field (only v1beta1 had it); the v1 operator ignored it and "
+                f"successPolicy{shown} is not a v1 field (only v1beta1 had it); the v1 operator ignored it and "
                 "the job succeeds when its Scheduler does",
                 ("spec", "successPolicy"),
                 "remove successPolicy; v1 has no equivalent",
