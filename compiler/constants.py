@@ -56,11 +56,15 @@ RESTART_POLICIES: Final = ("Always", "OnFailure", "Never", "ExitCode")
 MAX_DNS_LABEL: Final = 63
 
 # metadata fields the API server fills in; they have no place in Git.
+# Written by the API server, never by a user; all appear in a `kubectl get -o yaml` export. clusterName (always
+# "") was in ObjectMeta until Kubernetes 1.25 (kubernetes#108717); initializers until 1.14.
 SERVER_POPULATED_METADATA: Final = (
+    "clusterName",
     "creationTimestamp",
     "deletionGracePeriodSeconds",
     "deletionTimestamp",
     "generation",
+    "initializers",
     "managedFields",
     "resourceVersion",
     "selfLink",

@@ -9,6 +9,7 @@ from typing import Any
 from mxjob_gitops.compiler import constants as c
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, PathPart, error, warning
 from mxjob_gitops.compiler.jsonutil import as_dict, copy_json
+from mxjob_gitops.compiler.legacy import OLD_LABELS_NOTE, fields_new_in_v1, legacy_v1_fields, v1alpha2_tuner_env
 
 RUN_POLICY_KEYS = (
     "cleanPodPolicy",
@@ -105,6 +106,7 @@ def to_v1(obj: dict[str, Any]) -> Conversion:
     data: dict[str, Any] = writable_v1(obj) if api_version == c.API_VERSION else copy_json(obj)
     conversion = Conversion(data)
     if api_version == c.API_VERSION:
+        legacy_v1_fields(data, conversion.diagnostics)
         _lift_run_policy(conversion, from_version=None)
     elif api_version in MAP_KEYED_VERSIONS:
         data["apiVersion"] = c.API_VERSION
@@ -152,10 +154,11 @@ def _lift_run_policy(conversion: Conversion, from_version: str | None) -> None:
         conversion.diagnostics.append(
             warning(
                 Code.CONVERTED,
-                f"{', '.join(flat)} sit directly under spec (the mxnet-operator v1.1 layout); "
-                "they were read as spec.runPolicy",
+                f"{', '.join(flat)} {'sits' if len(flat) == 1 else 'sit'} directly under spec "
+                f"(the mxnet-operator v1.1 layout); {'it was' if len(flat) == 1 else 'they were'} read as "
+                "spec.runPolicy",
                 ("spec", flat[0]),
-                "move them under spec.runPolicy; `mxjob convert` prints the result",
+                f"move {'it' if len(flat) == 1 else 'them'} under spec.runPolicy; `mxjob convert` prints the result",
             )
         )
 
@@ -168,8 +171,9 @@ def _ensure_jobmode(conversion: Conversion, spec: dict[str, Any], types: Sequenc
 
 def _convert_map_keyed(conversion: Conversion, api_version: str) -> None:
     spec = conversion.data.get("spec")
-    notes = [f"converted from {api_version} to {c.API_VERSION}"]
+    notes = [f"converted from {api_version} to {c.API_VERSION}", OLD_LABELS_NOTE]
     if isinstance(spec, dict):
+        fields_new_in_v1(spec, api_version, conversion.diagnostics)
         if "cleanPodPolicy" not in spec:
             notes.append(_DEFAULTS_NOTE)
         if "successPolicy" in spec:
@@ -183,6 +187,8 @@ def _convert_map_keyed(conversion: Conversion, api_version: str) -> None:
                         "remove successPolicy",
                     )
                 )
+        if api_version == "kubeflow.org/v1alpha2":
+            v1alpha2_tuner_env(conversion.data, conversion.diagnostics)
         replicas = as_dict(spec.get("mxReplicaSpecs"))
         for replica_type, replica in replicas.items():
             if isinstance(replica, dict) and "label" in replica:

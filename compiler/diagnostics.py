@@ -66,6 +66,7 @@ class Code(enum.StrEnum):
     GANG_POLICY_IGNORED = "MXJ314"
     SCHEDULING_GATES = "MXJ315"
     GANG_QUEUE = "MXJ316"
+    ENV_NOT_SET = "MXJ317"
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from mxjob_gitops.compiler.convert import is_mxjob
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors
 from mxjob_gitops.compiler.gang import Gang
 from mxjob_gitops.compiler.job import CompiledJob, compile_object, locate, render_job
+from mxjob_gitops.compiler.legacy import legacy_kind_problem
 from mxjob_gitops.compiler.limits import estimated_output_bytes, output_problem
 from mxjob_gitops.compiler.model import MXJob
 from mxjob_gitops.compiler.names import identity_problems
@@ -133,6 +134,11 @@ class Checker:
 
         `document` is remembered as where the object's identities were first seen: it need not hold data."""
         problem, at = ("", ()) if isinstance(obj, dict) and is_mxjob(obj) else _not_an_object(obj)
+        look_alike = None if problem else legacy_kind_problem(obj)
+        if look_alike is not None:
+            self.diagnostics.append(locate(look_alike, document, prefix, None))
+            if look_alike.severity is Severity.ERROR:
+                return None
         if problem:
             hint = "every document, and every item of a List, needs apiVersion, kind and metadata.name"
             self.diagnostics.append(locate(error(Code.NOT_AN_OBJECT, problem, at, hint), document, prefix, None))

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from mxjob_gitops.compiler import constants as c
-from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, error, info, warning
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, info, warning
 from mxjob_gitops.compiler.jsonutil import as_dict, as_list
+from mxjob_gitops.compiler.legacy import unset_env_references
 from mxjob_gitops.compiler.replicas import TRAITS, generated_env_names, types_of
 from mxjob_gitops.compiler.schema import suggest
 
@@ -36,7 +37,9 @@ def check_rules(data: dict[str, Any]) -> list[Diagnostic]:
         found.extend(_check_replica(replica_type, as_dict(replica)))
     found.extend(_check_run_policy(as_dict(spec.get("runPolicy"))))
     found.extend(_null_items(spec, ("spec",)))
-    return found
+    # One finding per field: a count the layout refuses gets its error, not also the "no pods" note.
+    refused = {d.path for d in found if d.severity is Severity.ERROR}
+    return [d for d in found if not (d.code is Code.ZERO_REPLICAS and d.path in refused)]
 
 
 def _null_items(value: Any, path: JsonPath) -> Iterator[Diagnostic]:
@@ -211,6 +214,7 @@ def _check_containers(pod_spec: dict[str, Any], base: JsonPath, generated: tuple
                     (*path, "env", env_position, "name"),
                     f"remove {name} from env",
                 )
+        yield from unset_env_references(container, path, generated)
         if container.get("name") == c.DEFAULT_CONTAINER:
             yield from _check_ports(as_list(container.get("ports")), (*path, "ports"))
 

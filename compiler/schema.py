@@ -18,6 +18,7 @@ except ImportError:  # pragma: no cover - the pure-Python path is complete on it
 
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, error
 from mxjob_gitops.compiler.jsonutil import type_name
+from mxjob_gitops.compiler.legacy import v1_form_hint
 from mxjob_gitops.compiler.quantity import QUANTITY_PATTERN, SERVER_WORDS, with_quantity_rule
 
 SCHEMA_FILE = "kubeconform/kubeflow.org/mxjob_v1.json"
@@ -107,7 +108,8 @@ def suggest(word: str, choices: Iterable[str]) -> str:
         return f"did you mean {lowered[word.lower()]!r}?"
     import difflib  # only for a misspelt key
 
-    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    # Only a misspelling of the same word: at 0.6, successPolicy "matched" runPolicy, a different concept.
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.8)
     return f"did you mean {close[0]!r}?" if close else ""
 
 
@@ -132,7 +134,11 @@ def _translate(err: ValidationError) -> Iterator[Diagnostic]:
         known = list(schema.get("properties", {}))
         for key in err.instance:
             if key not in known:
-                hint = suggest(key, known) or f"known fields: {', '.join(sorted(known)) or 'none'}"
+                hint = (
+                    v1_form_hint(path, key)
+                    or suggest(key, known)
+                    or f"known fields: {', '.join(sorted(known)) or 'none'}"
+                )
                 yield error(Code.UNKNOWN_FIELD, f"unknown field {key!r}", (*path, key), hint)
     elif validator == "required":
         missing = str(err.message).split("'")[1] if "'" in err.message else "?"
