@@ -27,18 +27,18 @@ ARGOCD_CM_KEY = "resource.customizations.health.kubeflow.org_MXJob"
 # `has(status.x)` then fails, and `has(status)` is not CEL. Whether the reconciler has written a status yet is told
 # without naming `status`: every write through the status subresource leaves a managedFields entry with
 # `subresource: status` (Kubernetes >= 1.22; seen on the 1.36 CRD server of the test tier). Where managedFields
-# were stripped from the object altogether, `_STATUS_WRITTEN` is true and the expressions read `status` directly.
+# were stripped from the object altogether, `STATUS_WRITTEN` is true and the expressions read `status` directly.
 # CEL's && and || are commutative and absorb an error when the other side decides, so `!written || ...` and
 # `written && ...` never reach `status` on a job that has none: no status yet reads InProgress.
-_STATUS_WRITTEN = (
+STATUS_WRITTEN = (
     "metadata.?managedFields.orValue([{'subresource': 'status'}]).exists(f, f.?subresource.orValue('') == 'status')"
 )
 _FINISHED = "c.status == 'True' && c.type in ['Failed', 'Succeeded', 'Suspended']"
 _DONE = "c.status == 'True' && c.type in ['Succeeded', 'Suspended']"
 FLUX_EXPRESSIONS = {
-    "inProgress": f"!{_STATUS_WRITTEN} || !has(status.conditions) || !status.conditions.exists(c, {_FINISHED})",
-    "failed": f"{_STATUS_WRITTEN} && status.conditions.exists(c, c.status == 'True' && c.type == 'Failed')",
-    "current": f"{_STATUS_WRITTEN} && status.conditions.exists(c, {_DONE})",
+    "inProgress": f"!{STATUS_WRITTEN} || !has(status.conditions) || !status.conditions.exists(c, {_FINISHED})",
+    "failed": f"{STATUS_WRITTEN} && status.conditions.exists(c, c.status == 'True' && c.type == 'Failed')",
+    "current": f"{STATUS_WRITTEN} && status.conditions.exists(c, {_DONE})",
 }
 
 

@@ -2,17 +2,17 @@
 
 | JobSet status                                  | Argo CD (Lua) | Flux (CEL)                    |
 |------------------------------------------------|---------------|-------------------------------|
-| no status yet                                  | Progressing   | Unknown (see below)           |
+| no status yet                                  | Progressing   | InProgress                    |
 | condition Failed=True                          | Degraded      | Failed                        |
 | condition Completed=True                       | Healthy       | Current                       |
 | condition Suspended=True                       | Suspended     | Current                       |
 | anything else (running, restarting, starting)  | Progressing   | InProgress                    |
 
 Flux (fluxcd/pkg runtime/cel status_evaluator.go `StatusEvaluator.Evaluate`; expression.go `NewExpression`) binds
-only the object's own top-level fields as CEL variables, with no `self`. A JobSet the controller has not reconciled
-yet has no `status` at all, and every reference to it, `has(status.x)` included, is an evaluation error that Flux
-reads as Unknown; CEL has no test for an unbound variable. The JobSet controller writes a status (`restarts` is
-always serialised) on its first reconcile, so that state is brief; Flux keeps waiting through it.
+only the object's own top-level fields as CEL variables, with no `self`: a JobSet the controller has not reconciled
+yet has no `status`, and `has(status.x)` on it is an evaluation error. As for the MXJob (compiler.integrations.health,
+STATUS_WRITTEN), the expressions first ask managedFields whether a status was written through the status
+subresource (the JobSet controller writes it so), so that state reads InProgress.
 """
 
 from __future__ import annotations
@@ -20,13 +20,16 @@ from __future__ import annotations
 from importlib.resources import files
 from typing import Any
 
+from mxjob_gitops.compiler.integrations.health import STATUS_WRITTEN
+
 JOBSET_GROUP = "jobset.x-k8s.io"
 ARGOCD_CM_KEY = f"resource.customizations.health.{JOBSET_GROUP}_JobSet"
 _FINISHED = "c.status == 'True' && c.type in ['Failed', 'Completed', 'Suspended']"
+_DONE = "c.status == 'True' && c.type in ['Completed', 'Suspended']"
 FLUX_EXPRESSIONS = {
-    "inProgress": f"!has(status.conditions) || !status.conditions.exists(c, {_FINISHED})",
-    "failed": "status.conditions.exists(c, c.status == 'True' && c.type == 'Failed')",
-    "current": "status.conditions.exists(c, c.status == 'True' && c.type in ['Completed', 'Suspended'])",
+    "inProgress": f"!{STATUS_WRITTEN} || !has(status.conditions) || !status.conditions.exists(c, {_FINISHED})",
+    "failed": f"{STATUS_WRITTEN} && status.conditions.exists(c, c.status == 'True' && c.type == 'Failed')",
+    "current": f"{STATUS_WRITTEN} && status.conditions.exists(c, {_DONE})",
 }
 
 
