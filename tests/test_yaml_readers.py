@@ -17,6 +17,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mxjob_gitops.compiler import goscalar
 from mxjob_gitops.compiler.diagnostics import Code
 from mxjob_gitops.compiler.source import parse_text
 from tests.conftest import run_cli
@@ -30,7 +31,7 @@ TABLE = [
     "0x_1F", "1__0", "_1", "abc", "1.2.3", "0xG", "0b2", "+", ".", "e3", "y", "Y", "n", "N", "yes", "Yes",
     "YES", "no", "on", "On", "off", "OFF", "yEs", "tRue", ".inf", "-.Inf", ".NaN",
 ]  # fmt: skip
-AMBIGUOUS = {"y", "Y", "n", "N", "yes", "Yes", "YES", "no", "on", "On", "off", "OFF"}
+AMBIGUOUS = goscalar.AMBIGUOUS_TRUE | goscalar.AMBIGUOUS_FALSE
 
 
 def _go_read(binary: str, scalars: list[str]) -> list[Any]:

@@ -128,8 +128,9 @@ def collecting(results: Iterator[ObjectResult]) -> Iterator[ObjectResult]:
 
 
 def kubernetes_files_only(inputs: Inputs) -> Inputs:
-    """Keep files with a document that has apiVersion and kind (or that did not parse: a broken manifest is
-    still reported); note every file left out on stderr."""
+    """Keep files with a document that has apiVersion and kind (or with an error: a broken manifest is still
+    reported; a warning alone, such as a YAML 1.1 boolean key in a CI workflow, does not make a file a manifest);
+    note every file left out on stderr."""
     from mxjob_gitops.compiler.cli.flags import quiet
 
     kept = {
@@ -139,7 +140,7 @@ def kubernetes_files_only(inputs: Inputs) -> Inputs:
         and isinstance(d.data.get("apiVersion"), str)
         and isinstance(d.data.get("kind"), str)
     }
-    kept.update(d.location.file for d in inputs.diagnostics if d.location is not None)
+    kept.update(d.location.file for d in inputs.diagnostics if d.location is not None and d.severity == "error")
     for name in inputs.files:
         if name not in kept and not quiet():
             click.echo(f"mxjob: note: {name}: skipped, no Kubernetes object in it (no apiVersion and kind)", err=True)

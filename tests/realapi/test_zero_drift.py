@@ -53,6 +53,8 @@ def _golden_cases() -> list[tuple[str, Path, list[str]]]:
         args = (folder / "args").read_text().split() if (folder / "args").exists() else ["render", "input.yaml"]
         if args[0] != "render" or (folder / "expected.exit").read_text().strip() != "0":
             continue
+        if "--engine" in args:  # a JobSet needs its CRD, which this server has not: tests/test_jobset_server.py
+            continue
         source = folder / ("stdin.yaml" if "-" in args else args[-1])
         options = [a for a in args[1:-1] if a not in ("--format", "json")]
         if "--namespace" in options:  # each case runs in a namespace of its own
