@@ -84,7 +84,7 @@ def test_the_go_readers_disagree_exactly_on_the_yaml_1_1_booleans() -> None:
     """What the MXJ009 warning is for: sigs.k8s.io/yaml is YAML 1.1 for booleans, kyaml YAML 1.2."""
     kubectl, kyaml = _go_read("yaml2json", TABLE), _go_read("kyaml2json", TABLE)
     disagreeing = {s for s, a, b in zip(TABLE, kubectl, kyaml, strict=True) if not _same(a, b)}
-    assert disagreeing >= AMBIGUOUS
+    assert disagreeing >= AMBIGUOUS & set(TABLE)
     assert disagreeing - AMBIGUOUS <= {"2001-12-14", "2001-12-14T21:59:43.10-05:00"}  # kyaml rewrites timestamps
 
 
