@@ -21,8 +21,10 @@ from mxjob_gitops.compiler import constants as c
 
 ARGOCD_CM_KEY = "resource.customizations.health.kubeflow.org_MXJob"
 # Evaluated by kustomize-controller >= v1.5 in the order inProgress, failed, current (fluxcd/pkg
-# runtime/cel/status_evaluator.go, StatusEvaluator.Evaluate); the first true one decides. An object without
-# any `status` yet makes cel-go fail on the missing `status` variable; Flux then reports Unknown and waits.
+# runtime/cel/status_evaluator.go, StatusEvaluator.Evaluate); the first true one decides. Each top-level field
+# is a variable there, so an object without any `status` makes even `has(status.conditions)` fail; our CRD
+# therefore defaults `status` to {} (schemas/crd.py), and the server returns an MXJob the reconciler has not
+# reached as `status: {}`, which reads InProgress (tests/modern/test_health.py, in Flux's own evaluator).
 _FINISHED = "c.status == 'True' && c.type in ['Failed', 'Succeeded', 'Suspended']"
 FLUX_EXPRESSIONS = {
     "inProgress": f"!has(status.conditions) || !status.conditions.exists(c, {_FINISHED})",
