@@ -31,6 +31,7 @@ class ModernServer:
         self._procs: list[subprocess.Popen[bytes]] = []
         self._logs: list[IO[bytes]] = []
         self.url = ""
+        self.kubeconfig = self.dir / "kubeconfig"
 
     def _start(self, argv: list[str], log: str) -> None:
         out = (self.dir / log).open("wb")
@@ -65,6 +66,14 @@ class ModernServer:
             "apiserver.log",
         )
         self.url = f"https://127.0.0.1:{secure}"
+        ca = self.dir / "certs" / "apiserver.crt"  # the self-signed serving certificate, its own CA
+        self.kubeconfig.write_text(
+            "apiVersion: v1\nkind: Config\ncurrent-context: modern\n"
+            f"clusters: [{{name: modern, cluster: {{server: '{self.url}', certificate-authority: '{ca}'}}}}]\n"
+            "users: [{name: anonymous, user: {token: anonymous}}]\n"
+            "contexts: [{name: modern, context: {cluster: modern, user: anonymous}}]\n",
+            encoding="utf-8",
+        )
         wait_until(self._ready, START_TIMEOUT, f"crd-apiserver ready at {self.url} (logs in {self.dir})", 0.2)
         return self
 
