@@ -32,7 +32,7 @@ STATES: dict[str, tuple[dict[str, Any] | None, str, str]] = {
                "Degraded", "Failed"),
     "suspended": ({"conditions": [_cond("Created"), _cond("Suspended")]}, "Suspended", "Current"),
     "status-empty": ({}, "Progressing", "InProgress"),
-    "generation-behind": ({"observedGeneration": 1, "conditions": [_cond("Succeeded")]}, "Healthy", "InProgress"),
+    "generation-behind": ({"observedGeneration": 1, "conditions": [_cond("Succeeded")]}, "Progressing", "InProgress"),
 }  # fmt: skip
 
 
