@@ -33,9 +33,11 @@ e2e: $(STAMP) e2e-prepare
 	$(BIN)/pytest tests/e2e
 
 ## Build a real kube-apiserver (from Debian's kubernetes source) + etcd for tests/realapi, cached in
-## ~/.cache/mxjob-gitops/envtest (optional; KUBEBUILDER_ASSETS=<envtest bundle> works too). See docs/real-cluster.md.
+## ~/.cache/mxjob-gitops/envtest (optional; KUBEBUILDER_ASSETS=<envtest bundle> works too), and the 1.36
+## components of ../shared/realcomp when present (REALCOMP_CACHE). See docs/real-cluster.md.
 envtest:
 	bash .ci/envtest.sh
+	if [ -f ../shared/realcomp/build.sh ]; then bash ../shared/realcomp/build.sh; fi
 
 ## Regenerate tests/golden/*/expected.* after an intended change to the rendering.
 golden: $(STAMP)

@@ -129,6 +129,12 @@ def build_crd(mxjob: dict[str, Any]) -> str:
     root = structural({k: v for k, v in mxjob.items() if k != "$defs"}, definitions, keep_description=True)
     root["properties"]["metadata"] = {"type": "object"}
     root["properties"]["status"]["x-kubernetes-preserve-unknown-fields"] = True
+    # An MXJob the reconciler has not reached yet reads `status: {}` rather than no status: Flux's
+    # healthCheckExprs bind each top-level field as a variable (fluxcd/pkg runtime/cel, StatusEvaluator), so
+    # with no `status` at all even `has(status.conditions)` fails ("no such attribute(s)") and Flux waits for
+    # its timeout. The API server applies the default when it reads the object from etcd
+    # (apiextensions-apiserver pkg/apiserver/schema/defaulting), so the stored objects stay as written.
+    root["properties"]["status"]["default"] = {}
     root.pop("required", None)
     root["required"] = ["spec"]
     _run_policy_rules(root["properties"]["spec"]["properties"]["runPolicy"]["properties"])

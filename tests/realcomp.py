@@ -1,7 +1,12 @@
-"""Where the real components built for the tests live: `MXJOB_REALCOMP_BIN` (default
-`${XDG_CACHE_HOME:-~/.cache}/mxjob-gitops/realcomp/bin`, where ../shared/realcomp/build.sh puts them) and
-`MXJOB_REALCOMP_SHARE` (default: `share` beside it). A missing one skips its test with the reason, except under
-`CI=true`, where it fails (as tests/realapi/conftest.py does for the API server tier): there every tier must run."""
+"""Locate the real Kubernetes-ecosystem components (crd-apiserver, core-validate, kubectl 1.36, kubeconform,
+argocd-health, flux-health, kstatus, ...) that `make envtest` / `.ci/run` build into a cache.
+
+One variable names the place: `REALCOMP_CACHE` (default `${XDG_CACHE_HOME:-~/.cache}/mxjob-gitops/realcomp`),
+holding `bin/` and `share/`; `MXJOB_REALCOMP_BIN` / `MXJOB_REALCOMP_SHARE` point at either directory alone.
+Binaries with envtest names (etcd, kubectl) are also taken from `KUBEBUILDER_ASSETS` the way controller-runtime's
+envtest looks them up (`TEST_ASSET_<NAME>` first). Missing: the test skips with the reason, except under
+`CI=true`, where it fails (the mechanism of tests/realapi/conftest.py).
+"""
 
 from __future__ import annotations
 
@@ -11,31 +16,49 @@ import pathlib
 import pytest
 
 
-def _root() -> pathlib.Path:
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    return pathlib.Path(cache) / "mxjob-gitops" / "realcomp"
+def cache_dir() -> pathlib.Path:
+    explicit = os.environ.get("REALCOMP_CACHE")
+    if explicit:
+        return pathlib.Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(pathlib.Path.home() / ".cache")
+    return pathlib.Path(base) / "mxjob-gitops" / "realcomp"
 
 
-def _missing(reason: str) -> None:
+def unavailable(reason: str) -> None:
+    """Skip with `reason`; under CI=true the tier must run, so there it fails instead."""
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"CI=true and a real component is missing: {reason}", pytrace=False)
     pytest.skip(reason)
 
 
+def _bin_candidates(name: str) -> list[pathlib.Path]:
+    candidates: list[pathlib.Path] = []
+    if os.environ.get("MXJOB_REALCOMP_BIN"):
+        candidates.append(pathlib.Path(os.environ["MXJOB_REALCOMP_BIN"]) / name)
+    explicit = os.environ.get("TEST_ASSET_" + name.upper().replace("-", "_"))
+    if explicit:
+        candidates.append(pathlib.Path(explicit))
+    candidates.append(cache_dir() / "bin" / name)
+    if os.environ.get("KUBEBUILDER_ASSETS"):
+        candidates.append(pathlib.Path(os.environ["KUBEBUILDER_ASSETS"]) / name)
+    return candidates
+
+
 def realcomp_bin(name: str) -> pathlib.Path:
-    """The component `name`; skips (fails under CI=true) when it is not built."""
-    directory = pathlib.Path(os.environ.get("MXJOB_REALCOMP_BIN") or _root() / "bin")
-    path = directory / name
-    if not os.access(path, os.X_OK):
-        _missing(f"{name} not found in {directory} (run ../shared/realcomp/build.sh, or set MXJOB_REALCOMP_BIN)")
-    return path
+    """The executable `name`; skips (fails under CI=true) when it is not built."""
+    candidates = _bin_candidates(name)
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    looked = ", ".join(str(c) for c in candidates)
+    unavailable(f"no {name} (looked at {looked}); run `make envtest` or set REALCOMP_CACHE")
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def realcomp_share() -> pathlib.Path:
-    """The real components' data (CRDs, JSON schemas, Argo CD's health scripts)."""
-    binary = os.environ.get("MXJOB_REALCOMP_BIN")
-    default = pathlib.Path(binary).parent / "share" if binary else _root() / "share"
-    share = pathlib.Path(os.environ.get("MXJOB_REALCOMP_SHARE") or default)
+    """The data directory (JSON schemas, CRDs, Argo CD's resource_customizations); skips / fails when absent."""
+    explicit = os.environ.get("MXJOB_REALCOMP_SHARE")
+    share = pathlib.Path(explicit) if explicit else cache_dir() / "share"
     if not share.is_dir():
-        _missing(f"{share} is missing (run ../shared/realcomp/build.sh, or set MXJOB_REALCOMP_SHARE)")
+        unavailable(f"no realcomp share directory at {share}; run `make envtest` or set REALCOMP_CACHE")
     return share

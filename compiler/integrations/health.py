@@ -29,7 +29,9 @@ ARGOCD_CM_KEY = "resource.customizations.health.kubeflow.org_MXJob"
 # `subresource: status` (Kubernetes >= 1.22; seen on the 1.36 CRD server of the test tier). Where managedFields
 # were stripped from the object altogether, `STATUS_WRITTEN` is true and the expressions read `status` directly.
 # CEL's && and || are commutative and absorb an error when the other side decides, so `!written || ...` and
-# `written && ...` never reach `status` on a job that has none: no status yet reads InProgress.
+# `written && ...` never reach `status` on a job that has none: no status yet reads InProgress. Our own CRD also
+# defaults `status` to {} (schemas/crd.py), so with it even a client that strips managedFields reads InProgress
+# (tests/modern/test_health.py, in Flux's own evaluator, against the 1.36 server).
 STATUS_WRITTEN = (
     "metadata.?managedFields.orValue([{'subresource': 'status'}]).exists(f, f.?subresource.orValue('') == 'status')"
 )

@@ -9,6 +9,16 @@ local status = obj.status
 if status == nil then
   return hs
 end
+-- A spec the reconciler has not seen yet (observedGeneration behind metadata.generation): the status describes an
+-- older spec, so wait, as Flux does before any expression (fluxcd/pkg runtime/cel, StatusEvaluator.Evaluate).
+local generation = nil
+if obj.metadata ~= nil then
+  generation = obj.metadata.generation
+end
+if status.observedGeneration ~= nil and generation ~= nil and status.observedGeneration ~= generation then
+  hs.message = "Waiting for the MXJob reconciler to observe generation " .. generation
+  return hs
+end
 
 local current = {}
 local newest = nil
