@@ -29,6 +29,7 @@ from mxjob_gitops.compiler.decorations.registry import DECORATIONS
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors, warning
 from mxjob_gitops.compiler.expand import PodFactory, expand
 from mxjob_gitops.compiler.gang import GANG_ANNOTATION, Gang, choose_scheduler, gang_forms, plan_gang
+from mxjob_gitops.compiler.kubevalidate import check_job
 from mxjob_gitops.compiler.limits import pod_count_problems
 from mxjob_gitops.compiler.model import MXJob, Replica, apply_defaults
 from mxjob_gitops.compiler.normalise import normalise
@@ -146,6 +147,7 @@ def compile_object(
         *conversion.diagnostics,
         *check_schema(conversion.data),
         *check_rules(conversion.data),
+        *check_job(conversion.data, options.kubernetes_version),
         *(pod_count_problems(conversion.data, options.max_pods) if defaults else ()),
     ]
     if has_errors(found) or not defaults:

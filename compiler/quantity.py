@@ -22,6 +22,10 @@ _QUANTITY = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE
 NANO = Decimal("1e-9")
 MILLI = Decimal("1e-3")
 MAX_BINARY = Decimal(2**63 - 1)  # ParseQuantity caps binary SI magnitudes at maxAllowed
+# The decimal exponent a quantity may carry. ParseQuantity reads `e999999999` as a 32-bit exponent and then
+# multiplies out a number of that many digits, which never finishes in an API server; no real amount needs more.
+MAX_EXPONENT = 1000
+PATTERN = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"  # the server's wording (quantity.go ErrFormatWrong)
 
 
 class QuantityError(ValueError):
@@ -40,7 +44,7 @@ def parse(value: object) -> tuple[Decimal, Format]:
         raise QuantityError(f"{value!r} is not a quantity")
     match = _QUANTITY.fullmatch(_json_text(value))
     if match is None:
-        raise QuantityError(f"{value!r} is not a quantity")
+        raise QuantityError(f"{value!r} is not a quantity: quantities must match the regular expression '{PATTERN}'")
     number, suffix = match.group(1), match.group(2) or ""
     with localcontext() as context:
         context.prec = 200
@@ -51,6 +55,8 @@ def parse(value: object) -> tuple[Decimal, Format]:
         if suffix in _BINARY:
             amount, family = amount * (2 ** _BINARY[suffix]), Format.BINARY_SI
         elif len(suffix) > 1:
+            if abs(int(suffix[1:])) > MAX_EXPONENT:
+                raise QuantityError(f"{value!r} has an exponent beyond ±{MAX_EXPONENT}")
             amount, family = amount.scaleb(int(suffix[1:])), Format.DECIMAL_EXPONENT
         else:
             amount, family = amount.scaleb(_DECIMAL[suffix]), Format.DECIMAL_SI
