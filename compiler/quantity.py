@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from decimal import ROUND_UP, Decimal, InvalidOperation, localcontext
 from enum import StrEnum
+from functools import lru_cache
 
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
@@ -42,6 +43,11 @@ def parse(value: object) -> tuple[Decimal, Format]:
     """The exact amount (rounded up to a nano, as the server does) and the suffix family it was written in."""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise QuantityError(f"{value!r} is not a quantity")
+    return _parse(value)
+
+
+@lru_cache(maxsize=4096, typed=True)  # the same few quantities recur in every pod of a rendering
+def _parse(value: str | int | float) -> tuple[Decimal, Format]:
     match = _QUANTITY.fullmatch(_json_text(value))
     if match is None:
         raise QuantityError(f"{value!r} is not a quantity: quantities must match the regular expression '{PATTERN}'")

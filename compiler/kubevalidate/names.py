@@ -1,9 +1,11 @@
 """The name and value formats of k8s.io/apimachinery pkg/util/validation/validation.go, as predicates that return
-the server's wording of what is wrong ('' when fine); precompiled, called by every rule module of this package."""
+the server's wording of what is wrong ('' when fine); precompiled and memoised (the same names and values recur in
+every object of a rendering), called by every rule module of this package."""
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
@@ -24,6 +26,7 @@ QUALIFIED_FMT = "name part must consist of alphanumeric characters, '-', '_' or 
 LABEL_VALUE_FMT = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"  # noqa: E501
 
 
+@lru_cache(maxsize=8192)
 def dns1123_label(value: str) -> str:
     """IsDNS1123Label."""
     if len(value) > 63:
@@ -31,6 +34,7 @@ def dns1123_label(value: str) -> str:
     return "" if _LABEL.fullmatch(value) else LABEL_FMT
 
 
+@lru_cache(maxsize=8192)
 def dns1123_subdomain(value: str) -> str:
     """IsDNS1123Subdomain."""
     if len(value) > 253:
@@ -38,6 +42,7 @@ def dns1123_subdomain(value: str) -> str:
     return "" if _SUBDOMAIN.fullmatch(value) else SUBDOMAIN_FMT
 
 
+@lru_cache(maxsize=8192)
 def dns1035_label(value: str) -> str:
     """IsDNS1035Label."""
     if len(value) > 63:
@@ -45,6 +50,7 @@ def dns1035_label(value: str) -> str:
     return "" if _DNS1035.fullmatch(value) else DNS1035_FMT
 
 
+@lru_cache(maxsize=8192)
 def qualified_name(value: str) -> str:
     """IsQualifiedName: an optional DNS subdomain prefix and '/', then a name of at most 63 characters."""
     parts = value.split("/")
@@ -66,6 +72,7 @@ def qualified_name(value: str) -> str:
     return "" if _QUALIFIED.fullmatch(name) else QUALIFIED_FMT
 
 
+@lru_cache(maxsize=8192)
 def label_value(value: str) -> str:
     """IsValidLabelValue."""
     if len(value) > 63:
@@ -73,6 +80,7 @@ def label_value(value: str) -> str:
     return "" if _LABEL_VALUE.fullmatch(value) else LABEL_VALUE_FMT
 
 
+@lru_cache(maxsize=8192)
 def c_identifier(value: str) -> str:
     """IsCIdentifier."""
     if _C_IDENTIFIER.fullmatch(value):
@@ -80,6 +88,7 @@ def c_identifier(value: str) -> str:
     return "a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_'"  # noqa: E501
 
 
+@lru_cache(maxsize=8192)
 def env_var_name(value: str, relaxed: bool) -> str:
     """IsEnvVarName, or with RelaxedEnvironmentVariableValidation (on by default from 1.32) IsRelaxedEnvVarName."""
     if relaxed:
@@ -91,6 +100,7 @@ def env_var_name(value: str, relaxed: bool) -> str:
     return "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit"  # noqa: E501
 
 
+@lru_cache(maxsize=8192)
 def config_key(value: str) -> str:
     """IsConfigMapKey."""
     if len(value) > 253:
@@ -106,6 +116,7 @@ def config_key(value: str) -> str:
     return ""
 
 
+@lru_cache(maxsize=8192)
 def port_name(value: str) -> str:
     """IsValidPortName (IANA_SVC_NAME)."""
     if len(value) > 15:
