@@ -11,8 +11,9 @@ from mxjob_gitops.compiler.kubevalidate import names
 from mxjob_gitops.compiler.kubevalidate.meta import check_meta
 from mxjob_gitops.compiler.kubevalidate.objects import check_configmap, check_service
 from mxjob_gitops.compiler.kubevalidate.pod import check_pod_spec, relaxed_service_names
+from mxjob_gitops.compiler.kubevalidate.quantities import check_quantities
 from mxjob_gitops.compiler.kubevalidate.report import Found, as_dict
-from mxjob_gitops.compiler.kubevalidate.resources import quantity
+from mxjob_gitops.compiler.schema import mxjob_schema
 
 __all__ = ["check_job", "check_object"]
 
@@ -29,10 +30,10 @@ def check_job(data: dict[str, Any], version: str | None) -> list[Diagnostic]:
         at = ("spec", "mxReplicaSpecs", replica_type, "template")
         check_meta(found, template.get("metadata"), (*at, "metadata"), None)
         check_pod_spec(found, template.get("spec"), (*at, "spec"), version, whole=False)
-    policy = as_dict(as_dict(spec.get("runPolicy")).get("schedulingPolicy"))
-    for name, value in as_dict(policy.get("minResources")).items():
-        quantity(found, ("spec", "runPolicy", "schedulingPolicy", "minResources", name), value)
-    return found
+    schema = mxjob_schema()
+    check_quantities(found, data, schema, schema["$defs"], ())
+    unique = {(d.path, d.message): d for d in found}  # a quantity the pod rules also parsed is reported once
+    return list(unique.values())
 
 
 def check_object(obj: dict[str, Any], version: str | None) -> list[Diagnostic]:

@@ -1,0 +1,28 @@
+"""Every resource quantity of an MXJob, wherever its schema puts one (requests, limits, overhead, sizeLimit, storage
+of ephemeral volumes, minResources...), parsed as k8s.io/apimachinery pkg/api/resource `ParseQuantity` parses it on
+decoding; an unparsable one is MXJ401 and never reaches compiler.canonical."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mxjob_gitops.compiler.canonical import QUANTITY, _resolve
+from mxjob_gitops.compiler.diagnostics import JsonPath
+from mxjob_gitops.compiler.kubevalidate.report import Found
+from mxjob_gitops.compiler.kubevalidate.resources import quantity
+
+
+def check_quantities(found: Found, value: Any, node: dict[str, Any], defs: dict[str, Any], path: JsonPath) -> None:
+    name, node = _resolve(node, defs)
+    if name == QUANTITY:
+        quantity(found, path, value)
+    elif isinstance(value, dict):
+        properties = node.get("properties") or {}
+        extra = node.get("additionalProperties")
+        for key, item in value.items():
+            child = properties.get(key, extra)
+            if isinstance(child, dict):
+                check_quantities(found, item, child, defs, (*path, key))
+    elif isinstance(value, list) and isinstance(node.get("items"), dict):
+        for index, item in enumerate(value):
+            check_quantities(found, item, node["items"], defs, (*path, index))
