@@ -76,6 +76,7 @@ def _pod() -> Iterator[Mutation]:
     )
     yield from _meta("Pod")
     yield from _pod_more()
+    yield from _affinity()
 
 
 def _pod_more() -> Iterator[Mutation]:
@@ -184,6 +185,56 @@ def _pod_more() -> Iterator[Mutation]:
     yield "pull-policy-bad", "Pod", [((*C0, "imagePullPolicy"), "Sometimes")]
     yield "message-policy-bad", "Pod", [((*C0, "terminationMessagePolicy"), "Bad")]
     yield "image-empty", "Pod", [((*C0, "image"), "")]
+
+
+def _affinity() -> Iterator[Mutation]:
+    def node(requirement: dict[str, Any]) -> dict[str, Any]:
+        terms = [{"matchExpressions": [requirement]}]
+        return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+
+    requirements: list[tuple[str, dict[str, Any]]] = [
+        ("in-ok", {"key": "zone", "operator": "In", "values": ["a"]}),
+        ("in-no-values", {"key": "zone", "operator": "In"}),
+        ("exists-values", {"key": "zone", "operator": "Exists", "values": ["a"]}),
+        ("exists-ok", {"key": "zone", "operator": "Exists"}),
+        ("gt-ok", {"key": "cores", "operator": "Gt", "values": ["4"]}),
+        ("gt-text", {"key": "cores", "operator": "Gt", "values": ["four"]}),
+        ("gt-two", {"key": "cores", "operator": "Lt", "values": ["1", "2"]}),
+        ("bad-operator", {"key": "zone", "operator": "Like", "values": ["a"]}),
+        ("bad-key", {"key": "a/b/c", "operator": "Exists"}),
+    ]
+    for name, requirement in requirements:
+        yield f"node-affinity-{name}", "Pod", [(("spec", "affinity"), node(requirement))]
+    empty: dict[str, Any] = {
+        "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}
+    }
+    yield "node-affinity-no-terms", "Pod", [(("spec", "affinity"), empty)]
+    field = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}
+    wrong = {"matchFields": [{"key": "spec.nodeName", "operator": "In", "values": ["n1"]}]}
+    for name, term in [("fields-ok", field), ("fields-bad-key", wrong)]:
+        affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}
+        yield f"node-affinity-{name}", "Pod", [(("spec", "affinity"), affinity)]
+    preferred = {"weight": 0, "preference": {"matchExpressions": [{"key": "zone", "operator": "Exists"}]}}
+    for weight in [0, 1, 100, 101]:
+        soft = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{**preferred, "weight": weight}]}}
+        yield f"node-affinity-weight-{weight}", "Pod", [(("spec", "affinity"), soft)]
+    selector = {"matchLabels": {"app": "x"}}
+    terms: list[tuple[str, dict[str, Any]]] = [
+        ("ok", {"labelSelector": selector, "topologyKey": "zone"}),
+        ("no-topology", {"labelSelector": selector, "topologyKey": ""}),
+        ("bad-label", {"labelSelector": {"matchLabels": {"app": "a b"}}, "topologyKey": "zone"}),
+        ("bad-operator", {"labelSelector": {"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1"]}]},
+                          "topologyKey": "zone"}),
+        ("in-no-values", {"labelSelector": {"matchExpressions": [{"key": "a", "operator": "In"}]}, "topologyKey": "z"}),
+        ("bad-namespace", {"labelSelector": selector, "topologyKey": "zone", "namespaces": ["Bad_ns"]}),
+    ]  # fmt: skip
+    for name, term in terms:
+        for key in ("podAffinity", "podAntiAffinity"):
+            hard = {key: {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+            yield f"{key}-{name}", "Pod", [(("spec", "affinity"), hard)]
+    soft_pod = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 200, "podAffinityTerm": {"labelSelector": selector, "topologyKey": "zone"}}]}}  # fmt: skip
+    yield "pod-anti-affinity-weight-200", "Pod", [(("spec", "affinity"), soft_pod)]
 
 
 def _meta(kind: str) -> Iterator[Mutation]:

@@ -23,6 +23,7 @@ from mxjob_gitops.compiler.kubevalidate.report import (
     unsupported,
 )
 from mxjob_gitops.compiler.kubevalidate.resources import quantity
+from mxjob_gitops.compiler.kubevalidate.scheduling import check_affinity
 from mxjob_gitops.compiler.kubevalidate.security import check_pod_security
 
 P, V = Code.K8S_POD, Code.K8S_VOLUME
@@ -79,6 +80,7 @@ def check_pod_spec(found: Found, spec: Any, path: JsonPath, version: str | None,
     _tolerations(found, spec.get("tolerations"), (*path, "tolerations"))
     _spread(found, spec.get("topologySpreadConstraints"), (*path, "topologySpreadConstraints"))
     _host_aliases(found, spec.get("hostAliases"), (*path, "hostAliases"))
+    check_affinity(found, spec.get("affinity"), (*path, "affinity"))
     check_pod_security(found, spec.get("securityContext"), (*path, "securityContext"))
     for key, value in as_dict(spec.get("nodeSelector")).items():
         check_name(found, P, (*path, "nodeSelector", key), key, names.qualified_name)
