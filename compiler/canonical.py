@@ -70,8 +70,8 @@ def _walk(value: Any, node: dict[str, Any], defs: dict[str, Any], owner: str, re
     if name == QUANTITY:
         try:
             return canonical_quantity(value, milli=resource_list)
-        except QuantityError:  # pragma: no cover - the schema check admits only quantities here
-            return value
+        except QuantityError as exc:  # compiler.kubevalidate refuses every such value before this runs
+            raise AssertionError(f"unchecked quantity {value!r}") from exc  # pragma: no cover
     if isinstance(value, dict):
         properties = node.get("properties") or {}
         extra = node.get("additionalProperties")

@@ -49,6 +49,15 @@ class Code(enum.StrEnum):
     SERVICE_PORTS = "MXJ208"
     CONFLICTING_FIELDS = "MXJ209"
     DUPLICATE_OBJECT = "MXJ210"
+    # What the API server would refuse (compiler/kubevalidate, docs/validation.md)
+    K8S_QUANTITY = "MXJ401"
+    K8S_METADATA = "MXJ402"
+    K8S_CONTAINER = "MXJ403"
+    K8S_VOLUME = "MXJ404"
+    K8S_RESOURCES = "MXJ405"
+    K8S_POD = "MXJ406"
+    K8S_SERVICE = "MXJ407"
+    K8S_CONFIGMAP = "MXJ408"
     # Warnings
     REPLICA_TYPE_CASE = "MXJ301"
     RESTART_POLICY_OVERRIDDEN = "MXJ302"

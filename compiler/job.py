@@ -29,6 +29,7 @@ from mxjob_gitops.compiler.decorations.registry import DECORATIONS
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors, warning
 from mxjob_gitops.compiler.expand import PodFactory, expand
 from mxjob_gitops.compiler.gang import GANG_ANNOTATION, Gang, choose_scheduler, gang_forms, plan_gang
+from mxjob_gitops.compiler.kubevalidate import check_job
 from mxjob_gitops.compiler.limits import pod_count_problems
 from mxjob_gitops.compiler.model import MXJob, Replica, apply_defaults
 from mxjob_gitops.compiler.normalise import normalise
@@ -142,10 +143,14 @@ def compile_object(
     if has_errors(conversion.diagnostics):
         return None, conversion.diagnostics
     normalise(conversion)
+    schema = check_schema(conversion.data)
+    refused = {d.path for d in schema}
     found = [
         *conversion.diagnostics,
-        *check_schema(conversion.data),
+        *schema,
         *check_rules(conversion.data),
+        # One error per field: the API server's own rules do not repeat a value the schema already refused.
+        *(d for d in check_job(conversion.data, options.kubernetes_version) if d.path not in refused),
         *(pod_count_problems(conversion.data, options.max_pods) if defaults else ()),
     ]
     if has_errors(found) or not defaults:

@@ -84,9 +84,14 @@ NAME_RULES: Final[dict[str, NameRule]] = {
 }
 
 
-def name_problem(kind: str, name: str, *, prefix: bool = False) -> str:
-    """'' when name is valid for kind; for a generateName prefix, a trailing '-' is allowed (as the API does)."""
+def name_problem(kind: str, name: str, *, prefix: bool = False, relaxed_service: bool = False) -> str:
+    """'' when name is valid for kind; for a generateName prefix, a trailing '-' is allowed (as the API does).
+
+    `relaxed_service`: Service names are DNS-1123 labels (RelaxedServiceNameValidation, on by default from 1.36).
+    """
     rule = NAME_RULES.get(kind, dns1123_subdomain)
+    if relaxed_service and kind == "Service":
+        rule = dns1123_label
     if prefix and name.endswith("-") and rule is not path_segment:
         name = name[:-1] + "a"
     return rule(name)
@@ -102,7 +107,7 @@ def api_version_problem(api_version: str) -> str:
     return "must be VERSION or GROUP/VERSION (a DNS subdomain and a DNS label)"
 
 
-def identity_problems(obj: dict[str, Any]) -> Iterator[Diagnostic]:
+def identity_problems(obj: dict[str, Any], relaxed_service: bool = False) -> Iterator[Diagnostic]:
     """Errors in an object's apiVersion, kind, metadata.name/generateName and metadata.namespace.
 
     These strings become file names and Kubernetes URLs, so an object with any of them invalid is not used.
@@ -122,7 +127,11 @@ def identity_problems(obj: dict[str, Any]) -> Iterator[Diagnostic]:
         value = metadata.get(key)
         if value is None or (key == "name" and kind_text == "MXJob"):
             continue
-        why = name_problem(kind_text, value, prefix=prefix) if isinstance(value, str) else "must be a string"
+        why = (
+            name_problem(kind_text, value, prefix=prefix, relaxed_service=relaxed_service)
+            if isinstance(value, str)
+            else "must be a string"
+        )
         if why:
             yield error(
                 Code.INVALID_NAME,

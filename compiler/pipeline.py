@@ -14,6 +14,7 @@ from mxjob_gitops.compiler.convert import is_mxjob
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, has_errors
 from mxjob_gitops.compiler.gang import Gang
 from mxjob_gitops.compiler.job import CompiledJob, compile_object, locate, render_job
+from mxjob_gitops.compiler.kubevalidate.pod import relaxed_service_names
 from mxjob_gitops.compiler.legacy import legacy_kind_problem
 from mxjob_gitops.compiler.limits import estimated_output_bytes, output_problem
 from mxjob_gitops.compiler.model import MXJob
@@ -143,7 +144,8 @@ class Checker:
             hint = "every document, and every item of a List, needs apiVersion, kind and metadata.name"
             self.diagnostics.append(locate(error(Code.NOT_AN_OBJECT, problem, at, hint), document, prefix, None))
             return None
-        bad_identity = [locate(d, document, prefix, None) for d in identity_problems(obj)]
+        relaxed = relaxed_service_names(self.options.kubernetes_version)
+        bad_identity = [locate(d, document, prefix, None) for d in identity_problems(obj, relaxed)]
         if bad_identity:
             self.diagnostics.extend(bad_identity)
             return None

@@ -13,16 +13,21 @@ from __future__ import annotations
 import re
 from decimal import ROUND_UP, Decimal, InvalidOperation, localcontext
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BINARY_SUFFIX = {power: suffix for suffix, power in _BINARY.items()}
 _DECIMAL_SUFFIX = {power: suffix for suffix, power in _DECIMAL.items()}
-_QUANTITY = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]{1,4})?")
+_QUANTITY = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?")
 NANO = Decimal("1e-9")
 MILLI = Decimal("1e-3")
 MAX_BINARY = Decimal(2**63 - 1)  # ParseQuantity caps binary SI magnitudes at maxAllowed
+# The decimal exponent a quantity may carry. ParseQuantity reads `e999999999` as a 32-bit exponent and then
+# multiplies out a number of that many digits, which never finishes in an API server; no real amount needs more.
+MAX_EXPONENT = 1000
+PATTERN = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"  # the server's wording (quantity.go ErrFormatWrong)
 
 
 QUANTITY_DEFINITION = "io.k8s.apimachinery.pkg.api.resource.Quantity"
@@ -30,14 +35,14 @@ QUANTITY_DEFINITION = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 # JSON Schema pattern: the OpenAPI definitions Kubernetes publishes have none (kubeconform's issue #181), so without
 # it `cpu: two`, `memory: 4GB` or a left-in `<GPU_LIMIT>` pass every schema and only the API server refuses them.
 # The number may be empty (`Ki`, `.`, `-` are zero); the suffix is a decimal or binary SI suffix or e/E with an
-# integer exponent, bounded here to four digits (the server spends minutes on `1e999999999`). Quantity.UnmarshalJSON
+# integer exponent, bounded here to ±MAX_EXPONENT (the server spends minutes on `1e999999999`). Quantity.UnmarshalJSON
 # trims Unicode space around the JSON-escaped text (strings.TrimSpace), so the spaces JSON leaves unescaped are
 # allowed and control characters are not. tests/test_quantity.py checks all of it against Kubernetes' own code.
 _SPACE = "[ \u0085\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]*"
 _TRIMMED = " \u0085\u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
 QUANTITY_PATTERN = (
     f"^(?=.){_SPACE}(?=[^ \u0085\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000])"
-    f"[+-]?[0-9]*(\\.[0-9]*)?([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]{{1,4}})?{_SPACE}$(?![\\s\\S])"
+    f"[+-]?[0-9]*(\\.[0-9]*)?([KMGTPE]i|[numkMGTPE]|[eE][+-]?0*([0-9]{{1,3}}|1000))?{_SPACE}$(?![\\s\\S])"
 )
 SERVER_WORDS = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 
@@ -64,10 +69,15 @@ def parse(value: object) -> tuple[Decimal, Format]:
     """The exact amount (rounded up to a nano, as the server does) and the suffix family it was written in."""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise QuantityError(f"{value!r} is not a quantity")
+    return _parse(value)
+
+
+@lru_cache(maxsize=4096, typed=True)  # the same few quantities recur in every pod of a rendering
+def _parse(value: str | int | float) -> tuple[Decimal, Format]:
     text = _json_text(value)
     match = _QUANTITY.fullmatch(text) if text else None
     if match is None:
-        raise QuantityError(f"{value!r} is not a quantity")
+        raise QuantityError(f"{value!r} is not a quantity: quantities must match the regular expression '{PATTERN}'")
     sign, whole, fraction, suffix = match.group(1), match.group(2), match.group(3) or "", match.group(4) or ""
     number = f"{sign}{whole or '0'}.{fraction or '0'}"  # an empty number is zero (parseQuantityString)
     with localcontext() as context:
@@ -79,6 +89,8 @@ def parse(value: object) -> tuple[Decimal, Format]:
         if suffix in _BINARY:
             amount, family = amount * (2 ** _BINARY[suffix]), Format.BINARY_SI
         elif len(suffix) > 1:
+            if len(suffix[1:].lstrip("+-").lstrip("0")) > 4 or abs(int(suffix[1:])) > MAX_EXPONENT:
+                raise QuantityError(f"{value!r} has an exponent beyond ±{MAX_EXPONENT}")
             amount, family = amount.scaleb(int(suffix[1:])), Format.DECIMAL_EXPONENT
         else:
             amount, family = amount.scaleb(_DECIMAL[suffix]), Format.DECIMAL_SI

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity, format_path
 from mxjob_gitops.compiler.job import CompiledJob
 from mxjob_gitops.compiler.kubeschema import accepted_fast, has_schema, schema_errors, validator_for
+from mxjob_gitops.compiler.kubevalidate import check_object
 from mxjob_gitops.compiler.pipeline import Manifest, Plan
 from mxjob_gitops.compiler.schema import has_float
 from mxjob_gitops.compiler.source import SourceDocument
@@ -127,12 +128,13 @@ def _check(
         origin,
         generated,
     )
+    semantic = () if generated else _semantic(manifest, version, source)
     if not has_schema(manifest, version):
-        return replace(result, status=Status.SKIPPED)
+        return replace(result, status=Status.SKIPPED).with_findings(semantic)
     fast = accepted_fast(manifest, version, strict, floats=floats)
     validator = None if fast else validator_for(manifest, version, strict)
     if validator is None:
-        return result
+        return result.with_findings(semantic)
     findings = []
     for problem in schema_errors(manifest, validator):
         location = None
@@ -142,4 +144,17 @@ def _check(
         findings.append(
             Finding(format_path(problem.path), problem.message, location, code=problem.code, hint=problem.hint)
         )
-    return result.with_findings(tuple(findings))
+    refused = {f.path for f in findings}  # one error per field: a value the schema refused is not judged again
+    return result.with_findings((*findings, *(f for f in semantic if f.path not in refused)))
+
+
+def _semantic(manifest: Manifest, version: str, source: tuple[SourceDocument, JsonPath] | None) -> tuple[Finding, ...]:
+    """What the API server refuses beyond the schema (compiler.kubevalidate), for an object given as it is; the
+    objects of a compiled job were checked through its templates when it was compiled."""
+    found = []
+    for problem in check_object(manifest, version):
+        location = source[0].locate((*source[1], *problem.path)) if source is not None else None
+        found.append(
+            Finding(format_path(problem.path), problem.message, location, "kubernetes", problem.code, problem.hint)
+        )
+    return tuple(found)
