@@ -92,6 +92,6 @@ def test_render_refuses_bad_quantity(tmp_path: pathlib.Path, value: str) -> None
     out = tmp_path / "out"
     result = run_cli(["render", str(path), "-o", str(out)])
     assert result.exit_code == 1, result.stderr
-    assert "MXJ401" in result.stderr and f"{path}:" in result.stderr
+    assert "not a Kubernetes quantity" in result.stderr and f"{path}:" in result.stderr
     assert not out.exists() or not any(out.iterdir())
     assert run_cli(["validate", str(path)]).exit_code == 1
