@@ -33,7 +33,8 @@ def test_ephemeral_volume_storage_is_a_located_error(tmp_path: pathlib.Path) -> 
     path = _job_with(tmp_path, volumes=[{"name": "scratch", "ephemeral": {"volumeClaimTemplate": claim}}])
     result = run_cli(["render", str(path)])
     assert result.exit_code == 1 and result.stdout == ""
-    assert "not a Kubernetes quantity" in result.stderr and "requests.storage" in result.stderr and f"{path}:" in result.stderr
+    assert "not a Kubernetes quantity" in result.stderr and "requests.storage" in result.stderr
+    assert f"{path}:" in result.stderr
 
 
 @pytest.mark.parametrize(("version", "refused"), [("1.25", True), ("1.31", True), ("1.32", False), ("1.36", False)])
