@@ -144,13 +144,13 @@ def compile_object(
         return None, conversion.diagnostics
     normalise(conversion)
     schema = check_schema(conversion.data)
-    refused = {d.path for d in schema}
     found = [
         *conversion.diagnostics,
         *schema,
         *check_rules(conversion.data),
-        # One error per field: the API server's own rules do not repeat a value the schema already refused.
-        *(d for d in check_job(conversion.data, options.kubernetes_version) if d.path not in refused),
+        # The API server's own rules judge a spec whose shapes the schema accepted (compiler.kubevalidate reads
+        # types as the schema promises them); a value the schema refused is not reported twice.
+        *(() if has_errors(schema) else check_job(conversion.data, options.kubernetes_version)),
         *(pod_count_problems(conversion.data, options.max_pods) if defaults else ()),
     ]
     if has_errors(found) or not defaults:

@@ -133,7 +133,8 @@ def unset_env_references(container: dict[str, Any], path: JsonPath, generated: t
     the job sets: the process would run with an empty value."""
     if container.get("envFrom"):
         return  # a ConfigMap or Secret may hold it
-    defined = {as_dict(env).get("name") for env in as_list(container.get("env"))} | set(generated)
+    names = (as_dict(env).get("name") for env in as_list(container.get("env")))
+    defined = {name for name in names if isinstance(name, str)} | set(generated)  # the schema reports the rest
     texts = [t for f in ("command", "args") for t in as_list(container.get(f)) if isinstance(t, str)]
     defined |= {name for text in texts for name in _ASSIGNED.findall(text)}  # `export NAME=...` in a script
     reported: set[str] = set()

@@ -128,13 +128,12 @@ def _check(
         origin,
         generated,
     )
-    semantic = () if generated else _semantic(manifest, version, source)
     if not has_schema(manifest, version):
-        return replace(result, status=Status.SKIPPED).with_findings(semantic)
+        return replace(result, status=Status.SKIPPED)
     fast = accepted_fast(manifest, version, strict, floats=floats)
     validator = None if fast else validator_for(manifest, version, strict)
     if validator is None:
-        return result.with_findings(semantic)
+        return result.with_findings(() if generated else _semantic(manifest, version, source))
     findings = []
     for problem in schema_errors(manifest, validator):
         location = None
@@ -144,8 +143,11 @@ def _check(
         findings.append(
             Finding(format_path(problem.path), problem.message, location, code=problem.code, hint=problem.hint)
         )
-    refused = {f.path for f in findings}  # one error per field: a value the schema refused is not judged again
-    return result.with_findings((*findings, *(f for f in semantic if f.path not in refused)))
+    # The API server's own rules judge an object whose shapes the schema accepted (compiler.kubevalidate reads
+    # types as the schema promises them); an object the schema refused is reported for that alone.
+    if findings or generated:
+        return result.with_findings(tuple(findings))
+    return result.with_findings(_semantic(manifest, version, source))
 
 
 def _semantic(manifest: Manifest, version: str, source: tuple[SourceDocument, JsonPath] | None) -> tuple[Finding, ...]:
