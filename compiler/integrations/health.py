@@ -35,13 +35,21 @@ ARGOCD_CM_KEY = "resource.customizations.health.kubeflow.org_MXJob"
 STATUS_WRITTEN = (
     "metadata.?managedFields.orValue([{'subresource': 'status'}]).exists(f, f.?subresource.orValue('') == 'status')"
 )
-_FINISHED = "c.status == 'True' && c.type in ['Failed', 'Succeeded', 'Suspended']"
-_DONE = "c.status == 'True' && c.type in ['Succeeded', 'Suspended']"
-FLUX_EXPRESSIONS = {
-    "inProgress": f"!{STATUS_WRITTEN} || !has(status.conditions) || !status.conditions.exists(c, {_FINISHED})",
-    "failed": f"{STATUS_WRITTEN} && status.conditions.exists(c, c.status == 'True' && c.type == 'Failed')",
-    "current": f"{STATUS_WRITTEN} && status.conditions.exists(c, {_DONE})",
-}
+
+
+def flux_expressions(done: str) -> dict[str, str]:
+    """healthCheckExprs for a kind whose controller writes Kubeflow-style conditions: Failed=True is Failed,
+    `done`=True or Suspended=True is Current, anything else (no status yet included) InProgress."""
+    finished = f"c.status == 'True' && c.type in ['Failed', '{done}', 'Suspended']"
+    current = f"c.status == 'True' && c.type in ['{done}', 'Suspended']"
+    return {
+        "inProgress": f"!{STATUS_WRITTEN} || !has(status.conditions) || !status.conditions.exists(c, {finished})",
+        "failed": f"{STATUS_WRITTEN} && status.conditions.exists(c, c.status == 'True' && c.type == 'Failed')",
+        "current": f"{STATUS_WRITTEN} && status.conditions.exists(c, {current})",
+    }
+
+
+FLUX_EXPRESSIONS = flux_expressions("Succeeded")
 
 
 def argocd_health_lua() -> str:

@@ -20,17 +20,11 @@ from __future__ import annotations
 from importlib.resources import files
 from typing import Any
 
-from mxjob_gitops.compiler.integrations.health import STATUS_WRITTEN
+from mxjob_gitops.compiler.integrations.health import flux_expressions
 
 JOBSET_GROUP = "jobset.x-k8s.io"
 ARGOCD_CM_KEY = f"resource.customizations.health.{JOBSET_GROUP}_JobSet"
-_FINISHED = "c.status == 'True' && c.type in ['Failed', 'Completed', 'Suspended']"
-_DONE = "c.status == 'True' && c.type in ['Completed', 'Suspended']"
-FLUX_EXPRESSIONS = {
-    "inProgress": f"!{STATUS_WRITTEN} || !has(status.conditions) || !status.conditions.exists(c, {_FINISHED})",
-    "failed": f"{STATUS_WRITTEN} && status.conditions.exists(c, c.status == 'True' && c.type == 'Failed')",
-    "current": f"{STATUS_WRITTEN} && status.conditions.exists(c, {_DONE})",
-}
+FLUX_EXPRESSIONS = flux_expressions("Completed")
 
 
 def argocd_health_lua() -> str:

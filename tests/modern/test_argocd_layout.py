@@ -21,6 +21,8 @@ CASES: list[dict[str, Any]] = yaml.safe_load((CHECK / "health_test.yaml").read_t
 
 def test_the_layout_ships_the_packaged_script() -> None:
     packaged = REPO / "compiler" / "integrations" / "mxjob_health.lua"
+    # One file: the layout's health.lua is a link to the packaged script, so the two cannot drift apart.
+    assert (CHECK / "health.lua").resolve() == packaged.resolve()
     assert (CHECK / "health.lua").read_text(encoding="utf-8") == packaged.read_text(encoding="utf-8")
 
 
