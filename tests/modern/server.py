@@ -12,6 +12,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+import yaml
+
 from tests.processes import die_with_parent
 from tests.realapi.cluster import free_port, wait_until
 from tests.realcomp import realcomp_bin
@@ -117,3 +119,12 @@ class ModernServer:
             return done.stdout.strip() == "True" and self.run("get", crd).returncode == 0
 
         wait_until(established, 30, f"{crd} established and served", 0.2)
+
+
+def install(server: ModernServer, path: Path) -> list[str]:
+    """Apply the CRDs of `path` server-side and wait until each is Established and served; their names."""
+    server.kubectl("apply", "--server-side", "--field-manager=mxjob-tests", "-f", str(path))
+    names = [d["metadata"]["name"] for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d]
+    for name in names:
+        server.wait_established(name)
+    return names

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from tests.conftest import JOB_EXAMPLE_FILES, REPO, run_cli
-from tests.modern.server import ModernServer
+from tests.modern.server import ModernServer, install
 from tests.realapi.test_crd import differences
 from tests.realcomp import realcomp_share
 
@@ -20,14 +20,6 @@ PODGROUP_CRDS = {
     "volcano": (VENDORED / "scheduling.volcano.sh_podgroups.yaml", "podgroups.scheduling.volcano.sh"),
     "scheduler-plugins": (VENDORED / "scheduling.x-k8s.io_podgroups.yaml", "podgroups.scheduling.x-k8s.io"),
 }
-
-
-def install(server: ModernServer, path: Path) -> list[str]:
-    server.kubectl("apply", "--server-side", "--field-manager=mxjob-tests", "-f", str(path))
-    names = [d["metadata"]["name"] for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d]
-    for name in names:
-        server.wait_established(name)
-    return names
 
 
 @pytest.fixture(scope="module")
