@@ -58,6 +58,8 @@ class Code(enum.StrEnum):
     K8S_POD = "MXJ406"
     K8S_SERVICE = "MXJ407"
     K8S_CONFIGMAP = "MXJ408"
+    K8S_CEL = "MXJ409"
+    K8S_UPDATE = "MXJ410"
     # Warnings
     REPLICA_TYPE_CASE = "MXJ301"
     RESTART_POLICY_OVERRIDDEN = "MXJ302"
@@ -76,6 +78,7 @@ class Code(enum.StrEnum):
     SCHEDULING_GATES = "MXJ315"
     GANG_QUEUE = "MXJ316"
     ENV_NOT_SET = "MXJ317"
+    CEL_NOT_CHECKED = "MXJ318"
 
 
 @dataclass(frozen=True, slots=True)

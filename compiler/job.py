@@ -30,6 +30,7 @@ from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Severi
 from mxjob_gitops.compiler.expand import PodFactory, expand
 from mxjob_gitops.compiler.gang import GANG_ANNOTATION, Gang, choose_scheduler, gang_forms, plan_gang
 from mxjob_gitops.compiler.kubevalidate import check_job
+from mxjob_gitops.compiler.kubevalidate.crdrules import check_create
 from mxjob_gitops.compiler.limits import pod_count_problems
 from mxjob_gitops.compiler.model import MXJob, Replica, apply_defaults
 from mxjob_gitops.compiler.normalise import normalise
@@ -151,6 +152,8 @@ def compile_object(
         # The API server's own rules judge a spec whose shapes the schema accepted (compiler.kubevalidate reads
         # types as the schema promises them); a value the schema refused is not reported twice.
         *(() if has_errors(schema) else check_job(conversion.data, options.kubernetes_version)),
+        # The CRD's own CEL rules that run on create (transition rules need the old object: compiler.updates).
+        *(() if has_errors(schema) else check_create(conversion.data)),
         *(pod_count_problems(conversion.data, options.max_pods) if defaults else ()),
     ]
     if has_errors(found) or not defaults:

@@ -300,7 +300,19 @@ def build_files() -> dict[str, str]:
     schemas.update(pod_group_schemas(kubernetes))
     files = {path: json.dumps(schema, indent=1) + "\n" for path, schema in schemas.items()}
     files["crd/kubeflow.org_mxjobs.yaml"] = build_crd(mxjob)
+    files["cel/kubeflow.org_mxjobs.json"] = cel_rules(files["crd/kubeflow.org_mxjobs.yaml"])
     return files
+
+
+def cel_rules(crd_text: str) -> str:
+    """The CRD's schema pruned to the nodes that lead to its CEL rules (compiler.kubevalidate.crdrules)."""
+    import yaml
+
+    from mxjob_gitops.compiler.kubevalidate.crdrules import rule_skeleton
+
+    crd = yaml.safe_load(crd_text)
+    schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    return json.dumps(rule_skeleton(schema), indent=1, sort_keys=True) + "\n"
 
 
 def main() -> int:

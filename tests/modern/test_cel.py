@@ -1,0 +1,225 @@
+"""The offline CEL evaluator (compiler.kubevalidate.cel) against the real 1.36 CRD server: the same creates and
+updates sent to both, the verdicts, the field paths and the messages compared. A test CRD carries one rule of each
+kind the server knows (object, scalar, map-value, set-item and map-list-item rules; message, default message,
+messageExpression, reason, fieldPath; transition rules in correlatable places, rules in an atomic list); the MXJob CRD's
+own queue rule is driven the same way through compiler.kubevalidate.crdrules."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import ssl
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import yaml
+
+from mxjob_gitops.compiler.kubevalidate.cel import evaluate
+from mxjob_gitops.compiler.kubevalidate.crdrules import check_update, mxjob_rules, rule_skeleton
+from tests.conftest import JOB_EXAMPLE_FILES
+from tests.modern.server import ModernServer
+from tests.modern.test_crd import crd_rules, rendered_mxjob
+
+GROUP, PLURAL = "celcases.mxjob-tests.example.com", "celcases"
+SPEC: dict[str, Any] = yaml.safe_load(
+    """
+type: object
+x-kubernetes-validations:
+- rule: "!has(self.minReplicas) || self.minReplicas <= self.replicas"
+  message: replicas must be at least minReplicas
+- rule: "!has(self.mode) || self.mode in ['a', 'b']"
+- rule: "!has(self.replicas) || self.replicas >= 0"
+  fieldPath: .replicas
+  reason: FieldValueForbidden
+  message: replicas must not be negative
+- rule: "!has(self.tags) || size(self.tags) <= 3"
+  messageExpression: "'mode ' + self.mode + ' takes at most 3 tags'"
+- rule: "!has(self.owner) || self.owner != ''"
+  reason: FieldValueRequired
+  message: owner must not be empty
+properties:
+  replicas: {type: integer, x-kubernetes-validations: [{rule: "self <= 100", message: at most 100}]}
+  minReplicas: {type: integer}
+  mode: {type: string, maxLength: 20}
+  owner: {type: string, maxLength: 20}
+  queue: {type: string, maxLength: 20, x-kubernetes-validations: [{rule: self == oldSelf, message: queue is immutable}]}
+  ratio: {type: number, x-kubernetes-validations: [{rule: "self < 1.5", message: ratio below 1.5}]}
+  tags:
+    type: array
+    x-kubernetes-list-type: set
+    maxItems: 10
+    items: {type: string, maxLength: 20, x-kubernetes-validations: [{rule: "self.startsWith('t')"}]}
+  limits:
+    type: object
+    maxProperties: 10
+    additionalProperties:
+      type: integer
+      x-kubernetes-validations: [{rule: self >= oldSelf, message: limits only grow}]
+  workers:
+    type: array
+    x-kubernetes-list-type: map
+    x-kubernetes-list-map-keys: [name]
+    maxItems: 10
+    items:
+      type: object
+      required: [name]
+      properties: {name: {type: string, maxLength: 20}, size: {type: integer}}
+      x-kubernetes-validations:
+      - {rule: "!has(oldSelf.size) || self.size == oldSelf.size", message: worker size is immutable}
+      - {rule: "!has(self.size) || self.size > 0", message: size must be positive}
+  stages:
+    type: array
+    x-kubernetes-list-type: atomic
+    maxItems: 10
+    items:
+      type: object
+      properties: {n: {type: integer}}
+      x-kubernetes-validations: [{rule: self.n >= 0, message: n must not be negative}]
+"""
+)
+CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": GROUP},
+    "spec": {
+        "group": "mxjob-tests.example.com",
+        "names": {"kind": "CelCase", "plural": PLURAL, "singular": "celcase", "listKind": "CelCaseList"},
+        "scope": "Namespaced",
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": SPEC}}},
+            }
+        ],
+    },
+}
+GOOD = {"replicas": 2, "minReplicas": 1, "mode": "a", "queue": "q1", "ratio": 0.5, "tags": ["t1"],
+        "limits": {"cpu": 2}, "workers": [{"name": "w", "size": 2}], "stages": [{"n": 1}]}  # fmt: skip
+# (name, create spec, update spec or None): each create, then the update of it, goes to the server and offline.
+CASES: list[tuple[str, dict[str, Any], dict[str, Any] | None]] = [
+    ("good", GOOD, {**GOOD, "replicas": 3, "limits": {"cpu": 3, "mem": 1}, "workers": [{"name": "w", "size": 2}]}),
+    ("min-above-replicas", {**GOOD, "minReplicas": 5}, None),
+    ("unknown-mode-default-message", {**GOOD, "mode": "c"}, None),
+    ("negative-replicas-forbidden-fieldpath", {**GOOD, "replicas": -1, "minReplicas": -2}, None),
+    ("too-many-replicas-scalar-rule", {**GOOD, "replicas": 101}, None),
+    ("message-expression", {**GOOD, "tags": ["t1", "t2", "t3", "t4"]}, None),
+    ("set-item-rule", {**GOOD, "tags": ["t1", "x"]}, None),
+    ("required-reason", {**GOOD, "owner": ""}, None),
+    ("number-rule", {**GOOD, "ratio": 2}, None),
+    ("several-at-once", {**GOOD, "mode": "z", "replicas": 200, "tags": ["y"]}, None),
+    ("queue-changed", GOOD, {**GOOD, "queue": "q2"}),
+    ("queue-added-on-update", {k: v for k, v in GOOD.items() if k != "queue"}, GOOD),
+    ("queue-removed-on-update", GOOD, {k: v for k, v in GOOD.items() if k != "queue"}),
+    ("map-value-shrinks", GOOD, {**GOOD, "limits": {"cpu": 1}}),
+    ("map-value-new-key", GOOD, {**GOOD, "limits": {"cpu": 2, "gpu": 0}}),
+    ("map-list-item-changed", GOOD, {**GOOD, "workers": [{"name": "w", "size": 3}]}),
+    ("map-list-item-renamed", GOOD, {**GOOD, "workers": [{"name": "v", "size": 3}]}),
+    ("map-list-item-bad-on-update", GOOD, {**GOOD, "workers": [{"name": "w", "size": 2}, {"name": "x", "size": 0}]}),
+    ("atomic-list-item-rule", {**GOOD, "stages": [{"n": 1}, {"n": -1}]}, None),
+    ("atomic-list-item-bad-on-update", GOOD, {**GOOD, "stages": [{"n": -2}]}),
+    ("update-breaks-plain-rule", GOOD, {**GOOD, "mode": "q"}),
+]
+
+
+def _context() -> ssl.SSLContext:
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+def request(server: ModernServer, method: str, path: str, body: Any) -> tuple[int, dict[str, Any]]:
+    """One API call with the server's Status on failure (its causes: field, reason, message of each error)."""
+    data = json.dumps(body).encode()
+    call = urllib.request.Request(
+        server.url + path, data=data, method=method,
+        headers={"Content-Type": "application/json", "Authorization": "Bearer anonymous"},
+    )  # fmt: skip
+    try:
+        with urllib.request.urlopen(call, context=_context(), timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def _field(path: str) -> str:
+    """`spec.limits[cpu]`, `spec.tags[1]` as `spec.limits.cpu`, `spec.tags.1` (our paths do not tell keys apart)."""
+    return re.sub(r"\[([^\]]*)\]", r".\1", path)
+
+
+def server_errors(status: int, reply: dict[str, Any]) -> set[tuple[str, str]]:
+    if status < 300:
+        return set()
+    causes = (reply.get("details") or {}).get("causes") or []
+    assert causes, reply
+    return {(_field(c.get("field", "")), c["message"]) for c in causes}
+
+
+def offline_errors(spec: dict[str, Any], old: dict[str, Any] | None, schema: dict[str, Any]) -> set[tuple[str, str]]:
+    wrapper = {"type": "object", "properties": {"spec": schema}}
+    results = evaluate(wrapper, {"spec": spec}) if old is None else evaluate(wrapper, {"spec": spec}, {"spec": old})
+    assert not any(r.unsupported for r in results), results
+    return {(".".join(str(p) for p in r.path), r.message) for r in results if not r.ratcheted}
+
+
+@pytest.fixture(scope="module")
+def cel_crd(modern: ModernServer) -> Iterator[ModernServer]:
+    modern.kubectl("apply", "--server-side", "--field-manager=mxjob-tests", "-f", "-", stdin=json.dumps(CRD))
+    modern.wait_established(GROUP)
+    yield modern
+
+
+@pytest.mark.parametrize(("name", "create", "update"), CASES, ids=[c[0] for c in CASES])
+def test_the_evaluator_agrees_with_the_server(
+    cel_crd: ModernServer, name: str, create: dict[str, Any], update: dict[str, Any] | None
+) -> None:
+    base = f"/apis/mxjob-tests.example.com/v1/namespaces/default/{PLURAL}"
+    obj = {"apiVersion": "mxjob-tests.example.com/v1", "kind": "CelCase", "metadata": {"name": name}, "spec": create}
+    status, reply = request(cel_crd, "POST", base, obj)
+    assert server_errors(status, reply) == offline_errors(create, None, SPEC), (name, reply)
+    if update is None:
+        return
+    assert status == 201, reply
+    changed = {**reply, "spec": copy.deepcopy(update)}
+    status, reply = request(cel_crd, "PUT", f"{base}/{name}", changed)
+    assert server_errors(status, reply) == offline_errors(update, create, SPEC), (name, reply)
+
+
+def test_the_catalog_covers_create_and_update_refusals() -> None:
+    """The cases above are no tautology: several creates and several updates are refused."""
+    refused_creates = [n for n, c, u in CASES if u is None and offline_errors(c, None, SPEC)]
+    refused_updates = [n for n, c, u in CASES if u is not None and offline_errors(u, c, SPEC)]
+    assert len(refused_creates) >= 8 and len(refused_updates) >= 5, (refused_creates, refused_updates)
+
+
+def test_the_packaged_rules_are_the_crds() -> None:
+    """schemas/cel holds exactly the CRD's rules, and every one of them: the same walk finds the same rules."""
+    skeleton = json.dumps(mxjob_rules())
+    for _, rule, message in crd_rules():
+        assert json.dumps(rule) in skeleton and json.dumps(message) in skeleton
+    assert rule_skeleton(mxjob_rules()) == mxjob_rules()
+
+
+@pytest.mark.parametrize("queues", [("research", "research"), ("research", "production"), (None, "production")])
+def test_the_mxjob_queue_rule_agrees_with_the_server(modern_crd: ModernServer, queues: tuple[str | None, str]) -> None:
+    old_queue, new_queue = queues
+    name = f"queue-{old_queue or 'none'}-{new_queue}"
+    job = rendered_mxjob(str(JOB_EXAMPLE_FILES[0]), name)
+    job["metadata"]["namespace"] = "default"
+    if old_queue:
+        job["spec"].setdefault("runPolicy", {}).setdefault("schedulingPolicy", {})["queue"] = old_queue
+    base = "/apis/kubeflow.org/v1/namespaces/default/mxjobs"
+    status, stored = request(modern_crd, "POST", base, job)
+    assert status == 201, stored
+    new = copy.deepcopy(stored)
+    new["spec"].setdefault("runPolicy", {}).setdefault("schedulingPolicy", {})["queue"] = new_queue
+    status, reply = request(modern_crd, "PUT", f"{base}/{name}", new)
+    offline = {(d.json_path, d.message) for d in check_update(new, stored)}
+    assert server_errors(status, reply) == offline, reply
+    assert (status >= 300) == (old_queue not in (None, new_queue))
