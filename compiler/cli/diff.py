@@ -15,6 +15,7 @@ from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, gua
 from mxjob_gitops.compiler.cli.flags import cluster_options, paths_or_stdin, verbosity_options
 from mxjob_gitops.compiler.cli.inputs import Inputs
 from mxjob_gitops.compiler.cli.options import render_options
+from mxjob_gitops.compiler.diagnostics import Diagnostic, Severity, has_errors
 from mxjob_gitops.compiler.options import RenderOptions
 from mxjob_gitops.compiler.pipeline import Manifest, Plan
 
@@ -135,18 +136,32 @@ def diff(
         options = dataclasses.replace(options, keep_rendered=True)
         if live:
             cluster = LiveCluster(kubeconfig, kube_context, prune_scope)
-            old, new, base_label, head_label = _live_sides(paths, base, head, cluster, options)
+            old, new, base_label, head_label, refused = _live_sides(paths, base, head, cluster, options)
         else:
-            old, new, base_label, head_label = _sides(paths, base, head, options)
+            old, new, base_label, head_label, refused = _sides(paths, base, head, options)
         changes = diff_manifests(old, new, DiffOptions(view, frozenset(ignore_kinds)))
         report = DiffReport(changes, base_label, head_label, context_lines)
         reporter(fmt, Presentation(colour, max_length, split_dir, summary_only)).write(report, sys.stdout)
-        raise Exit(OK if exit_zero or not report.differences else FINDINGS)
+        # An update the API server would refuse (a CRD transition rule: compiler.updates) is a finding on stderr,
+        # exit 1 even with --exit-zero: the sync of this change fails.
+        _report_refusals(refused)
+        raise Exit(FINDINGS if has_errors(refused) or (report.differences and not exit_zero) else OK)
 
 
-def _sides(
-    paths: tuple[str, ...], base: str | None, head: str | None, options: RenderOptions
-) -> tuple[list[Manifest], list[Manifest], str, str]:
+def _report_refusals(refused: list[Diagnostic]) -> None:
+    from mxjob_gitops.compiler.pipeline import sort_diagnostics
+
+    for diagnostic in sort_diagnostics(refused):
+        click.echo(diagnostic.render(), err=True)
+    count = sum(d.severity is Severity.ERROR for d in refused)
+    if count:
+        click.echo(f"mxjob: the API server would refuse {count} update(s) of this change", err=True)
+
+
+Sides = tuple[list[Manifest], list[Manifest], str, str, list[Diagnostic]]
+
+
+def _sides(paths: tuple[str, ...], base: str | None, head: str | None, options: RenderOptions) -> Sides:
     """Both sides' manifests, less those of jobs and objects the two sides share (equal, so no difference).
 
     Each side is read and compiled in turn (the old side's errors stop the command before the new side is
@@ -155,6 +170,7 @@ def _sides(
     from mxjob_gitops.compiler.cli.gitsource import read_revision
     from mxjob_gitops.compiler.cli.inputs import SharedParses, read_inputs
     from mxjob_gitops.compiler.jobcache import CompileCache, differing_manifests
+    from mxjob_gitops.compiler.updates import old_side_jobs, refused_updates
 
     parse, cache = SharedParses(), CompileCache()
     blobs: dict[str, str] = {}  # Git object id -> text: a blob in both revisions is read once
@@ -162,19 +178,23 @@ def _sides(
     def compiled(inputs: Inputs) -> Plan:
         return compile_inputs(inputs, options, quiet=True, failure=USAGE, cache=cache)
 
+    def compared(old: Plan, new: Plan, base_label: str, head_label: str) -> Sides:
+        refused = refused_updates(old_side_jobs(old), new)
+        return *differing_manifests(old, new), base_label, head_label, refused
+
     if base is None:
         if head is not None or len(paths) != 2:
             raise fail("give --base REF [--head REF] PATH..., or exactly two paths OLD NEW", USAGE)
         old = compiled(read_inputs([paths[0]], parse=parse))
-        return *differing_manifests(old, compiled(read_inputs([paths[1]], parse=parse))), paths[0], paths[1]
+        return compared(old, compiled(read_inputs([paths[1]], parse=parse)), paths[0], paths[1])
     if not paths:
         raise fail("--base needs the PATH... to render on both sides", USAGE)
     old = compiled(read_revision(base, paths, parse, blobs))
     if head is None:
         present = [p for p in paths if p == "-" or Path(p).exists()]
         new = compiled(read_inputs(present, allow_empty=True, parse=parse) if present else Inputs())
-        return *differing_manifests(old, new), base, "working tree"
-    return *differing_manifests(old, compiled(read_revision(head, paths, parse, blobs))), base, head
+        return compared(old, new, base, "working tree")
+    return compared(old, compiled(read_revision(head, paths, parse, blobs)), base, head)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -201,29 +221,30 @@ def _live_plugin(name: str) -> Any:
 
 def _live_sides(
     paths: tuple[str, ...], base: str | None, head: str | None, cluster: LiveCluster, options: RenderOptions
-) -> tuple[list[Manifest], list[Manifest], str, str]:
+) -> Sides:
     """The cluster against the rendered PATH... (or --head REF); jobs without a namespace go to the one kubectl
     would use (the kubeconfig context's), so an identical deployment shows no difference."""
     from mxjob_gitops.compiler.cli.gitsource import read_revision
     from mxjob_gitops.compiler.cli.inputs import read_inputs
     from mxjob_gitops.compiler.diffview import live_view
     from mxjob_gitops.compiler.pipeline import identity
+    from mxjob_gitops.compiler.updates import refused_updates, stored_jobs
 
     if base is not None or not paths:
         raise fail("--live compares the cluster with PATH... (optionally at --head REF); --base does not apply", USAGE)
     fetch = _live_plugin("fetch")
     if options.namespace is None:
         options = dataclasses.replace(options, namespace=_live_plugin("namespace")(cluster.kubeconfig, cluster.context))
-    new = _render(read_revision(head, paths) if head else read_inputs(paths), options)
+    plan = compile_inputs(
+        read_revision(head, paths) if head else read_inputs(paths), options, quiet=True, failure=USAGE
+    )
+    new = list(plan.manifests())
     try:
         live = fetch(new, cluster.kubeconfig, cluster.context, cluster.prune_scope)
     except Exception as exc:
         raise fail(f"--live: {exc}", USAGE) from None
     desired = {identity(obj): obj for obj in new}
     old = [live_view(obj, desired[identity(obj)]) if identity(obj) in desired else obj for obj in live]
-    return old, new, "cluster", head or "working tree"
-
-
-def _render(inputs: Inputs, options: RenderOptions) -> list[Manifest]:
-    """One side, rendered; an invalid spec on either side is an error (exit 2), as in kubectl diff."""
-    return list(compile_inputs(inputs, options, quiet=True, failure=USAGE).manifests())
+    # The MXJobs as the cluster stores them (what the server's transition rules compare against).
+    refused = refused_updates(stored_jobs(live), plan)
+    return old, new, "cluster", head or "working tree", refused

@@ -135,3 +135,28 @@ def test_diff_live_of_the_mxjob_is_empty_after_apply(modern_crd: ModernServer, e
     assert code == 0, err
     changed = run_cli([*live, str(example)])
     assert changed.exit_code == 1 and "changed/on-the-server:1" in changed.stdout, changed.stdout + changed.stderr
+
+
+def test_diff_live_finds_the_update_the_server_refuses(modern_crd: ModernServer, tmp_path: Any) -> None:
+    """`mxjob diff --live` against the 1.36 server: a spec whose queue differs from the stored MXJob's is the
+    finding MXJ410 (exit 1), and the server indeed refuses that update with the same message."""
+    spec = yaml.safe_load(JOB_EXAMPLE_FILES[0].read_text(encoding="utf-8"))
+    spec["metadata"]["name"] = "live-queue"
+    spec["spec"].setdefault("runPolicy", {})["schedulingPolicy"] = {"queue": "research"}
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    job = rendered_mxjob(str(path))
+    job["metadata"]["namespace"] = "live"
+    code, _, err = apply(modern_crd, job)
+    assert code == 0, err
+    live = ["diff", "--live", "--kubeconfig", str(modern_crd.kubeconfig), "-n", "live", *CORE_KINDS_IGNORED]
+    assert run_cli([*live, str(path)]).exit_code == 0
+    spec["spec"]["runPolicy"]["schedulingPolicy"]["queue"] = "production"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    found = run_cli([*live, str(path)])
+    assert found.exit_code == 1 and "MXJ410" in found.stderr, found.stdout + found.stderr
+    message = 'spec.runPolicy.schedulingPolicy.queue: Invalid value: "production": ' + QUEUE_RULE
+    assert f"MXJ410 at {message}" in found.stderr, found.stderr
+    job["spec"]["runPolicy"]["schedulingPolicy"]["queue"] = "production"
+    code, _, err = apply(modern_crd, job)
+    assert code != 0 and message in err, err

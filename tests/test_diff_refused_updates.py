@@ -1,0 +1,84 @@
+"""`mxjob diff` reports an update the API server would refuse (a transition rule of the MXJob CRD, the queue's
+`self == oldSelf`) as a located finding, for two files and for two Git revisions; the 1.36 server's own verdict on
+the same updates is tests/modern/test_cel.py, and `--live` against it is tests/modern/test_crd.py."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from mxjob_gitops.compiler.diagnostics import Code
+from tests.conftest import JOB_EXAMPLE_FILES, run_cli
+
+EXAMPLE = JOB_EXAMPLE_FILES[0]
+
+
+def job_with_queue(queue: str | None, replicas: int | None = None) -> str:
+    job: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    if queue is not None:
+        job["spec"].setdefault("runPolicy", {})["schedulingPolicy"] = {"queue": queue}
+    if replicas is not None:
+        job["spec"]["mxReplicaSpecs"]["Worker"]["replicas"] = replicas
+    return yaml.safe_dump(job, sort_keys=False)
+
+
+def _queue_line(text: str) -> int:
+    return next(n for n, line in enumerate(text.splitlines(), 1) if "queue:" in line)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "refused"),
+    [
+        ("research", "production", True),
+        ("research", "research", False),
+        (None, "production", False),  # no old value: the transition rule does not run (adding a queue is allowed)
+        ("research", None, False),  # no new value: nothing to validate (removing it is allowed)
+    ],
+)
+def test_a_changed_queue_is_a_refused_update(tmp_path: Path, old: str | None, new: str | None, refused: bool) -> None:
+    (tmp_path / "old.yaml").write_text(job_with_queue(old, 1), encoding="utf-8")
+    text = job_with_queue(new, 2)
+    (tmp_path / "new.yaml").write_text(text, encoding="utf-8")
+    result = run_cli(["diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
+    assert result.exit_code == 1, result.stderr  # a difference either way (the replica count changed)
+    assert (Code.K8S_UPDATE.value in result.stderr) is refused, result.stderr
+    if refused:
+        line = _queue_line(text)
+        assert f"new.yaml:{line}:" in result.stderr
+        assert "at spec.runPolicy.schedulingPolicy.queue" in result.stderr
+        assert 'Invalid value: "production": spec.runPolicy.schedulingPolicy.queue is immutable' in result.stderr
+        assert 'delete and recreate the MXJob, or keep "research"' in result.stderr
+
+
+def test_a_refused_update_fails_even_with_exit_zero(tmp_path: Path) -> None:
+    (tmp_path / "old.yaml").write_text(job_with_queue("research"), encoding="utf-8")
+    (tmp_path / "new.yaml").write_text(job_with_queue("production"), encoding="utf-8")
+    result = run_cli(["diff", "--exit-zero", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
+    assert result.exit_code == 1 and Code.K8S_UPDATE.value in result.stderr, result.stderr
+    same = run_cli(["diff", "--exit-zero", str(tmp_path / "old.yaml"), str(tmp_path / "old.yaml")])
+    assert same.exit_code == 0 and same.stderr == "", same.stderr
+
+
+def test_a_refused_update_between_git_revisions(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    spec = root / "job.yaml"
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("config", "user.email", "test@example.com")
+    git("config", "user.name", "test")
+    spec.write_text(job_with_queue("research"), encoding="utf-8")
+    git("add", "-A")
+    git("commit", "-qm", "queue research")
+    text = job_with_queue("production")
+    spec.write_text(text, encoding="utf-8")
+    result = run_cli(["diff", "--base", "HEAD", str(spec)])
+    assert result.exit_code == 1, result.stderr
+    assert f"job.yaml:{_queue_line(text)}:" in result.stderr and Code.K8S_UPDATE.value in result.stderr
