@@ -306,3 +306,84 @@ def apply(obj: dict[str, Any], edits: list[Edit]) -> dict[str, Any]:
                 node.append({})
         node[last] = value
     return result
+
+
+def version_gated() -> list[Mutation]:
+    """Edits whose verdict depends on the Kubernetes version (compiler.kubevalidate.podextras): ephemeral containers
+    (refused on create from 1.23; v1.20.2 drops them) and pod-level resources (validated from 1.34; v1.20.2 prunes
+    the unknown field). The 1.36 tier judges them with core-validate, the 1.20 tier with the real server."""
+    pod = "Pod"
+    resources = ("spec", "resources")
+    init = ("spec", "initContainers")
+    cases: list[Mutation] = [
+        ("ephemeral-container", pod, [(("spec", "ephemeralContainers"), [{"name": "debug", "image": "busybox"}])]),
+        ("ephemeral-containers-empty", pod, [(("spec", "ephemeralContainers"), [])]),
+        ("pod-resources-ok", pod, [(resources, {"requests": {"cpu": "4", "memory": "8Gi"}})]),
+        ("pod-resources-limits-ok", pod, [(resources, {"limits": {"cpu": "4", "memory": "8Gi"}})]),
+        ("pod-resources-request-above-limit", pod, [(resources, {"requests": {"cpu": "8"}, "limits": {"cpu": "4"}})]),
+        ("pod-resources-gpu", pod, [(resources, {"limits": {"nvidia.com/gpu": "1"}})]),
+        ("pod-resources-ephemeral-storage", pod, [(resources, {"requests": {"ephemeral-storage": "1Gi"}})]),
+        ("pod-resources-bad-quantity", pod, [(resources, {"requests": {"cpu": "two"}})]),
+        ("pod-resources-negative", pod, [(resources, {"requests": {"memory": "-1"}})]),
+        ("pod-resources-bad-name", pod, [(resources, {"requests": {"cpus": "1"}})]),
+        ("pod-resources-below-containers", pod, [(resources, {"requests": {"cpu": "1"}})]),
+        ("pod-resources-limit-below-defaulted-request", pod, [(resources, {"limits": {"memory": "1Gi"}})]),
+        (
+            "pod-resources-container-limit-above",
+            pod,
+            [(resources, {"limits": {"cpu": "2500m"}}), ((*C0, "resources", "limits"), {"cpu": "3"})],
+        ),
+        (
+            "pod-resources-init-container-peak",
+            pod,
+            [
+                (resources, {"requests": {"cpu": "3", "memory": "4Gi"}}),
+                (init, [{"name": "init", "image": "x", "resources": {"requests": {"cpu": "5"}}}]),
+            ],
+        ),
+        (
+            "pod-resources-init-container-below",
+            pod,
+            [
+                (resources, {"requests": {"cpu": "3", "memory": "4Gi"}}),
+                (init, [{"name": "init", "image": "x", "resources": {"requests": {"cpu": "1"}}}]),
+            ],
+        ),
+        (
+            "pod-resources-sidecar-adds",
+            pod,
+            [
+                (resources, {"requests": {"cpu": "2500m", "memory": "4Gi"}}),
+                (
+                    init,
+                    [
+                        {
+                            "name": "side",
+                            "image": "x",
+                            "restartPolicy": "Always",
+                            "resources": {"requests": {"cpu": "1"}},
+                        }
+                    ],
+                ),
+            ],
+        ),
+        ("pod-resources-hugepages-alone", pod, [(resources, {"limits": {"hugepages-2Mi": "4Mi"}})]),
+        (
+            "pod-resources-hugepages-with-memory",
+            pod,
+            [(resources, {"limits": {"hugepages-2Mi": "4Mi", "memory": "8Gi"}})],
+        ),
+        (
+            "pod-resources-hugepages-request-unequal",
+            pod,
+            [(resources, {"limits": {"hugepages-2Mi": "4Mi", "memory": "8Gi"}, "requests": {"hugepages-2Mi": "2Mi"}})],
+        ),
+        (
+            "pod-resources-windows",
+            pod,
+            [(resources, {"requests": {"cpu": "4"}}), (("spec", "os"), {"name": "windows"})],
+        ),
+        ("pod-resources-claims", pod, [(resources, {"claims": [{"name": "gpu"}]})]),
+        ("pod-resources-empty", pod, [(resources, {})]),
+    ]
+    return cases

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from tests.conftest import run_cli
-from tests.kube_mutations import apply, catalog
+from tests.kube_mutations import Mutation, apply, catalog, version_gated
 from tests.realcomp import realcomp_bin
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -59,8 +59,23 @@ def test_catalog_is_large_enough() -> None:
 
 
 def test_mxjob_validate_agrees_with_kubernetes_136(tmp_path: pathlib.Path) -> None:
-    bases = _bases()
     mutations = catalog()
+    oracle, disagreements = _judge(mutations, tmp_path)
+    assert disagreements == [], "\n".join(disagreements)
+    # Both outcomes are well represented: the tier could not pass by accepting or refusing everything.
+    assert 100 < sum(map(bool, oracle)) < len(oracle) - 50
+
+
+def test_version_gated_edits_agree_with_kubernetes_136(tmp_path: pathlib.Path) -> None:
+    """Ephemeral containers and pod-level resources (validated at 1.36; tests/realapi/test_kubevalidate_120.py
+    has v1.20.2's verdict on the same edits)."""
+    oracle, disagreements = _judge(version_gated(), tmp_path)
+    assert disagreements == [], "\n".join(disagreements)
+    assert 10 < sum(map(bool, oracle)) < len(oracle) - 3
+
+
+def _judge(mutations: list[Mutation], tmp_path: pathlib.Path) -> tuple[list[list[str]], list[str]]:
+    bases = _bases()
     objects = []
     for index, (_name, kind, edits) in enumerate(mutations):
         base = json.loads(json.dumps(bases[kind]))
@@ -77,9 +92,7 @@ def test_mxjob_validate_agrees_with_kubernetes_136(tmp_path: pathlib.Path) -> No
         for (name, _kind, _edits), errors, refused in zip(mutations, oracle, ours, strict=True)
         if bool(errors) != refused
     ]
-    assert disagreements == [], "\n".join(disagreements)
-    # Both outcomes are well represented: the tier could not pass by accepting or refusing everything.
-    assert 100 < sum(map(bool, oracle)) < len(oracle) - 50
+    return oracle, disagreements
 
 
 @pytest.mark.parametrize("value", ["<GPU_LIMIT>", "two", "4GB", "1e999999999"])

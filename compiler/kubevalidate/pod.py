@@ -10,6 +10,7 @@ from typing import Any
 from mxjob_gitops.compiler.diagnostics import Code, JsonPath
 from mxjob_gitops.compiler.kubevalidate import names
 from mxjob_gitops.compiler.kubevalidate.container import check_container
+from mxjob_gitops.compiler.kubevalidate.podextras import check_pod_extras
 from mxjob_gitops.compiler.kubevalidate.report import (
     Found,
     as_dict,
@@ -96,6 +97,7 @@ def check_pod_spec(found: Found, spec: Any, path: JsonPath, version: str | None,
         invalid(found, P, (*path, "activeDeadlineSeconds"), deadline, "must be between 1 and 2147483647, inclusive")
     for name in as_dict(spec.get("overhead")):
         quantity(found, (*path, "overhead", name), spec["overhead"][name])
+    check_pod_extras(found, spec, path, version)
 
 
 def _volumes(found: Found, volumes: Any, path: JsonPath) -> set[str]:

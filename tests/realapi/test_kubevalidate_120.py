@@ -11,20 +11,21 @@ from typing import Any
 
 import yaml
 
+from mxjob_gitops.compiler.kubevalidate import check_object
 from tests.conftest import run_cli
-from tests.kube_mutations import apply, catalog
+from tests.kube_mutations import Mutation, apply, catalog, version_gated
 from tests.realapi.cluster import RealCluster
 from tests.test_kubevalidate_differential import EXAMPLE, _stream
 
 PLURAL = {"Pod": "pods", "Service": "services", "ConfigMap": "configmaps"}
 
 
-def _objects(namespace: str) -> tuple[list[str], list[dict[str, Any]]]:
+def _objects(namespace: str, mutations: list[Mutation] | None = None) -> tuple[list[str], list[dict[str, Any]]]:
     result = run_cli(["render", str(EXAMPLE)])
     assert result.exit_code == 0, result.stderr
     bases = {obj["kind"]: obj for obj in yaml.safe_load_all(result.stdout)}
     names, objects = [], []
-    for index, (name, kind, edits) in enumerate(catalog()):
+    for index, (name, kind, edits) in enumerate(catalog() if mutations is None else mutations):
         base = json.loads(json.dumps(bases[kind]))
         base["metadata"]["name"] = f"{base['metadata']['name']}-m{index}"
         base["metadata"]["namespace"] = namespace
@@ -61,3 +62,23 @@ def test_mxjob_validate_agrees_with_kube_apiserver_120(
     assert disagreements == [], "\n".join(disagreements)
     # Both outcomes are well represented: the tier could not pass by accepting or refusing everything.
     assert 100 < sum(map(bool, server)) < len(server) - 50
+
+
+def test_version_gated_rules_follow_the_version_on_kube_apiserver_120(
+    real_cluster: RealCluster, namespace: str
+) -> None:
+    """v1.20.2 drops ephemeral containers (the EphemeralContainers gate is off) and prunes the unknown
+    spec.resources, so it accepts every version-gated edit; the server rules at --kubernetes-version 1.20 agree
+    (the schemas start at 1.25, so the rules are called directly), and at 1.36 some are refused."""
+    names, objects = _objects(namespace, version_gated())
+    disagreements = []
+    for name, obj in zip(names, objects, strict=True):
+        code, body = real_cluster.request("POST", f"/api/v1/namespaces/{namespace}/pods?dryRun=All", obj)
+        server = "" if code in (200, 201) else f"{code} {body.get('message', '')}"[:300]
+        ours = [d.render() for d in check_object(obj, "1.20")]
+        if bool(server) != bool(ours):
+            disagreements.append(f"{name}: server {server or 'accepts'}, mxjob {ours or 'accepts'}")
+        assert "ephemeralContainers" not in body.get("spec", {}) or not body["spec"]["ephemeralContainers"]
+        assert "resources" not in body.get("spec", {}), body.get("spec")
+    assert disagreements == [], "\n".join(disagreements)
+    assert sum(bool(check_object(obj, "1.36")) for obj in objects) > 10
