@@ -31,6 +31,7 @@ from mxjob_gitops.compiler.expand import PodFactory, expand
 from mxjob_gitops.compiler.gang import GANG_ANNOTATION, Gang, choose_scheduler, gang_forms, plan_gang
 from mxjob_gitops.compiler.kubevalidate import check_job
 from mxjob_gitops.compiler.kubevalidate.crdrules import check_create
+from mxjob_gitops.compiler.kubevalidate.podgroup import check_pod_group
 from mxjob_gitops.compiler.limits import pod_count_problems
 from mxjob_gitops.compiler.model import MXJob, Replica, apply_defaults
 from mxjob_gitops.compiler.normalise import normalise
@@ -170,6 +171,8 @@ def compile_object(
     if scheduler is not None:
         gang, notes = plan_gang(job, scheduler, priorities, sources, options.kubernetes_version)
         found.extend(notes)
+        if gang.pod_group is not None:  # what the group's CRD refuses beyond our schema
+            found.extend(check_pod_group(gang.pod_group, conversion.data))
     elif job.run_policy.scheduling_policy is not None:
         found.append(
             warning(
