@@ -31,7 +31,7 @@ sys.exit(code)
 # Modules a stdout render never needs: the explaining validator (valid specs go through jsonschema_rs), the
 # round-trip YAML editor, the Kubernetes client, the differ, entry-point discovery, the -o directory code and
 # what only it or a spilled (> 16 MiB) rendering uses, the commands render does not run, and traceback
-# (only -v prints one).
+# (only -v prints one), the CEL interpreter (the MXJob CRD's only rule is a transition rule).
 HEAVY = (
     "jsonschema",
     "ruamel",
@@ -48,6 +48,9 @@ HEAVY = (
     "mxjob_gitops.compiler.cli.validate",
     "mxjob_gitops.compiler.changes",
     "mxjob_gitops.compiler.diffview",
+    # The CEL interpreter runs only when a CRD rule must (a transition rule needs an old object: diff).
+    "celpy",
+    "lark",
 )
 
 

@@ -23,6 +23,7 @@ from mxjob_gitops.compiler.kubevalidate.crdrules import check_update, mxjob_rule
 from tests.conftest import JOB_EXAMPLE_FILES
 from tests.modern.server import ModernServer
 from tests.modern.test_crd import crd_rules, rendered_mxjob
+from tests.realapi.cluster import wait_until
 
 GROUP, PLURAL = "celcases.mxjob-tests.example.com", "celcases"
 SPEC: dict[str, Any] = yaml.safe_load(
@@ -81,7 +82,7 @@ properties:
       x-kubernetes-validations: [{rule: self.n >= 0, message: n must not be negative}]
 """
 )
-CRD = {
+CRD: dict[str, Any] = {
     "apiVersion": "apiextensions.k8s.io/v1",
     "kind": "CustomResourceDefinition",
     "metadata": {"name": GROUP},
@@ -223,3 +224,51 @@ def test_the_mxjob_queue_rule_agrees_with_the_server(modern_crd: ModernServer, q
     offline = {(d.json_path, d.message) for d in check_update(new, stored)}
     assert server_errors(status, reply) == offline, reply
     assert (status >= 300) == (old_queue not in (None, new_queue))
+
+
+RATCHET = "ratchets.mxjob-tests.example.com"
+
+
+def _ratchet_crd(with_rule: bool) -> dict[str, Any]:
+    mode: dict[str, Any] = {"type": "string", "maxLength": 20}
+    if with_rule:
+        mode["x-kubernetes-validations"] = [{"rule": "self in ['a', 'b']", "message": "mode must be a or b"}]
+    spec = {"type": "object", "properties": {"mode": mode, "size": {"type": "integer"}}}
+    crd = copy.deepcopy(CRD)
+    crd["metadata"]["name"] = RATCHET
+    crd["spec"]["names"] = {"kind": "Ratchet", "plural": "ratchets", "singular": "ratchet", "listKind": "RatchetList"}
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"] = spec
+    return crd
+
+
+def test_ratcheting_agrees_with_the_server(modern: ModernServer) -> None:
+    """A rule added after an object was stored: an update that leaves the failing value as it is passes with a
+    warning on the server (CRDValidationRatcheting), one that changes it to another failing value is refused."""
+    modern.kubectl(
+        "apply", "--server-side", "--field-manager=mxjob-tests", "-f", "-", stdin=json.dumps(_ratchet_crd(False))
+    )
+    modern.wait_established(RATCHET)
+    base = "/apis/mxjob-tests.example.com/v1/namespaces/default/ratchets"
+    obj = {"apiVersion": "mxjob-tests.example.com/v1", "kind": "Ratchet", "metadata": {"name": "r"},
+           "spec": {"mode": "z", "size": 1}}  # fmt: skip
+    status, stored = request(modern, "POST", base, obj)
+    assert status == 201, stored
+    rules = _ratchet_crd(True)
+    modern.kubectl("apply", "--server-side", "--field-manager=mxjob-tests", "-f", "-", stdin=json.dumps(rules))
+    schema = rules["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    probe = {**obj, "metadata": {"name": "probe"}}
+    wait_until(lambda: request(modern, "POST", f"{base}?dryRun=All", probe)[0] == 422, 30, "the new rule in force", 0.2)
+
+    def update(spec: dict[str, Any]) -> None:
+        nonlocal stored
+        old = stored["spec"]
+        offline = evaluate({"type": "object", "properties": {"spec": schema}}, {"spec": spec}, {"spec": old})
+        status, reply = request(modern, "PUT", f"{base}/r", {**stored, "spec": spec})
+        refused = [r for r in offline if not r.ratcheted]
+        assert server_errors(status, reply) == {(".".join(map(str, r.path)), r.message) for r in refused}, reply
+        if status < 300:
+            stored = reply
+
+    update({"mode": "z", "size": 2})  # ratcheted: mode unchanged
+    update({"mode": "y", "size": 2})  # refused: mode changed to another bad value
+    update({"mode": "a", "size": 3})  # fixed
