@@ -137,7 +137,9 @@ def _expressions(schema: Schema, obj: Any, walk: _Walk, path: JsonPath, root: bo
             yield RuleResult(where, str(exc), text, transition, unsupported=True)
             continue
         except _EvalError as exc:
-            yield RuleResult(path, _invalid(obj, f"{exc} evaluating rule: {_rule_name(rule)}"), text, transition)
+            # an evaluation error shows the schema type as the value (validateExpressions)
+            detail = f"{exc} evaluating rule: {_rule_name(rule)}"
+            yield RuleResult(path, f'Invalid value: "{schema.get("type", "")}": {detail}', text, transition)
             continue
         if passed:
             continue
@@ -268,18 +270,22 @@ def _evaluate(text: str, schema: Schema, self_value: Any, old: Any, transition: 
 
 
 def _eval_error(exc: Exception, text: str) -> Exception:
+    """celpy's error as cel-go words it (`no such key: size`, `division by zero`), or a rule it cannot run."""
     args = exc.args
+    summary = str(args[0]) if args else ""
     cause = args[1] if len(args) > 1 else None
     if cause is KeyError:
-        detail = args[2][0] if len(args) > 2 and args[2] else ""
-        if "undeclared reference" in str(args[0]):
-            return _Unsupported(f"the rule {text!r} calls {detail!r}, which this offline check cannot evaluate")
-        return _EvalError(f"no such key: {detail}")
+        if "undeclared reference" in summary:
+            name = args[2][0] if len(args) > 2 and args[2] else ""
+            return _Unsupported(f"the rule {text!r} calls {name!r}, which this offline check cannot evaluate")
+        member = re.search(r"no such member in mapping: '(.*)'", summary)
+        key = member.group(1) if member else str(args[2][0]) if len(args) > 2 and args[2] else ""
+        return _EvalError(f"no such key: {key}")
     if cause is ZeroDivisionError:
-        return _EvalError("division by zero")
-    if isinstance(args[0], str) and args[0].startswith("no such overload"):
+        return _EvalError("division by zero" if "divide" in summary else "modulus by zero")
+    if summary.startswith("no such overload"):
         return _EvalError("no such overload")
-    return _EvalError(str(args[0]) if args else "evaluation error")
+    return _EvalError(summary or "evaluation error")
 
 
 @functools.cache

@@ -71,7 +71,7 @@ properties:
       properties: {name: {type: string, maxLength: 20}, size: {type: integer}}
       x-kubernetes-validations:
       - {rule: "!has(oldSelf.size) || self.size == oldSelf.size", message: worker size is immutable}
-      - {rule: "!has(self.size) || self.size > 0", message: size must be positive}
+      - {rule: "self.size > 0", message: size must be positive}
   stages:
     type: array
     x-kubernetes-list-type: atomic
@@ -122,6 +122,7 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any] | None]] = [
     ("map-list-item-changed", GOOD, {**GOOD, "workers": [{"name": "w", "size": 3}]}),
     ("map-list-item-renamed", GOOD, {**GOOD, "workers": [{"name": "v", "size": 3}]}),
     ("map-list-item-bad-on-update", GOOD, {**GOOD, "workers": [{"name": "w", "size": 2}, {"name": "x", "size": 0}]}),
+    ("evaluation-error-no-such-key", {**GOOD, "workers": [{"name": "w"}]}, None),
     ("atomic-list-item-rule", {**GOOD, "stages": [{"n": 1}, {"n": -1}]}, None),
     ("atomic-list-item-bad-on-update", GOOD, {**GOOD, "stages": [{"n": -2}]}),
     ("update-breaks-plain-rule", GOOD, {**GOOD, "mode": "q"}),
