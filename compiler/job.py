@@ -154,7 +154,7 @@ def compile_object(
         # types as the schema promises them); a value the schema refused is not reported twice.
         *(() if has_errors(schema) else check_job(conversion.data, options.kubernetes_version)),
         # The CRD's own CEL rules that run on create (transition rules need the old object: compiler.updates).
-        *(() if has_errors(schema) else check_create(conversion.data)),
+        *(() if has_errors(schema) else check_create(conversion.data, options.kubernetes_version)),
         *(pod_count_problems(conversion.data, options.max_pods) if defaults else ()),
     ]
     if has_errors(found) or not defaults:

@@ -1,6 +1,7 @@
 """Updates the API server would refuse: each MXJob of a compiled plan against the stored (old) MXJob of the same
 namespace and name, through the CRD's transition rules (compiler.kubevalidate.crdrules), located in the new
-side's source. Called by `mxjob diff` (Git revisions, two paths, --live) and `mxjob validate --old`."""
+side's source (nothing before Kubernetes 1.25, whose servers drop the rules). Called by `mxjob diff` (Git
+revisions, two paths, --live)."""
 
 from __future__ import annotations
 
@@ -50,6 +51,6 @@ def refused_updates(old: dict[JobKey, Manifest], new: Plan) -> list[Diagnostic]:
         stored = old.get(key) if key is not None else None
         if stored is None:
             continue
-        for problem in check_update(item.conversion.data, stored):
+        for problem in check_update(item.conversion.data, stored, new.options.kubernetes_version):
             found.append(locate(problem, document, prefix, item.conversion))
     return found

@@ -82,3 +82,13 @@ def test_a_refused_update_between_git_revisions(tmp_path: Path) -> None:
     result = run_cli(["diff", "--base", "HEAD", str(spec)])
     assert result.exit_code == 1, result.stderr
     assert f"job.yaml:{_queue_line(text)}:" in result.stderr and Code.K8S_UPDATE.value in result.stderr
+
+
+def test_before_kubernetes_125_the_rule_is_not_enforced(tmp_path: Path) -> None:
+    """Servers before 1.25 drop x-kubernetes-validations (docs/crd.md; v1.20.2 accepts the change:
+    tests/realapi/test_kubevalidate_120.py), so --kubernetes-version 1.24 reports no refused update."""
+    (tmp_path / "old.yaml").write_text(job_with_queue("research"), encoding="utf-8")
+    (tmp_path / "new.yaml").write_text(job_with_queue("production"), encoding="utf-8")
+    old, new = str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")
+    assert Code.K8S_UPDATE.value not in run_cli(["diff", "--kubernetes-version", "1.24", old, new]).stderr
+    assert Code.K8S_UPDATE.value in run_cli(["diff", "--kubernetes-version", "1.25", old, new]).stderr

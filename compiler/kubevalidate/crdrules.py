@@ -1,5 +1,5 @@
 """The MXJob CRD's own CEL rules as diagnostics: on create (compiler.job) and on an update, where an old MXJob
-exists (compiler.updates for `mxjob diff` and `mxjob validate --old`). The rules are the CRD's (schemas/crd);
+exists (compiler.updates for `mxjob diff`). The rules are the CRD's (schemas/crd);
 schemas/generate.py keeps the part of its schema that leads to them in schemas/cel/kubeflow.org_mxjobs.json, so
 a run reads a few lines of JSON instead of the whole CRD, and the CEL interpreter is imported only when a rule
 must run (compiler.kubevalidate.cel)."""
@@ -62,19 +62,28 @@ def mxjob_rules() -> Schema:
     return skeleton
 
 
-def check_create(obj: dict[str, Any]) -> list[Diagnostic]:
+def enforced(version: str | None) -> bool:
+    """x-kubernetes-validations run from 1.25 (CustomResourceValidationExpressions: alpha in 1.23, beta and on in
+    1.25, GA in 1.29); an older server drops the key from the CRD (docs/crd.md), so nothing is checked."""
+    if version is None:
+        return True
+    major, minor = (int(part) for part in version.split(".")[:2])
+    return (major, minor) >= (1, 25)
+
+
+def check_create(obj: dict[str, Any], version: str | None = None) -> list[Diagnostic]:
     """The CRD's rules an MXJob breaks when it is created (transition rules do not run on create)."""
     schema = mxjob_rules()
-    if not schema:
+    if not schema or not enforced(version):
         return []
     return [_diagnostic(result, None) for result in evaluate(schema, obj)]
 
 
-def check_update(new: dict[str, Any], old: dict[str, Any]) -> list[Diagnostic]:
+def check_update(new: dict[str, Any], old: dict[str, Any], version: str | None = None) -> list[Diagnostic]:
     """The CRD's rules an update of `old` to `new` breaks: the server refuses the update (kubectl apply, an Argo
     CD or Flux sync fail) for each error."""
     schema = mxjob_rules()
-    if not schema:
+    if not schema or not enforced(version):
         return []
     return [_diagnostic(result, old) for result in evaluate(schema, new, old)]
 

@@ -82,3 +82,24 @@ def test_version_gated_rules_follow_the_version_on_kube_apiserver_120(
         assert "resources" not in body.get("spec", {}), body.get("spec")
     assert disagreements == [], "\n".join(disagreements)
     assert sum(bool(check_object(obj, "1.36")) for obj in objects) > 10
+
+
+def test_kube_apiserver_120_accepts_a_queue_change_as_mxjob_diff_at_120_says(
+    mxjob_crd: RealCluster, namespace: str
+) -> None:
+    """v1.20.2 drops x-kubernetes-validations from the CRD, so the queue is not immutable there: the update is
+    accepted, and the transition rule is not checked for --kubernetes-version 1.20 (it is from 1.25)."""
+    from mxjob_gitops.compiler.kubevalidate.crdrules import check_update
+
+    job = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    job["metadata"]["namespace"] = namespace
+    job["spec"].setdefault("runPolicy", {})["schedulingPolicy"] = {"queue": "research"}
+    base = f"/apis/kubeflow.org/v1/namespaces/{namespace}/mxjobs"
+    code, stored = mxjob_crd.request("POST", base, job)
+    assert code == 201, stored
+    changed = json.loads(json.dumps(stored))
+    changed["spec"]["runPolicy"]["schedulingPolicy"]["queue"] = "production"
+    code, body = mxjob_crd.request("PUT", f"{base}/{job['metadata']['name']}", changed)
+    assert code == 200, body
+    assert check_update(changed, stored, "1.20") == []
+    assert [d.code.value for d in check_update(changed, stored, "1.25")] == ["MXJ410"]
