@@ -289,10 +289,16 @@ def _eval_error(exc: Exception, text: str) -> Exception:
 
 
 @functools.cache
-def _program(text: str) -> Any:
+def _environment() -> Any:
+    """One interpreter environment per process (celpy raises the recursion limit to 2500 when it makes one)."""
     import celpy
 
-    environment = celpy.Environment()
+    return celpy.Environment()
+
+
+@functools.cache
+def _program(text: str) -> Any:
+    environment = _environment()
     try:
         return environment.program(environment.compile(text))
     except Exception:  # celpy's parse errors: a rule the server compiled uses syntax celpy lacks

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mxjob_gitops.compiler.kubevalidate.cel import evaluate
 from mxjob_gitops.compiler.kubevalidate.crdrules import check_update, mxjob_rules, rule_skeleton
@@ -174,6 +176,7 @@ def offline_errors(spec: dict[str, Any], old: dict[str, Any] | None, schema: dic
 def cel_crd(modern: ModernServer) -> Iterator[ModernServer]:
     modern.kubectl("apply", "--server-side", "--field-manager=mxjob-tests", "-f", "-", stdin=json.dumps(CRD))
     modern.wait_established(GROUP)
+    offline_errors(GOOD, GOOD, SPEC)  # the interpreter loaded before hypothesis runs (it sets the recursion limit)
     yield modern
 
 
@@ -273,3 +276,50 @@ def test_ratcheting_agrees_with_the_server(modern: ModernServer) -> None:
     update({"mode": "z", "size": 2})  # ratcheted: mode unchanged
     update({"mode": "y", "size": 2})  # refused: mode changed to another bad value
     update({"mode": "a", "size": 3})  # fixed
+
+
+def _optional(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(st.just(ABSENT), strategy)
+
+
+ABSENT = object()
+SPECS = st.fixed_dictionaries(
+    {
+        "replicas": _optional(st.integers(-3, 120)),
+        "minReplicas": _optional(st.integers(-3, 120)),
+        "mode": _optional(st.sampled_from(["a", "b", "c", ""])),
+        "owner": _optional(st.sampled_from(["", "x"])),
+        "queue": _optional(st.sampled_from(["q1", "q2"])),
+        "ratio": _optional(st.sampled_from([0, 1.25, 1.5, 2])),
+        "tags": _optional(st.lists(st.sampled_from(["t1", "t2", "x", "ty", "t3"]), max_size=5, unique=True)),
+        "limits": _optional(st.dictionaries(st.sampled_from(["cpu", "mem", "gpu"]), st.integers(0, 4), max_size=3)),
+        "workers": _optional(
+            st.lists(
+                st.fixed_dictionaries({"name": st.sampled_from(["w", "v", "u"]), "size": st.integers(-1, 3)}),
+                max_size=3,
+                unique_by=lambda worker: worker["name"],
+            )
+        ),
+        "stages": _optional(st.lists(st.fixed_dictionaries({"n": st.integers(-1, 2)}), max_size=2)),
+    }
+).map(lambda spec: {k: v for k, v in spec.items() if v is not ABSENT})
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(create=SPECS, update=SPECS)
+def test_drawn_creates_and_updates_agree_with_the_server(
+    cel_crd: ModernServer, create: dict[str, Any], update: dict[str, Any]
+) -> None:
+    """Specs drawn for the test CRD: the create, then (when it was stored) the update to another drawn spec."""
+    base = f"/apis/mxjob-tests.example.com/v1/namespaces/default/{PLURAL}"
+    name = f"drawn-{abs(hash(json.dumps([create, update], sort_keys=True))) % 10**12}"
+    obj = {"apiVersion": "mxjob-tests.example.com/v1", "kind": "CelCase", "metadata": {"name": name}, "spec": create}
+    status, reply = request(cel_crd, "POST", base, obj)
+    if status == 409:  # drawn before (hypothesis replays examples)
+        return
+    assert server_errors(status, reply) == offline_errors(create, None, SPEC), reply
+    if status != 201:
+        return
+    status, answer = request(cel_crd, "PUT", f"{base}/{name}", {**reply, "spec": update})
+    assert server_errors(status, answer) == offline_errors(update, create, SPEC), answer
+    request(cel_crd, "DELETE", f"{base}/{name}", {})
