@@ -20,7 +20,6 @@ Kubernetes' CEL libraries beyond standard CEL (a rule that calls one is reported
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Iterator
@@ -28,6 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mxjob_gitops.compiler.diagnostics import JsonPath
+from mxjob_gitops.compiler.kubevalidate.celinterp import EvalError, Unsupported, run
+from mxjob_gitops.compiler.kubevalidate.celinterp import evaluate as evaluate_rule
 
 Schema = dict[str, Any]
 _ABSENT = object()
@@ -132,11 +133,11 @@ def _expressions(schema: Schema, obj: Any, walk: _Walk, path: JsonPath, root: bo
             continue
         where = _rule_path(path, rule.get("fieldPath"))
         try:
-            passed = _run(text, schema, self_value, old_value, transition, optional)
-        except _Unsupported as exc:
+            passed = run(text, schema, self_value, old_value, transition, optional)
+        except Unsupported as exc:
             yield RuleResult(where, str(exc), text, transition, unsupported=True)
             continue
-        except _EvalError as exc:
+        except EvalError as exc:
             # an evaluation error shows the schema type as the value (validateExpressions)
             detail = f"{exc} evaluating rule: {_rule_name(rule)}"
             yield RuleResult(path, f'Invalid value: "{schema.get("type", "")}": {detail}', text, transition)
@@ -227,116 +228,10 @@ def _message_expression(rule: dict[str, Any], schema: Schema, self_value: Any, o
     if not isinstance(text, str) or not text.strip():
         return ""
     try:
-        result = _evaluate(text, schema, self_value, old_value, old_value is not None, False)
-    except (_Unsupported, _EvalError):
+        result = evaluate_rule(text, schema, self_value, old_value, old_value is not None, False)
+    except (Unsupported, EvalError):
         return ""
     if not isinstance(result, str):
         return ""
     message = result.strip()
     return message if message and "\n" not in message and len(message.encode()) <= 5000 else ""
-
-
-class _Unsupported(Exception):
-    """celpy cannot compile or run the rule (e.g. it calls a Kubernetes CEL library function)."""
-
-
-class _EvalError(Exception):
-    """The rule failed to evaluate on this value (no such key, division by zero, ...), worded as cel-go does."""
-
-
-def _run(text: str, schema: Schema, self_value: Any, old: Any, transition: bool, optional: bool) -> bool:
-    result = _evaluate(text, schema, self_value, old, transition, optional)
-    return result is True
-
-
-def _evaluate(text: str, schema: Schema, self_value: Any, old: Any, transition: bool, optional: bool) -> Any:
-    from celpy.evaluation import CELEvalError
-
-    program = _program(text)
-    if program is None:
-        raise _Unsupported(f"the rule {text!r} uses CEL this offline check cannot evaluate")
-    if optional:
-        raise _Unsupported(f"the rule {text!r} uses optionalOldSelf, which this offline check cannot evaluate")
-    activation: dict[str, Any] = {"self": _to_cel(self_value, schema)}
-    if transition and old is not None:
-        activation["oldSelf"] = _to_cel(old, schema)
-    try:
-        result = program.evaluate(activation)
-    except CELEvalError as exc:
-        raise _eval_error(exc, text) from None
-    if isinstance(result, CELEvalError):
-        raise _eval_error(result, text)
-    return _from_cel(result)
-
-
-def _eval_error(exc: Exception, text: str) -> Exception:
-    """celpy's error as cel-go words it (`no such key: size`, `division by zero`), or a rule it cannot run."""
-    args = exc.args
-    summary = str(args[0]) if args else ""
-    cause = args[1] if len(args) > 1 else None
-    if cause is KeyError:
-        if "undeclared reference" in summary:
-            name = args[2][0] if len(args) > 2 and args[2] else ""
-            return _Unsupported(f"the rule {text!r} calls {name!r}, which this offline check cannot evaluate")
-        member = re.search(r"no such member in mapping: '(.*)'", summary)
-        key = member.group(1) if member else str(args[2][0]) if len(args) > 2 and args[2] else ""
-        return _EvalError(f"no such key: {key}")
-    if cause is ZeroDivisionError:
-        return _EvalError("division by zero" if "divide" in summary else "modulus by zero")
-    if summary.startswith("no such overload"):
-        return _EvalError("no such overload")
-    return _EvalError(summary or "evaluation error")
-
-
-@functools.cache
-def _environment() -> Any:
-    """One interpreter environment per process (celpy raises the recursion limit to 2500 when it makes one)."""
-    import celpy
-
-    return celpy.Environment()
-
-
-@functools.cache
-def _program(text: str) -> Any:
-    environment = _environment()
-    try:
-        return environment.program(environment.compile(text))
-    except Exception:  # celpy's parse errors: a rule the server compiled uses syntax celpy lacks
-        return None
-
-
-def _to_cel(value: Any, schema: Schema) -> Any:
-    """UnstructuredToVal: JSON into CEL values, numbers typed by the schema (`number` is a double)."""
-    from celpy import celtypes
-
-    if isinstance(value, dict):
-        properties = schema.get("properties") or {}
-        extra = schema.get("additionalProperties")
-        return celtypes.MapType(
-            {
-                celtypes.StringType(k): _to_cel(v, properties.get(k) or (extra if isinstance(extra, dict) else {}))
-                for k, v in value.items()
-            }
-        )
-    if isinstance(value, list):
-        items: Schema = schema["items"] if isinstance(schema.get("items"), dict) else {}
-        return celtypes.ListType([_to_cel(v, items) for v in value])
-    if isinstance(value, bool):
-        return celtypes.BoolType(value)
-    if isinstance(value, int) and schema.get("type") != "number":
-        return celtypes.IntType(value)
-    if isinstance(value, int | float):
-        return celtypes.DoubleType(value)
-    if isinstance(value, str):
-        return celtypes.StringType(value)
-    return None
-
-
-def _from_cel(value: Any) -> Any:
-    from celpy import celtypes
-
-    if isinstance(value, celtypes.BoolType):
-        return bool(value)
-    if isinstance(value, celtypes.StringType):
-        return str(value)
-    return value
