@@ -92,3 +92,29 @@ def test_before_kubernetes_125_the_rule_is_not_enforced(tmp_path: Path) -> None:
     old, new = str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")
     assert Code.K8S_UPDATE.value not in run_cli(["diff", "--kubernetes-version", "1.24", old, new]).stderr
     assert Code.K8S_UPDATE.value in run_cli(["diff", "--kubernetes-version", "1.25", old, new]).stderr
+
+
+def test_the_json_and_markdown_reports_carry_the_refusal(tmp_path: Path) -> None:
+    import json
+
+    from jsonschema import Draft202012Validator
+
+    from tests.conftest import REPO
+
+    (tmp_path / "old.yaml").write_text(job_with_queue("research"), encoding="utf-8")
+    text = job_with_queue("production")
+    (tmp_path / "new.yaml").write_text(text, encoding="utf-8")
+    sides = [str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")]
+    result = run_cli(["diff", "--format", "json", *sides])
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    schema = json.loads((REPO / "schemas" / "diff-v1.schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator(schema).validate(report)
+    [refused] = report["refused"]
+    assert refused["code"] == Code.K8S_UPDATE.value and refused["line"] == _queue_line(text)
+    assert refused["path"] == "spec.runPolicy.schedulingPolicy.queue"
+    same = json.loads(run_cli(["diff", "--format", "json", sides[0], sides[0]]).stdout)
+    assert "refused" not in same
+    markdown = run_cli(["diff", "--format", "markdown", *sides]).stdout
+    assert "**The API server would refuse 1 update(s) of this change:**" in markdown
+    assert "- MXJ410 `" in markdown and "`spec.runPolicy.schedulingPolicy.queue`" in markdown

@@ -135,6 +135,7 @@ def diff(
     from mxjob_gitops.compiler.changes import DiffOptions, diff_manifests
     from mxjob_gitops.compiler.cli.diffreport import DiffReport, Presentation, reporter
     from mxjob_gitops.compiler.diffview import ViewOptions
+    from mxjob_gitops.compiler.pipeline import sort_diagnostics
 
     if live:
         paths = paths_or_stdin(paths)
@@ -150,18 +151,16 @@ def diff(
         else:
             old, new, base_label, head_label, refused = _sides(paths, base, head, options)
         changes = diff_manifests(old, new, DiffOptions(view, frozenset(ignore_kinds)))
-        report = DiffReport(changes, base_label, head_label, context_lines)
+        report = DiffReport(changes, base_label, head_label, context_lines, tuple(sort_diagnostics(refused)))
         reporter(fmt, Presentation(colour, max_length, split_dir, summary_only)).write(report, sys.stdout)
         # An update the API server would refuse (a CRD transition rule: compiler.updates) is a finding on stderr,
         # exit 1 even with --exit-zero: the sync of this change fails.
-        _report_refusals(refused)
+        _report_refusals(report.refused)
         raise Exit(FINDINGS if has_errors(refused) or (report.differences and not exit_zero) else OK)
 
 
-def _report_refusals(refused: list[Diagnostic]) -> None:
-    from mxjob_gitops.compiler.pipeline import sort_diagnostics
-
-    for diagnostic in sort_diagnostics(refused):
+def _report_refusals(refused: tuple[Diagnostic, ...]) -> None:
+    for diagnostic in refused:
         click.echo(diagnostic.render(), err=True)
     count = sum(d.severity is Severity.ERROR for d in refused)
     if count:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from mxjob_gitops.compiler.changes import ObjectChange, ObjectStatus
+from mxjob_gitops.compiler.diagnostics import Diagnostic
 from mxjob_gitops.compiler.diffview import denormalise
 from mxjob_gitops.compiler.emit import to_yaml
 
@@ -21,6 +22,8 @@ class DiffReport:
     base: str
     head: str
     context: int = 3
+    # Updates the API server would refuse (compiler.updates): also printed on stderr, and they fail the command.
+    refused: tuple[Diagnostic, ...] = ()
 
     @property
     def differences(self) -> list[ObjectChange]:

@@ -66,4 +66,6 @@ class JsonReporter:
             },
             "objects": [_object(c) for c in report.changes],
         }
+        if report.refused:
+            document["refused"] = [d.to_dict() for d in report.refused]
         out.write(json_text(document, indent=2, default=str) + "\n")

@@ -39,6 +39,7 @@ def summary(report: DiffReport, limit: int) -> str:
     }
     replaced = sum(c.replace for c in changes)
     lines = [f"### mxjob diff {markdown_code(report.base)} → {markdown_code(report.head)}", ""]
+    lines.extend(_refused(report))
     if not changes:
         lines.append("No differences.")
         return "\n".join(lines) + "\n"
@@ -61,6 +62,20 @@ def summary(report: DiffReport, limit: int) -> str:
             break
         text += "\n" + row
     return text + "\n\n"
+
+
+def _refused(report: DiffReport) -> list[str]:
+    """Updates the API server would refuse, first: the sync of this change fails until they are fixed."""
+    if not report.refused:
+        return []
+    lines = [f"**The API server would refuse {len(report.refused)} update(s) of this change:**", ""]
+    for d in report.refused:
+        where = markdown_code(str(d.location)) if d.location else ""
+        lines.append(
+            f"- {d.code.value} {where} at {markdown_code(d.json_path)}: {markdown_text(d.message)}"
+            + (f" ({markdown_text(d.hint)})" if d.hint else "")
+        )
+    return [*lines, ""]
 
 
 def _fence(lines: list[str]) -> str:
