@@ -36,8 +36,9 @@ def stored_jobs(objects: Iterable[Manifest], default_namespace: str | None = Non
 
 
 def old_side_jobs(plan: Plan) -> dict[JobKey, Manifest]:
-    """The MXJobs an old plan (a Git revision, a file) holds, converted to v1 as the server stores them."""
-    jobs = (item.conversion.data for item in plan.items if isinstance(item, CompiledJob))
+    """The MXJobs an old plan (a Git revision, a file) holds: specs converted to v1 as the server stores them, and
+    MXJob objects of a committed rendering as they are."""
+    jobs = (item.conversion.data if isinstance(item, CompiledJob) else item for item in plan.items)
     return stored_jobs(jobs, plan.options.namespace)
 
 
@@ -45,12 +46,11 @@ def refused_updates(old: dict[JobKey, Manifest], new: Plan) -> list[Diagnostic]:
     """Every CRD rule an update from `old` to the new plan's MXJobs breaks, located in the new side's source."""
     found: list[Diagnostic] = []
     for item, (document, prefix) in zip(new.items, new.origins, strict=True):
-        if not isinstance(item, CompiledJob):
-            continue
-        key = job_key(item.conversion.data, new.options.namespace)
+        data, conversion = (item.conversion.data, item.conversion) if isinstance(item, CompiledJob) else (item, None)
+        key = job_key(data, new.options.namespace)
         stored = old.get(key) if key is not None else None
         if stored is None:
             continue
-        for problem in check_update(item.conversion.data, stored, new.options.kubernetes_version):
-            found.append(locate(problem, document, prefix, item.conversion))
+        for problem in check_update(data, stored, new.options.kubernetes_version):
+            found.append(locate(problem, document, prefix, conversion))
     return found

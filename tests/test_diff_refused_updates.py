@@ -118,3 +118,15 @@ def test_the_json_and_markdown_reports_carry_the_refusal(tmp_path: Path) -> None
     markdown = run_cli(["diff", "--format", "markdown", *sides]).stdout
     assert "**The API server would refuse 1 update(s) of this change:**" in markdown
     assert "- MXJ410 `" in markdown and "`spec.runPolicy.schedulingPolicy.queue`" in markdown
+
+
+def test_committed_renderings_are_checked_too(tmp_path: Path) -> None:
+    """Two rendered streams (the MXJob object kept as it is): the same finding, located in the new rendering."""
+    for side, queue in (("old", "research"), ("new", "production")):
+        (tmp_path / f"{side}.yaml").write_text(job_with_queue(queue), encoding="utf-8")
+        rendered = run_cli(["render", str(tmp_path / f"{side}.yaml")])
+        assert rendered.exit_code == 0, rendered.stderr
+        (tmp_path / f"{side}-rendered.yaml").write_text(rendered.stdout, encoding="utf-8")
+    result = run_cli(["diff", str(tmp_path / "old-rendered.yaml"), str(tmp_path / "new-rendered.yaml")])
+    assert result.exit_code == 1 and Code.K8S_UPDATE.value in result.stderr, result.stderr
+    assert "new-rendered.yaml:" in result.stderr
