@@ -15,7 +15,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from mxjob_gitops.compiler.diagnostics import Code, JsonPath
+from mxjob_gitops.compiler.diagnostics import Code, JsonPath, error
 from mxjob_gitops.compiler.kubevalidate.report import Found, as_dict, as_list, forbidden, invalid, required, unsupported
 from mxjob_gitops.compiler.kubevalidate.resources import _name_problem, quantity
 from mxjob_gitops.compiler.quantity import QuantityError, add_quantities
@@ -34,7 +34,8 @@ def at_least(version: str | None, release: tuple[int, int]) -> bool:
 
 def check_pod_extras(found: Found, spec: dict[str, Any], path: JsonPath, version: str | None) -> None:
     if as_list(spec.get("ephemeralContainers")) and at_least(version, (1, 23)):
-        forbidden(found, P, (*path, "ephemeralContainers"), "cannot be set on create")
+        hint = "remove ephemeralContainers: they are only added to a running pod (kubectl debug)"
+        found.append(error(P, "Forbidden: cannot be set on create", (*path, "ephemeralContainers"), hint))
     if spec.get("resources") is not None and at_least(version, (1, 34)):
         _pod_resources(found, spec, (*path, "resources"))
 
