@@ -1,8 +1,8 @@
 """Validate manifests against Kubernetes' OpenAPI schemas offline, pinned to a version; one validator per kind.
 
-The definitions are the strict ones kubernetes-validate publishes: the default version ships inside mxjob
-(schemas/kubernetes/, see schemas/kubernetes_bundle.py), the other versions come from kubernetes-validate itself
-when the `[schemas]` extra is installed. The relaxed (--no-strict) variant is derived by dropping
+The definitions are the strict ones kubernetes-validate publishes: the default version and 1.20 to 1.24 ship
+inside mxjob (schemas/kubernetes/, see schemas/kubernetes_bundle.py and schemas/legacy_bundles.py), the other
+versions come from kubernetes-validate itself when the `[schemas]` extra is installed. The relaxed (--no-strict) variant is derived by dropping
 `additionalProperties: false`. Each (version, strictness, kind) validator is built once and reused: calling
 kubernetes_validate.validate() per document costs ~19 ms, a cached validator ~0.7 ms.
 Our own kinds (MXJob, both PodGroups) are checked against schemas/kubeconform/.
@@ -78,7 +78,7 @@ def _extra_root() -> Path | None:
 
 @functools.cache
 def available_versions() -> tuple[str, ...]:
-    """Minor versions with offline schemas, oldest first, e.g. ('1.25', …, '1.37')."""
+    """Minor versions with offline schemas, oldest first, e.g. ('1.20', …, '1.37')."""
     found = {tuple(int(n) for n in version.split(".")) for version in _bundled()}
     root = _extra_root()
     for entry in root.iterdir() if root is not None else ():

@@ -7,6 +7,7 @@ relaxed variant is the strict one without `additionalProperties: false` (both ch
 So the wheel carries the strict `$defs` of the default version, minified and gzipped (~0.2 MB), and every other
 version comes from kubernetes-validate when the `[schemas]` extra is installed.
 Run `python schemas/kubernetes_bundle.py` after changing DEFAULT_KUBERNETES_VERSION in compiler/kubeschema.py.
+Versions older than the extra's (1.20 to 1.24) are bundled too, by schemas/legacy_bundles.py.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ def source_definitions(version: str) -> dict[str, Any]:
     return definitions
 
 
-def bundle_bytes(version: str) -> bytes:
+def bundle_bytes(definitions: dict[str, Any]) -> bytes:
     """Deterministic bytes: sorted keys, no whitespace, gzip without a timestamp or file name."""
-    text = json.dumps(source_definitions(version), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(definitions, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
 
 
@@ -39,12 +40,17 @@ def bundle_path(version: str) -> Path:
     return HERE / "kubernetes" / f"v{version}-strict.json.gz"
 
 
+def write_bundle(version: str, definitions: dict[str, Any]) -> Path:
+    path = bundle_path(version)
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(bundle_bytes(definitions))
+    return path
+
+
 def main() -> None:
     from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
 
-    path = bundle_path(DEFAULT_KUBERNETES_VERSION)
-    path.parent.mkdir(exist_ok=True)
-    path.write_bytes(bundle_bytes(DEFAULT_KUBERNETES_VERSION))
+    path = write_bundle(DEFAULT_KUBERNETES_VERSION, source_definitions(DEFAULT_KUBERNETES_VERSION))
     print(f"wrote {path.relative_to(HERE.parent)}")
 
 

@@ -71,11 +71,13 @@ def test_every_per_kind_file_is_its_definition_as_a_non_null_object() -> None:
     assert checked > 300
 
 
-def test_without_the_extra_only_the_bundled_version_is_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_extra_only_the_bundled_versions_are_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default version and the versions older than the extra's (schemas/legacy_bundles.py)."""
     monkeypatch.setattr(kubeschema, "_extra_root", lambda: None)
     kubeschema.available_versions.cache_clear()
     try:
-        assert kubeschema.available_versions() == (DEFAULT_KUBERNETES_VERSION,)
+        legacy = ("1.20", "1.21", "1.22", "1.23", "1.24")
+        assert kubeschema.available_versions() == (*legacy, DEFAULT_KUBERNETES_VERSION)
         with pytest.raises(kubeschema.VersionUnavailable, match=r"\[schemas\] extra"):
             kubeschema.resolve_version("1.30")
     finally:

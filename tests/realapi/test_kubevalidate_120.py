@@ -1,7 +1,7 @@
 """The differential tier against the real kube-apiserver v1.20.2 (dryRun=All: the whole create path, admission
-included): every edit of tests/kube_mutations.py is judged by the server and by `mxjob validate` at the oldest
-version whose schemas ship (1.25); the rules that changed since 1.20 (relaxed env var names in 1.32, relaxed
-Service names in 1.36) read the same at 1.20 and 1.25, so the two must agree on every edit."""
+included): every edit of tests/kube_mutations.py is judged by the server and by `mxjob validate
+--kubernetes-version 1.20` (1.20's own schemas, bundled by schemas/legacy_bundles.py, and the server rules as
+they read at 1.20), so the two must agree on every edit."""
 
 from __future__ import annotations
 
@@ -34,18 +34,24 @@ def _objects(namespace: str, mutations: list[Mutation] | None = None) -> tuple[l
     return names, objects
 
 
-def test_mxjob_validate_agrees_with_kube_apiserver_120(
-    real_cluster: RealCluster, namespace: str, tmp_path: pathlib.Path
-) -> None:
-    names, objects = _objects(namespace)
-    server: list[str] = []
+def _server_answers(real_cluster: RealCluster, namespace: str, objects: list[dict[str, Any]]) -> list[str]:
+    """The server's refusal of each object ("" when it accepts)."""
+    answers = []
     for obj in objects:
         target = obj["metadata"].get("namespace") or namespace
         code, body = real_cluster.request("POST", f"/api/v1/namespaces/{target}/{PLURAL[obj['kind']]}?dryRun=All", obj)
-        server.append("" if code in (200, 201) else f"{code} {body.get('message', '')}"[:300])
-    path = tmp_path / "mutations.yaml"
+        answers.append("" if code in (200, 201) else f"{code} {body.get('message', '')}"[:300])
+    return answers
+
+
+def _mxjob_refuses(
+    objects: list[dict[str, Any]], version: str, tmp_path: pathlib.Path, strict: bool = True
+) -> list[bool]:
+    """`mxjob validate --kubernetes-version VERSION` of the stream: which objects it refuses."""
+    path = tmp_path / f"mutations-{version}.yaml"
     path.write_text(_stream(objects), encoding="utf-8")
-    result = run_cli(["validate", "--kubernetes-version", "1.25", "--format", "json", str(path)])
+    mode = "--strict" if strict else "--no-strict"
+    result = run_cli(["validate", "--kubernetes-version", version, mode, "--format", "json", str(path)])
     report = json.loads(result.stdout)
     refused = [False] * len(objects)
     for diagnostic in report["diagnostics"]:
@@ -54,33 +60,47 @@ def test_mxjob_validate_agrees_with_kube_apiserver_120(
     for resource in report["resources"]:
         if resource["status"] == "invalid":
             refused[(resource["origin"]["line"] - 1) // 2] = True
-    disagreements = [
+    return refused
+
+
+def _disagreements(names: list[str], server: list[str], refused: list[bool]) -> list[str]:
+    return [
         f"{name}: server {'refuses: ' + answer if answer else 'accepts'}, mxjob {'refuses' if ours else 'accepts'}"
         for name, answer, ours in zip(names, server, refused, strict=True)
         if bool(answer) != ours
     ]
+
+
+def test_mxjob_validate_agrees_with_kube_apiserver_120(
+    real_cluster: RealCluster, namespace: str, tmp_path: pathlib.Path
+) -> None:
+    names, objects = _objects(namespace)
+    server = _server_answers(real_cluster, namespace, objects)
+    disagreements = _disagreements(names, server, _mxjob_refuses(objects, "1.20", tmp_path))
     assert disagreements == [], "\n".join(disagreements)
     # Both outcomes are well represented: the tier could not pass by accepting or refusing everything.
     assert 100 < sum(map(bool, server)) < len(server) - 50
 
 
 def test_version_gated_rules_follow_the_version_on_kube_apiserver_120(
-    real_cluster: RealCluster, namespace: str
+    real_cluster: RealCluster, namespace: str, tmp_path: pathlib.Path
 ) -> None:
-    """v1.20.2 drops ephemeral containers (the EphemeralContainers gate is off) and prunes the unknown
-    spec.resources, so it accepts every version-gated edit; the server rules at --kubernetes-version 1.20 agree
-    (the schemas start at 1.25, so the rules are called directly), and at 1.36 some are refused."""
+    """v1.20.2 drops ephemeral containers (the EphemeralContainers gate is off) and prunes the unknown field
+    spec.resources, so it accepts every version-gated edit. `mxjob validate --kubernetes-version 1.20 --no-strict`
+    (unknown fields dropped, as this server's decoder drops them) agrees; strict, it refuses exactly the edits
+    carrying spec.resources, an unknown field at 1.20 (as kubectl's schema check against a 1.20 server does); at
+    1.36 some are refused by the rules."""
     names, objects = _objects(namespace, version_gated())
-    disagreements = []
-    for name, obj in zip(names, objects, strict=True):
-        code, body = real_cluster.request("POST", f"/api/v1/namespaces/{namespace}/pods?dryRun=All", obj)
-        server = "" if code in (200, 201) else f"{code} {body.get('message', '')}"[:300]
-        ours = [d.render() for d in check_object(obj, "1.20")]
-        if bool(server) != bool(ours):
-            disagreements.append(f"{name}: server {server or 'accepts'}, mxjob {ours or 'accepts'}")
-        assert "ephemeralContainers" not in body.get("spec", {}) or not body["spec"]["ephemeralContainers"]
-        assert "resources" not in body.get("spec", {}), body.get("spec")
+    server = _server_answers(real_cluster, namespace, objects)
+    disagreements = _disagreements(names, server, _mxjob_refuses(objects, "1.20", tmp_path, strict=False))
     assert disagreements == [], "\n".join(disagreements)
+    unknown_field = ["resources" in obj["spec"] for obj in objects]
+    assert _mxjob_refuses(objects, "1.20", tmp_path, strict=True) == unknown_field
+    assert any(unknown_field) and not all(unknown_field)
+    for obj in objects:
+        _, body = real_cluster.request("POST", f"/api/v1/namespaces/{namespace}/pods?dryRun=All", obj)
+        assert not body.get("spec", {}).get("ephemeralContainers")
+        assert "resources" not in body.get("spec", {}), body.get("spec")
     assert sum(bool(check_object(obj, "1.36")) for obj in objects) > 10
 
 
