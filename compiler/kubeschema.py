@@ -2,9 +2,9 @@
 
 The definitions are the strict ones kubernetes-validate publishes: the default version and 1.20 to 1.24 ship
 inside mxjob (schemas/kubernetes/, see schemas/kubernetes_bundle.py and schemas/legacy_bundles.py), the other
-versions come from kubernetes-validate itself when the `[schemas]` extra is installed. The relaxed (--no-strict) variant is derived by dropping
-`additionalProperties: false`. Each (version, strictness, kind) validator is built once and reused: calling
-kubernetes_validate.validate() per document costs ~19 ms, a cached validator ~0.7 ms.
+versions come from kubernetes-validate itself when the `[schemas]` extra is installed. The relaxed (--no-strict)
+variant is derived by dropping `additionalProperties: false`. Each (version, strictness, kind) validator is built
+once and reused: calling kubernetes_validate.validate() per document costs ~19 ms, a cached validator ~0.7 ms.
 Our own kinds (MXJob, both PodGroups) are checked against schemas/kubeconform/.
 """
 
