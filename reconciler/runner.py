@@ -16,7 +16,7 @@ from mxjob_gitops.compiler import constants as c
 from mxjob_gitops.reconciler.apply import Applier, ApplySettings
 from mxjob_gitops.reconciler.decide import Plan, decide, pods_to_create, refuse
 from mxjob_gitops.reconciler.exitcodes import ExitTable
-from mxjob_gitops.reconciler.jobs import Bounds, JobCache, JobError, TooLarge, config_map_name
+from mxjob_gitops.reconciler.jobs import Bounds, JobCache, JobError, TooLarge, config_map_name, generation_of
 from mxjob_gitops.reconciler.kube import Cluster, ClusterError, Conflict, Fenced, Transient, Writer
 from mxjob_gitops.reconciler.kueue import ReleasePod
 from mxjob_gitops.reconciler.metrics import Metrics
@@ -119,7 +119,12 @@ class Reconciler:
         self.metrics.reconcile_errors.labels(namespace, "too_large").inc()
         log.warning(f"refused: {message}", extra={"job": f"{namespace}/{meta.get('name')}"})
         plan = refuse(
-            str(meta.get("name")), clean_status(job_obj.get("status")), self.clock(), Reason.TOO_LARGE, message
+            str(meta.get("name")),
+            clean_status(job_obj.get("status")),
+            self.clock(),
+            Reason.TOO_LARGE,
+            message,
+            generation_of(job_obj),
         )
         try:
             self.applier.events(job_obj, plan)
