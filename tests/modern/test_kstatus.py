@@ -1,8 +1,9 @@
 """Flux's default health (kstatus, `wait: true` without healthCheckExprs) over MXJob states, on statuses made by the
 reconciler's own decide() and written by its own status writer (reconciler.apply.Applier through the status
-subresource) to the 1.36 CRD server, read back and given to the real `kstatus` (sigs.k8s.io/cli-utils v0.37.2)
-and, on the same objects, to our Argo CD Lua (argocd-health) and Flux expressions (flux-health), whose answers do
-not change. reconciler/standard.py has the table and why each row reads as it does."""
+subresource) to the 1.36 CRD server, read back and given to the real `kstatus` (sigs.k8s.io/cli-utils v0.37.2) and
+to Flux's own fork of it (flux-health without expressions), and, on the same objects, to our Argo CD Lua
+(argocd-health) and Flux expressions (flux-health), whose answers do not change. reconciler/standard.py has the
+table and why each row reads as it does."""
 
 from __future__ import annotations
 
@@ -158,6 +159,15 @@ def kstatus(objects: list[dict[str, Any]], tmp_path: Path) -> list[dict[str, Any
     return run_jsonl([str(realcomp_bin("kstatus")), str(docs)])
 
 
+def flux_without_expressions(objects: list[dict[str, Any]], tmp_path: Path) -> list[dict[str, Any]]:
+    """What kustomize-controller's `wait: true` computes with no healthCheckExprs for the kind: flux-health with
+    an empty list falls back to Flux's own kstatus (fluxcd/cli-utils v1.2.1, whose generic rules are cli-utils')."""
+    exprs, docs = tmp_path / "no-exprs.yaml", tmp_path / "flux-default.yaml"
+    exprs.write_text("healthCheckExprs: []\n", encoding="utf-8")
+    docs.write_text(yaml.safe_dump_all(objects), encoding="utf-8")
+    return run_jsonl([str(realcomp_bin("flux-health")), "-exprs", str(exprs), str(docs)])
+
+
 @pytest.mark.parametrize("state", list(STATES))
 def test_each_state_reads_right_in_kstatus_and_the_engines_health_checks(
     modern_crd: ModernServer, state: str, tmp_path: Path
@@ -168,9 +178,11 @@ def test_each_state_reads_right_in_kstatus_and_the_engines_health_checks(
         act(job)
         live = job.live()
         [ks] = kstatus([live], tmp_path)
+        [plain] = flux_without_expressions([live], tmp_path)
         [argo] = argocd([live], tmp_path)
         [fl] = flux([live], tmp_path)
         assert (ks["status"], argo["status"], fl["status"]) == (want_kstatus, want_argocd, want_flux), (ks, argo, fl)
+        assert (plain["source"], plain["status"], plain["message"]) == ("kstatus", ks["status"], ks["message"]), plain
         if want_kstatus == "Failed":  # Flux shows why: the message of the condition that stalled the job
             reason = next(c for c in live["status"]["conditions"] if c["type"] in ("Failed", "Refused"))
             assert ks["message"] == reason["message"], ks
