@@ -17,6 +17,7 @@ from typing import Any
 from mxjob_gitops.reconciler import kueue
 from mxjob_gitops.reconciler.exitcodes import ExitClass, ExitTable, table_for_job
 from mxjob_gitops.reconciler.plan import Action, CreatePod, DeletePod, Event, Nudge, Plan, PodSource
+from mxjob_gitops.reconciler.standard import standard_conditions
 from mxjob_gitops.reconciler.state import (
     Condition,
     JobView,
@@ -90,8 +91,20 @@ def decide(
         _suspend(work, pods)
     else:
         _run(work, pods, table_for_job(job.annotations, table or ExitTable()))
-    status = {**work.status, "conditions": [x.to_dict() for x in work.conditions]}
-    return Plan(status, tuple(work.actions), work.requeue, tuple(work.exits))
+    return Plan(
+        _status(work.status, work.conditions, job.generation, now), tuple(work.actions), work.requeue, tuple(work.exits)
+    )
+
+
+def _status(
+    status: Mapping[str, Any], conditions: list[Condition], generation: int | None, now: datetime
+) -> dict[str, Any]:
+    """The status to write: the Kubeflow conditions with the kstatus-standard ones (reconciler.standard), and the
+    generation this decision saw, so that kstatus reads a spec we have not reconciled yet as InProgress."""
+    written = {**status, "conditions": [x.to_dict() for x in standard_conditions(conditions, timestamp(now))]}
+    if generation is not None:
+        written["observedGeneration"] = generation
+    return written
 
 
 def pods_to_create(previous: Mapping[str, Any], pods: Sequence[PodView]) -> list[str]:
@@ -106,17 +119,18 @@ def pods_to_create(previous: Mapping[str, Any], pods: Sequence[PodView]) -> list
     return sorted(pending - {pod.name for pod in pods if pod.name in pending})
 
 
-def refuse(name: str, previous: Mapping[str, Any], now: datetime, reason: Reason, message: str) -> Plan:
-    """A job the reconciler will not act on (too large): a Refused condition and an Event, nothing else."""
+def refuse(
+    name: str, previous: Mapping[str, Any], now: datetime, reason: Reason, message: str, generation: int | None = None
+) -> Plan:
+    """A job the reconciler will not act on (too large): a Refused condition (and Stalled) and an Event, nothing
+    else."""
     conditions = [Condition.from_dict(x) for x in previous.get("conditions") or []]
     if not any(x.type == ConditionType.CREATED for x in conditions):
         conditions = set_condition(
             conditions, ConditionType.CREATED, "True", Reason.CREATED, f"MXJob {name} is created.", timestamp(now)
         )
     conditions = set_condition(conditions, ConditionType.REFUSED, "True", reason, message, timestamp(now))
-    return Plan(
-        {**previous, "conditions": [x.to_dict() for x in conditions]}, (Event(EventType.WARNING, reason, message),)
-    )
+    return Plan(_status(previous, conditions, generation, now), (Event(EventType.WARNING, reason, message),))
 
 
 def _replica_statuses(job: JobView, pods: Sequence[PodView]) -> dict[str, dict[str, int]]:

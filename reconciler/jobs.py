@@ -94,7 +94,14 @@ def job_view(obj: Mapping[str, Any], job: MXJob) -> JobView:
         policy.active_deadline_seconds,
         policy.suspend,
         annotations,
+        generation_of(obj),
     )
+
+
+def generation_of(obj: Mapping[str, Any]) -> int | None:
+    """metadata.generation (the server's, an integer from 1), or None where there is none."""
+    generation = (obj.get("metadata") or {}).get("generation")
+    return generation if isinstance(generation, int) and not isinstance(generation, bool) else None
 
 
 def render_options(config_map: Mapping[str, Any] | None, namespace: str) -> RenderOptions:
@@ -110,9 +117,11 @@ def render_options(config_map: Mapping[str, Any] | None, namespace: str) -> Rend
 
 
 def spec_version(obj: Mapping[str, Any]) -> str:
-    """What the view depends on: uid, spec and annotations (status writes do not change it)."""
+    """What the view depends on: uid, spec, annotations and generation (status writes change none of them; a spec
+    changed and changed back is the same spec at a later generation, which the view must report)."""
     metadata = obj.get("metadata") or {}
-    text = json.dumps([metadata.get("uid"), obj.get("spec"), metadata.get("annotations")], sort_keys=True, default=str)
+    parts = [metadata.get("uid"), obj.get("spec"), metadata.get("annotations"), metadata.get("generation")]
+    text = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -16,12 +16,12 @@ from mxjob_gitops.compiler import constants as c
 from mxjob_gitops.reconciler.apply import Applier, ApplySettings
 from mxjob_gitops.reconciler.decide import Plan, decide, pods_to_create, refuse
 from mxjob_gitops.reconciler.exitcodes import ExitTable
-from mxjob_gitops.reconciler.jobs import Bounds, JobCache, JobError, TooLarge, config_map_name
+from mxjob_gitops.reconciler.jobs import Bounds, JobCache, JobError, TooLarge, config_map_name, generation_of
 from mxjob_gitops.reconciler.kube import Cluster, ClusterError, Conflict, Fenced, Transient, Writer
 from mxjob_gitops.reconciler.kueue import ReleasePod
 from mxjob_gitops.reconciler.metrics import Metrics
 from mxjob_gitops.reconciler.plan import CreatePod, DeletePod
-from mxjob_gitops.reconciler.state import PodView
+from mxjob_gitops.reconciler.state import JobView, PodView
 from mxjob_gitops.reconciler.trust import clean_status, owned_pods
 from mxjob_gitops.reconciler.vocabulary import Reason
 from mxjob_gitops.reconciler.workqueue import Key
@@ -119,7 +119,12 @@ class Reconciler:
         self.metrics.reconcile_errors.labels(namespace, "too_large").inc()
         log.warning(f"refused: {message}", extra={"job": f"{namespace}/{meta.get('name')}"})
         plan = refuse(
-            str(meta.get("name")), clean_status(job_obj.get("status")), self.clock(), Reason.TOO_LARGE, message
+            str(meta.get("name")),
+            clean_status(job_obj.get("status")),
+            self.clock(),
+            Reason.TOO_LARGE,
+            message,
+            generation_of(job_obj),
         )
         try:
             self.applier.events(job_obj, plan)
@@ -129,10 +134,8 @@ class Reconciler:
         return Result(plan, error=f"refused: {message}", retry=False)
 
     def _reconcile(self, job_obj: dict[str, Any], pods: list[dict[str, Any]]) -> Result:
-        view = self.jobs.view(job_obj)
-        pods = owned_pods(job_obj, pods)
-        types = {t.lower(): t for t in view.replicas}
-        views = [v for v in (PodView.from_object(p, types) for p in pods) if v is not None]
+        listed = pods
+        view, pods, views = self._observe(job_obj, listed)
         for _ in range(CONFLICT_RETRIES):
             previous = clean_status(job_obj.get("status"))
             rendering = None
@@ -151,6 +154,9 @@ class Reconciler:
                 if fresh is None:
                     return Result()
                 job_obj = fresh
+                # Decided again on the job as it is now: a new spec (and generation, written as observedGeneration)
+                # may be why the write conflicted.
+                view, pods, views = self._observe(job_obj, listed)
                 log.info("status conflict; read the job again and decided again", extra={"job": view.key})
         else:
             raise Transient("the status write kept conflicting")
@@ -161,6 +167,15 @@ class Reconciler:
             for a in plan.actions
         )
         return Result(plan, follow_up=restarting and self.settings.apply.recreate and not self.settings.apply.dry_run)
+
+    def _observe(
+        self, job_obj: dict[str, Any], pods: list[dict[str, Any]]
+    ) -> tuple[JobView, list[dict[str, Any]], list[PodView]]:
+        """The job's view, its own pods, and their views."""
+        view = self.jobs.view(job_obj)
+        owned = owned_pods(job_obj, pods)
+        types = {t.lower(): t for t in view.replicas}
+        return view, owned, [v for v in (PodView.from_object(p, types) for p in owned) if v is not None]
 
     def run_once(self, timeout: float = 60.0, sleep: Callable[[float], None] = time.sleep) -> dict[Key, str]:
         """One complete pass: every job isolated, failures retried with back-off, a restart finished (the old

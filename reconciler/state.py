@@ -51,6 +51,7 @@ class JobView:
     active_deadline_seconds: int | None = None
     suspend: bool = False
     annotations: Mapping[str, str] = field(default_factory=dict)
+    generation: int | None = None  # metadata.generation, written back as status.observedGeneration
 
     @property
     def key(self) -> str:

@@ -20,6 +20,14 @@ class ConditionType(enum.StrEnum):
     REFUSED = "Refused"
 
 
+class StandardCondition(enum.StrEnum):
+    """The standard condition kstatus reads that the reconciler writes, derived from the Kubeflow ones by
+    reconciler.standard (sigs.k8s.io/cli-utils pkg/kstatus/status/status.go ConditionStalled). kstatus also reads
+    Reconciling, which no MXJob state needs (reconciler.standard says why), so it is never written."""
+
+    STALLED = "Stalled"
+
+
 class Reason(enum.StrEnum):
     CREATED = "MXJobCreated"
     RUNNING = "MXJobRunning"

@@ -135,6 +135,10 @@ def build_crd(mxjob: dict[str, Any]) -> str:
     # its timeout. The API server applies the default when it reads the object from etcd
     # (apiextensions-apiserver pkg/apiserver/schema/defaulting), so the stored objects stay as written.
     root["properties"]["status"]["default"] = {}
+    # ... and `observedGeneration: 0` until the reconciler writes the generation it acted on: kstatus (Flux's
+    # default health) reads a generation not observed yet as InProgress (cli-utils pkg/kstatus/status/generic.go,
+    # checkGeneration), as it reads a batch Job its controller has not started (core.go, jobConditions).
+    root["properties"]["status"]["properties"]["observedGeneration"]["default"] = 0
     root.pop("required", None)
     root["required"] = ["spec"]
     _run_policy_rules(root["properties"]["spec"]["properties"]["runPolicy"]["properties"])

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mxjob_gitops.compiler.replicas import ReplicaType
+from mxjob_gitops.reconciler.vocabulary import ConditionType, StandardCondition
 
 KUBERNETES_VERSION = "1.35.0"
 HERE = Path(__file__).resolve().parent
@@ -176,6 +177,12 @@ def status_definitions() -> dict[str, Any]:
                 "startTime": time,
                 "completionTime": time,
                 "lastReconcileTime": time,
+                "observedGeneration": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "format": "int64",
+                    "description": "The metadata.generation the reconciler last acted on (kstatus reads it).",
+                },
                 "restartCounts": {
                     "type": "object",
                     "additionalProperties": counter,
@@ -187,10 +194,9 @@ def status_definitions() -> dict[str, Any]:
             "type": "object",
             "required": ["type", "status"],
             "properties": {
-                "type": {
-                    "type": "string",
-                    "enum": ["Created", "Running", "Restarting", "Succeeded", "Failed", "Suspended"],
-                },
+                # Every type the reconciler writes: the training operator's, Refused (ours) and kstatus' Stalled
+                # (reconciler/standard.py), from the reconciler's own vocabulary so that the two cannot drift.
+                "type": {"type": "string", "enum": [*ConditionType, *StandardCondition]},
                 "status": {"type": "string", "enum": ["True", "False", "Unknown"]},
                 "reason": {"type": "string"},
                 "message": {"type": "string"},

@@ -25,7 +25,7 @@ def mxjob(**run_policy: Any) -> dict[str, Any]:
         Server=replica(1, restartPolicy="ExitCode"),
         Worker=replica(2, restartPolicy="ExitCode"),
     )
-    spec["metadata"]["namespace"] = "ml"
+    spec["metadata"].update(namespace="ml", generation=1)  # as the API server creates it: the view reads it
     if run_policy:
         spec["spec"]["runPolicy"] = run_policy
     return spec

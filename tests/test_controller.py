@@ -317,3 +317,21 @@ def test_the_leader_acts_only_within_its_renew_deadline(api: tuple[FakeServer, P
         writer.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "ml"}})
     with pytest.raises(ValueError):
         LeaderElector(elector.cluster, "ml", "bad", lambda: datetime.now(UTC), lease_seconds=5, renew_deadline=5)
+
+
+def test_a_conflict_from_a_spec_change_is_decided_on_the_new_spec(api: tuple[FakeServer, Path]) -> None:
+    """The status write conflicts because the spec changed meanwhile (here: suspended, a new generation): the job
+    is read again and decided on the new spec, and the status claims the generation that decision saw."""
+    server, kubeconfig = api
+    deploy(server, EXITCODE_JOB)
+    key = ("kubeflow.org/v1", "mxjobs", "ml", "mxnet-job")
+    seen = {**server.state.objects[key], "metadata": {**server.state.objects[key]["metadata"], "generation": 1}}
+    stored = server.state.objects[key]
+    stored["metadata"]["generation"] = 2
+    stored["spec"]["runPolicy"] = {**(stored["spec"].get("runPolicy") or {}), "suspend": True}
+    server.state.fail("PUT", r"/mxjobs/mxnet-job/status(\?|$)", 409, times=1)
+    reconciler = Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",)))
+    result = reconciler.reconcile(seen, reconciler.pods_of("ml", "mxnet-job"))
+    assert not result.error, result.error
+    assert job_status(server)["observedGeneration"] == 2
+    assert ("Suspended", "True") in condition_types(server)

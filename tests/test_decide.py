@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from mxjob_gitops.reconciler.decide import CreatePod, DeletePod, Event, Nudge, Plan, decide
+from mxjob_gitops.reconciler.decide import CreatePod, DeletePod, Event, Nudge, Plan, decide, refuse
 from mxjob_gitops.reconciler.exitcodes import ExitClass, ExitTable
+from mxjob_gitops.reconciler.jobs import JobCache
 from mxjob_gitops.reconciler.state import JobView, PodView, ReplicaPolicy
 from mxjob_gitops.reconciler.vocabulary import CleanPodPolicy, DeleteReason, EventType, PodPhase, Reason, RestartPolicy
 
@@ -385,3 +386,56 @@ def test_backoff_limit_counts_in_place_restarts_of_other_pods() -> None:
     plan = decide(job, with_pod(pods, pod("Worker", 0, "Failed", exit_code=137, finished_at=NOW)), NOW, status)
     assert conditions(plan)[-1] == ("Failed", "True", "MXJobFailed")
     assert not [a for a in plan.actions if isinstance(a, DeletePod) and a.reason == "restart"]
+
+
+def test_the_status_carries_the_kstatus_conditions_and_the_observed_generation() -> None:
+    """Flux's default health (kstatus) reads Stalled and observedGeneration only (reconciler/standard.py): a failed
+    job gets Stalled=True first, with the Failed reason and message, and the Kubeflow conditions stay as they were,
+    the newest last; a job that did not fail has none; the status is stable, so a second pass writes nothing."""
+    job = replace(train("Never"), generation=4)
+    created = decide(job, [], NOW, {})
+    assert created.status["observedGeneration"] == 4
+    assert conditions(created) == [("Created", "True", "MXJobCreated")]
+    status = decide(job, running(job), NOW, created.status).status
+    assert not [c for c in status["conditions"] if c["type"] == "Stalled"]
+    pods = with_pod(running(job), pod("Worker", 0, "Failed", exit_code=1))
+    failed = decide(job, pods, NOW, status)
+    stalled, *kubeflow = failed.status["conditions"]
+    assert (stalled["type"], stalled["status"], stalled["reason"]) == ("Stalled", "True", "MXJobFailed")
+    assert stalled["message"] == kubeflow[-1]["message"] and kubeflow[-1]["type"] == "Failed"
+    assert [c["type"] for c in kubeflow] == ["Created", "Running", "Failed"]
+    later = NOW + timedelta(hours=1)
+    assert decide(job, pods, later, failed.status).status == failed.status
+    assert "observedGeneration" not in decide(train(), [], NOW, {}).status  # no generation known, none claimed
+
+
+def test_a_refused_job_is_stalled_until_it_is_within_bounds() -> None:
+    refused = refuse("mxnet-job", {}, NOW, Reason.TOO_LARGE, "the job has 20 pods", generation=2)
+    assert [(c["type"], c["status"]) for c in refused.status["conditions"]] == [
+        ("Stalled", "True"),
+        ("Created", "True"),
+        ("Refused", "True"),
+    ]
+    assert refused.status["observedGeneration"] == 2
+    within = decide(replace(train(), generation=3), [], NOW, refused.status)
+    assert [c["type"] for c in within.status["conditions"] if c["status"] == "True"] == ["Created"]
+
+
+def test_a_spec_changed_back_is_a_new_generation_to_the_view() -> None:
+    """The reconciler's view cache is keyed by the spec and the generation: a spec changed and changed back is the
+    old spec at a later generation, and the observedGeneration written must be the later one."""
+    cache = JobCache()
+    job: dict[str, Any] = {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "MXJob",
+        "metadata": {"name": "mxnet-job", "namespace": "ml", "uid": "u", "generation": 1},
+        "spec": {
+            "jobMode": "MXTrain",
+            "mxReplicaSpecs": {
+                "Worker": {"replicas": 1, "template": {"spec": {"containers": [{"name": "mxnet", "image": "m"}]}}}
+            },
+        },
+    }
+    assert cache.view(job).generation == 1
+    job["metadata"]["generation"] = 3
+    assert cache.view(job).generation == 3

@@ -153,11 +153,17 @@ def test_the_flux_entry_names_the_mxjob_kind() -> None:
 
 
 @pytest.mark.parametrize(("build", "status"), [c[1:3] for c in CASES], ids=[c[0] for c in CASES])
-def test_flux_generation_gate_never_holds_our_status(build: Callable[[], dict[str, Any]], status: str) -> None:
-    """Flux reads status.observedGeneration before the expressions; the reconciler writes none, so a spec change
-    in Git (a new metadata.generation) never turns a finished job InProgress for Flux."""
+def test_a_generation_the_reconciler_has_not_seen_reads_in_progress(
+    build: Callable[[], dict[str, Any]], status: str
+) -> None:
+    """The reconciler writes the generation it acted on (status.observedGeneration, reconciler/standard.py); a spec
+    changed in Git since (a new metadata.generation) reads InProgress in Flux, which checks the generation before
+    any expression, and Progressing in Argo CD, until the reconciler's next pass has seen it."""
     obj = build()
-    assert "observedGeneration" not in obj["status"]
-    obj["metadata"]["generation"] = 7
-    stale = {**obj, "status": {**obj["status"], "observedGeneration": 6}}
+    assert obj["status"]["observedGeneration"] == obj["metadata"]["generation"] == 1
+    stale = {**obj, "metadata": {**obj["metadata"], "generation": 2}}
     assert run_flux_health(stored(obj), stored(stale)) == [FLUX_FOR[status], "InProgress"]
+    assert run_argocd_health(argocd_health_lua(), stale) == {
+        "status": "Progressing",
+        "message": "Waiting for the MXJob reconciler to observe generation 2",
+    }

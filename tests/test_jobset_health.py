@@ -190,3 +190,12 @@ def test_flux_health(objects: Path, tmp_path: Path) -> None:
     assert [v["source"] for v in verdicts] == ["cel"] * len(STATES)
     assert [v["status"] for v in verdicts] == [s[4] for s in STATES]
     assert not any(v.get("error") for v in verdicts), verdicts  # no state is an evaluation error, none Unknown
+
+
+def test_kstatus_alone_reads_every_jobset_state_as_current(objects: Path) -> None:
+    """Why a JobSet needs the expressions under Flux: its controller writes neither kstatus' Stalled/Reconciling nor
+    `observedGeneration`, and kstatus has no JobSet rule (cli-utils pkg/kstatus/status/core.go), so Flux's default
+    health (`wait: true` alone) reads even a failed JobSet as Current (docs/jobset.md). An MXJob differs: our
+    reconciler writes them (tests/modern/test_kstatus.py)."""
+    verdicts = _run([str(realcomp_bin("kstatus")), str(objects)])
+    assert [v["status"] for v in verdicts] == ["Current"] * len(STATES), verdicts

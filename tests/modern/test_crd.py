@@ -4,7 +4,9 @@ bad with the server's message, every example applied server-side with strict fie
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from tests.conftest import JOB_EXAMPLE_FILES, run_cli
 from tests.modern.conftest import CRD_FILE, CRD_NAME
 from tests.modern.server import ModernServer
 from tests.realapi.test_crd import SERVER_DEFAULTS, differences
+from tests.realcomp import realcomp_bin
 
 
 def _walk_rules(node: Any, path: str) -> Iterator[tuple[str, str, str]]:
@@ -160,3 +163,31 @@ def test_diff_live_finds_the_update_the_server_refuses(modern_crd: ModernServer,
     job["spec"]["runPolicy"]["schedulingPolicy"]["queue"] = "production"
     code, _, err = apply(modern_crd, job)
     assert code != 0 and message in err, err
+
+
+@pytest.mark.parametrize("example", JOB_EXAMPLE_FILES, ids=lambda p: p.name)
+def test_argo_cd_diff_of_the_stored_mxjob_is_empty_in_both_modes(
+    modern_crd: ModernServer, example: Any, tmp_path: Path
+) -> None:
+    """Argo CD's default diff and its structured-merge diff (`-smd`, the ServerSideApply=true sync option) between
+    the rendered MXJob and what the 1.36 server stores after Argo CD's server-side apply (field manager
+    argocd-controller, so the live managedFields are Argo CD's): not modified; a changed image in Git is."""
+    job = rendered_mxjob(str(example), f"argo-{example.stem.replace('_', '-')}")
+    namespace = job["metadata"].setdefault("namespace", "argo-diff")
+    modern_crd.kubectl("apply", "--server-side", "--field-manager=argocd-controller", "-f", "-", stdin=json.dumps(job))
+    live = modern_crd.kubectl(
+        "get", "mxjob", job["metadata"]["name"], "-n", namespace, "-o", "json", "--show-managed-fields"
+    )
+    assert json.loads(live)["metadata"]["managedFields"][0]["manager"] == "argocd-controller"
+    (tmp_path / "live.json").write_text(live, encoding="utf-8")
+    changed = json.loads(json.dumps(job))
+    next(iter(changed["spec"]["mxReplicaSpecs"].values()))["template"]["spec"]["containers"][0]["image"] = "new:2"
+    for desired, want in ((job, False), (changed, True)):
+        (tmp_path / "desired.json").write_text(json.dumps(desired), encoding="utf-8")
+        for mode in ((), ("-smd",)):
+            argv = [str(realcomp_bin("argocd-diff")), *mode, "-desired", str(tmp_path / "desired.json")]
+            done = subprocess.run(
+                [*argv, "-live", str(tmp_path / "live.json")], capture_output=True, text=True, timeout=60
+            )
+            [verdict] = [json.loads(line) for line in done.stdout.splitlines()]
+            assert verdict.get("modified") is want and done.returncode == int(want), (mode, verdict, done.stderr)

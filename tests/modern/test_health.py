@@ -91,14 +91,15 @@ def test_deleting_reads_pending_deletion_in_argo_cd(tmp_path: Path) -> None:
 def test_an_mxjob_not_yet_reconciled_reads_in_progress_as_the_server_returns_it(
     modern_crd: ModernServer, tmp_path: Path
 ) -> None:
-    """The Flux no-status error: the CRD's `status` default makes the server return `status: {}` for an MXJob
-    the reconciler has not reached, so `has(status.conditions)` is false instead of an evaluation error."""
+    """The Flux no-status error: the CRD's `status` default makes the server return a `status` (holding only the
+    default `observedGeneration: 0`) for an MXJob the reconciler has not reached, so `has(status.conditions)` is
+    false instead of an evaluation error."""
     job = rendered_mxjob(str(JOB_EXAMPLE_FILES[0]), "fresh")
     job["metadata"]["namespace"] = "health"
     code, _, err = apply(modern_crd, job)
     assert code == 0, err
     live = json.loads(modern_crd.kubectl("get", "mxjob", "fresh", "-n", "health", "-o", "json"))
-    assert live.get("status") == {}, live.get("status")
+    assert live.get("status") == {"observedGeneration": 0}, live.get("status")
     [fl] = flux([live], tmp_path)
     assert fl["status"] == "InProgress" and "error" not in fl, fl
     [argo] = argocd([live], tmp_path)

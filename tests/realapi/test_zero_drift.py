@@ -16,9 +16,13 @@ import yaml
 from mxjob_gitops.compiler.decorations.registry import GANG_SCHEDULERS
 from tests.conftest import EXAMPLES, REPO, run_cli
 from tests.realapi.cluster import RealCluster
+from tests.realapi.test_crd import SERVER_DEFAULTS, differences
 
 GOLDEN = REPO / "tests" / "golden"
-PODGROUP_CRDS = REPO / "tests" / "fixtures" / "podgroup-crds.yaml"
+PODGROUP_CRDS = {  # upstream's own CRDs, vendored unchanged (tests/fixtures/crds/SOURCE.md), as tests/modern uses them
+    "podgroups.scheduling.volcano.sh": REPO / "tests" / "fixtures" / "crds" / "scheduling.volcano.sh_podgroups.yaml",
+    "podgroups.scheduling.x-k8s.io": REPO / "tests" / "fixtures" / "crds" / "scheduling.x-k8s.io_podgroups.yaml",
+}
 EXAMPLE_FILES = sorted(p for name in ("train", "tune", "byteps", "single") for p in (EXAMPLES / name).glob("*.yaml"))
 # Gang schedulers whose objects the test server (Kubernetes 1.20) cannot hold: checked by the offline strict schemas.
 GANG_NEWER_THAN_THE_SERVER = {
@@ -27,7 +31,7 @@ GANG_NEWER_THAN_THE_SERVER = {
     "the 1.37 schemas)"
 }
 # Every target, and every gang scheduler the registry knows (a new one needs the CRD of its group object, if it
-# renders one, in PODGROUP_CRDS' file).
+# renders one, in PODGROUP_CRDS).
 VARIANTS = {
     "plain": [],
     "argocd": ["--target", "argocd"],
@@ -95,8 +99,8 @@ def _moved(source: Path, namespace: str, folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def cluster(mxjob_crd: RealCluster) -> RealCluster:
-    mxjob_crd.kubectl("apply", "-f", str(PODGROUP_CRDS))
-    for crd in ("podgroups.scheduling.volcano.sh", "podgroups.scheduling.x-k8s.io"):
+    for crd, path in PODGROUP_CRDS.items():
+        mxjob_crd.kubectl("apply", "-f", str(path))
         mxjob_crd.wait_established(crd)
     code, body = mxjob_crd.request(
         "POST",
@@ -145,4 +149,19 @@ def test_the_podgroup_crds_prune_what_the_schedulers_do_not_know(
     }
     code, body = cluster.request("POST", f"/apis/{api_version}/namespaces/{namespace}/podgroups", group)
     assert code == 201, body
-    assert body["spec"] == {"minMember": 3}
+    assert "minMembers" not in body["spec"] and body["spec"]["minMember"] == 3, body["spec"]
+    # ... and fills in what the project defaults: Volcano's CRD gives a PodGroup without a queue `queue: default`.
+    assert {k: v for k, v in body["spec"].items() if k != "minMember"} == (
+        {"queue": "default"} if api_version.startswith("scheduling.volcano.sh/") else {}
+    ), body["spec"]
+
+
+@pytest.mark.parametrize("crd", sorted(PODGROUP_CRDS))
+def test_the_upstream_podgroup_crds_are_served_as_written(cluster: RealCluster, crd: str) -> None:
+    """The real CRDs, not a stand-in: this server stores each exactly as upstream wrote it (nothing dropped; they
+    use no `x-kubernetes-validations`, which a server before 1.25 would drop, tests/realapi/conftest.py)."""
+    written = yaml.safe_load(PODGROUP_CRDS[crd].read_text(encoding="utf-8"))
+    stored = cluster.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd}")
+    assert stored is not None
+    found = list(differences({**SERVER_DEFAULTS, **written["spec"]}, stored["spec"], "spec"))
+    assert found == [], "the server changed the upstream CRD:\n" + "\n".join(found)
