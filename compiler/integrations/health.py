@@ -5,6 +5,7 @@ Both read only the status `mxjob reconcile` writes and give the same verdicts (d
 | MXJob status                               | Argo CD (Lua) | Flux (CEL) |
 |--------------------------------------------|---------------|------------|
 | condition Failed=True                      | Degraded      | Failed     |
+| condition Refused=True (too large for the reconciler, which will not act on it until the spec changes) | Degraded | Failed |
 | condition Succeeded=True                   | Healthy       | Current    |
 | condition Suspended=True                   | Suspended     | Current    |
 | anything else (Created, Running, Restarting, no conditions, no status yet) | Progressing | InProgress |
@@ -37,19 +38,27 @@ STATUS_WRITTEN = (
 )
 
 
-def flux_expressions(done: str) -> dict[str, str]:
-    """healthCheckExprs for a kind whose controller writes Kubeflow-style conditions: Failed=True is Failed,
-    `done`=True or Suspended=True is Current, anything else (no status yet included) InProgress."""
-    finished = f"c.status == 'True' && c.type in ['Failed', '{done}', 'Suspended']"
+def flux_expressions(done: str, stalled: tuple[str, ...] = ("Failed",)) -> dict[str, str]:
+    """healthCheckExprs for a kind whose controller writes Kubeflow-style conditions: a `stalled` condition True is
+    Failed, `done`=True or Suspended=True is Current, anything else (no status yet included) InProgress."""
+    failing = ", ".join(f"'{kind}'" for kind in stalled)
+    finished = f"c.status == 'True' && c.type in [{failing}, '{done}', 'Suspended']"
     current = f"c.status == 'True' && c.type in ['{done}', 'Suspended']"
+    failed = (
+        f"c.status == 'True' && c.type == '{stalled[0]}'"
+        if len(stalled) == 1
+        else f"c.status == 'True' && c.type in [{failing}]"
+    )
     return {
         "inProgress": f"!{STATUS_WRITTEN} || !has(status.conditions) || !status.conditions.exists(c, {finished})",
-        "failed": f"{STATUS_WRITTEN} && status.conditions.exists(c, c.status == 'True' && c.type == 'Failed')",
+        "failed": f"{STATUS_WRITTEN} && status.conditions.exists(c, {failed})",
         "current": f"{STATUS_WRITTEN} && status.conditions.exists(c, {current})",
     }
 
 
-FLUX_EXPRESSIONS = flux_expressions("Succeeded")
+# Refused: `mxjob reconcile` will not act on a job over its size bounds until the spec changes (reconciler/decide.py
+# refuse); kstatus reads its Stalled condition as Failed too (reconciler/standard.py).
+FLUX_EXPRESSIONS = flux_expressions("Succeeded", ("Failed", "Refused"))
 
 
 def argocd_health_lua() -> str:

@@ -1,6 +1,6 @@
 -- Argo CD health check for kubeflow.org MXJob (argocd-cm key resource.customizations.health.kubeflow.org_MXJob).
--- It reads the status `mxjob reconcile` writes: conditions Created, Running, Restarting, Suspended, Succeeded
--- and Failed (newest last), and replicaStatuses with active/succeeded/failed counts per replica type.
+-- It reads the status `mxjob reconcile` writes: conditions Created, Running, Restarting, Suspended, Succeeded,
+-- Failed and Refused (a job over the reconciler's size bounds; newest last), and replicaStatuses with active/succeeded/failed counts per replica type.
 -- Argo CD runs health scripts in gopher-lua (Lua 5.1) with only the package, base and table libraries and a
 -- safe os (time, date) open (util/lua/lua.go, runLuaWithResourceActionParameters), so this script uses no
 -- string or math functions.
@@ -41,6 +41,7 @@ end
 -- The finished and the held states, most severe first: Failed wins over anything else.
 local settled = {
   {condition = "Failed", health = "Degraded", fallback = "MXJob failed"},
+  {condition = "Refused", health = "Degraded", fallback = "MXJob refused by the reconciler"},
   {condition = "Succeeded", health = "Healthy", fallback = "MXJob succeeded"},
   {condition = "Suspended", health = "Suspended", fallback = "MXJob is suspended"},
 }

@@ -147,7 +147,7 @@ STATES: dict[str, tuple[Callable[[dict[str, Any]], None] | None, Callable[[Job],
     "succeeded": (None, _succeeded, "Current", "Healthy", "Current"),
     "failed": (None, _failed, "Failed", "Degraded", "Failed"),
     "suspended": (_suspend, _suspended, "Current", "Suspended", "Current"),
-    "refused": (None, _refused, "Failed", "Progressing", "InProgress"),
+    "refused": (None, _refused, "Failed", "Degraded", "Failed"),
     "generation-behind": (None, _generation_behind, "InProgress", "Progressing", "InProgress"),
     "deleting": (_finalizer, _deleting, "Terminating", "Progressing", "InProgress"),
 }  # fmt: skip
