@@ -5,7 +5,7 @@ Both read only the status `mxjob reconcile` writes and give the same verdicts (d
 | MXJob status                               | Argo CD (Lua) | Flux (CEL) |
 |--------------------------------------------|---------------|------------|
 | condition Failed=True                      | Degraded      | Failed     |
-| condition Refused=True (too large for the reconciler, which will not act on it until the spec changes) | Degraded | Failed |
+| condition Refused=True (over the reconciler's bounds) | Degraded | Failed |
 | condition Succeeded=True                   | Healthy       | Current    |
 | condition Suspended=True                   | Suspended     | Current    |
 | anything else (Created, Running, Restarting, no conditions, no status yet) | Progressing | InProgress |
