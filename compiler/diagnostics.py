@@ -58,6 +58,7 @@ class Code(enum.StrEnum):
     K8S_POD = "MXJ406"
     K8S_SERVICE = "MXJ407"
     K8S_CONFIGMAP = "MXJ408"
+    K8S_ADMISSION = "MXJ411"
     # Warnings
     REPLICA_TYPE_CASE = "MXJ301"
     RESTART_POLICY_OVERRIDDEN = "MXJ302"

@@ -21,6 +21,7 @@ from mxjob_gitops.compiler.kubevalidate.report import (
 
 TOTAL_ANNOTATION_SIZE = 256 * 1024  # objectmeta.go TotalAnnotationSizeLimitB
 M = Code.K8S_METADATA
+STANDARD_FINALIZERS = ("kubernetes", "orphan", "foregroundDeletion")  # helper.IsStandardFinalizerName
 
 
 def check_meta(found: Found, meta: Any, path: JsonPath, name_rule: Callable[[str], str] | None) -> None:
@@ -41,6 +42,11 @@ def check_meta(found: Found, meta: Any, path: JsonPath, name_rule: Callable[[str
     check_annotations(found, meta.get("annotations"), (*path, "annotations"))
     for index, finalizer in enumerate(as_list(meta.get("finalizers"))):
         check_name(found, M, (*path, "finalizers", index), finalizer, names.qualified_name)
+        # pkg/apis/core/validation validateKubeFinalizerName: a core object's unqualified finalizer is a standard one.
+        unqualified = isinstance(finalizer, str) and "/" not in finalizer
+        if name_rule is not None and unqualified and finalizer not in STANDARD_FINALIZERS:
+            detail = "name is neither a standard finalizer name nor is it fully qualified"
+            invalid(found, M, (*path, "finalizers", index), finalizer, detail)
     _owner_references(found, meta.get("ownerReferences"), (*path, "ownerReferences"))
 
 

@@ -67,3 +67,11 @@ def as_list(value: Any) -> list[Any]:
 
 def is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def since(version: str | None, release: tuple[int, int]) -> bool:
+    """The rules of `version` (None: the newest) include a change made in `release` (major, minor)."""
+    if version is None:
+        return True
+    major, minor = (int(part) for part in version.split(".")[:2])
+    return (major, minor) >= release

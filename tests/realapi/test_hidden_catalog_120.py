@@ -1,0 +1,215 @@
+"""The independent mutation catalog (tests/hidden_mutations.py) against real servers.
+
+Every case is one edit to an object `mxjob render examples/single` writes. Expected verdicts come only from the
+servers: kube-apiserver v1.20.2 of this tier (`dryRun=All` creates over HTTPS, admission included) and
+core-validate (Kubernetes 1.36's own defaulting and validation, offline). `mxjob validate` must agree with
+each: with `--kubernetes-version 1.25` against v1.20.2 (1.25 is the oldest release whose schemas ship; the cases
+marked `no120` use a rule 1.20 did not have and are left to the 1.36 comparison), and with 1.36 against
+core-validate (cases marked `admission` are verdicts of admission plugins, which core-validate does not run).
+Pod edits that touch only `spec` go into the Worker's pod template too: `mxjob render` must refuse them
+exactly when v1.20.2 refuses the pod.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import EXAMPLES, run_cli
+from tests.hidden_mutations import CASES, Case, apply
+from tests.realapi.cluster import RealCluster
+from tests.realcomp import realcomp_bin
+
+NAMESPACE = "hidden-catalog"
+OLDEST_SHIPPED = "1.25"
+MODERN = "1.36"
+PLURAL = {"pod": "pods", "service": "services", "configmap": "configmaps"}
+CORE = ("pod", "service", "configmap")
+# Edits that `mxjob render` refuses by the MXJob's own rules, with the code: the operator needs the container
+# named mxnet (MXJ206); each mxnet port becomes a port of the replica's headless Service, so a port without a name
+# next to the added mxjob-port, or a second port 9091/TCP, makes a Service v1.20.2 refuses (`spec.ports[1]:
+# Duplicate value`, seen from that server while render still wrote it) (MXJ208).
+RENDER_OWN_RULES = {
+    "ctr.name-63": "MXJ206",
+    "port.unnamed-ok": "MXJ208",
+    "port.name-15": "MXJ208",
+    "port.name-one-letter-digits": "MXJ208",
+    "port.same-number-other-name": "MXJ208",
+}
+
+
+def _bases() -> dict[str, dict[str, Any]]:
+    result = run_cli(["render", str(EXAMPLES / "single" / "mx_job_single_worker.yaml")])
+    assert result.exit_code == 0, result.stderr
+    found: dict[str, dict[str, Any]] = {}
+    for doc in yaml.safe_load_all(result.stdout):
+        doc["metadata"].pop("namespace", None)
+        found.setdefault(doc["kind"].lower(), doc)
+    return found
+
+
+BASES = _bases()
+
+
+def mutated(index: int, item: Case) -> dict[str, Any]:
+    """The case's object; names get the case's index first so that no two files render the same object."""
+    obj = copy.deepcopy(BASES[item.base])
+    if item.base != "mxjob":
+        obj["metadata"]["name"] = f"{obj['metadata']['name']}-h{index}"
+    return apply(obj, item.steps)
+
+
+def template_case(item: Case) -> bool:
+    return item.base == "pod" and all(path.startswith("spec.") for _, path, _ in item.steps)
+
+
+def with_template_edit(item: Case) -> dict[str, Any]:
+    """The MXJob with the case's pod-spec edit made to its Worker's pod template."""
+    job = copy.deepcopy(BASES["mxjob"])
+    template = job["spec"]["mxReplicaSpecs"]["Worker"]["template"]
+    apply(template, item.steps)
+    return job
+
+
+def _write(directory: Path, index: int, obj: dict[str, Any]) -> Path:
+    path = directory / f"case{index:03d}.yaml"
+    path.write_text(yaml.safe_dump(obj, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def validate_verdicts(directory: Path, files: dict[int, Path], version: str) -> dict[int, bool]:
+    """`mxjob validate` of every file in one run: index -> accepted (no error for that file)."""
+    if not files:
+        return {}
+    result = run_cli(["validate", "--kubernetes-version", version, "--format", "json", "-q", str(directory)])
+    assert result.exit_code in (0, 1), result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    bad: set[str] = set()
+    for diagnostic in report["diagnostics"]:
+        if diagnostic["severity"] == "error":
+            bad.add(diagnostic.get("file") or "")
+    seen: set[str] = set()
+    for resource in report["resources"]:
+        origin = resource["origin"]["file"]
+        seen.add(origin)
+        if resource["status"] != "valid":
+            bad.add(origin)
+    missing = [str(p) for p in files.values() if str(p) not in seen and str(p) not in bad]
+    assert not missing, f"validate reported nothing for {missing}"
+    return {index: str(path) not in bad for index, path in files.items()}
+
+
+def judge_validate(tmp: Path, version: str, indices: list[int]) -> dict[int, bool]:
+    """Core objects go in one validate run; each MXJob alone (every MXJob renders the same pod names)."""
+    verdicts: dict[int, bool] = {}
+    core_dir = tmp / f"core-{version}"
+    core_dir.mkdir()
+    core_files = {}
+    for index in indices:
+        item = CASES[index]
+        if item.base == "mxjob":
+            alone = tmp / f"job-{version}-{index}"
+            alone.mkdir()
+            verdicts |= validate_verdicts(alone, {index: _write(alone, index, mutated(index, item))}, version)
+        else:
+            core_files[index] = _write(core_dir, index, mutated(index, item))
+    return verdicts | validate_verdicts(core_dir, core_files, version)
+
+
+@pytest.fixture(scope="module")
+def server_verdicts(mxjob_crd: RealCluster) -> dict[int, tuple[bool, str]]:
+    """v1.20.2's answer to a dry-run create of every case: index -> (accepted, message)."""
+    mxjob_crd.ensure_namespace(NAMESPACE)
+    verdicts: dict[int, tuple[bool, str]] = {}
+    for index, item in enumerate(CASES):
+        if item.base == "mxjob":
+            path = f"/apis/kubeflow.org/v1/namespaces/{NAMESPACE}/mxjobs?dryRun=All"
+        else:
+            path = f"/api/v1/namespaces/{NAMESPACE}/{PLURAL[item.base]}?dryRun=All"
+        code, body = mxjob_crd.request("POST", path, mutated(index, item))
+        assert code in (200, 201, 400, 403, 422), (item.name, code, body)
+        verdicts[index] = (code in (200, 201), str(body.get("message", ""))[:300])
+    return verdicts
+
+
+@pytest.fixture(scope="module")
+def core_validate_verdicts(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[bool, str]]:
+    """core-validate (Kubernetes 1.36) on every Pod, Service and ConfigMap case, in one run."""
+    binary = realcomp_bin("core-validate")
+    indices = [i for i, item in enumerate(CASES) if item.base in CORE and not item.admission]
+    stream = tmp_path_factory.mktemp("core-validate") / "cases.yaml"
+    stream.write_text("".join("---\n" + json.dumps(mutated(i, CASES[i])) + "\n" for i in indices), encoding="utf-8")
+    run = subprocess.run([str(binary), str(stream)], capture_output=True, text=True, timeout=300)
+    lines = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+    assert len(lines) == len(indices), run.stderr[-2000:]
+    return {
+        i: (not line["errors"], "; ".join(line["errors"] or [])[:300]) for i, line in zip(indices, lines, strict=True)
+    }
+
+
+def _disagreements(ours: dict[int, bool], theirs: dict[int, tuple[bool, str]], what: str) -> Iterator[str]:
+    for index, accepted in sorted(ours.items()):
+        expected, message = theirs[index]
+        if accepted != expected:
+            side = "false positive (we reject)" if expected else "false negative (we accept)"
+            yield f"{CASES[index].name}: {side}; {what} says: {message or 'accepted'}"
+
+
+def test_validate_agrees_with_kube_apiserver_120(server_verdicts: dict[int, tuple[bool, str]], tmp_path: Path) -> None:
+    indices = [i for i, item in enumerate(CASES) if not item.no120]
+    assert len(indices) >= 200
+    ours = judge_validate(tmp_path, OLDEST_SHIPPED, indices)
+    found = list(_disagreements(ours, server_verdicts, "kube-apiserver v1.20.2"))
+    assert not found, f"{len(found)} of {len(indices)} cases disagree:\n" + "\n".join(found)
+
+
+def test_validate_agrees_with_core_validate_136(
+    core_validate_verdicts: dict[int, tuple[bool, str]], tmp_path: Path
+) -> None:
+    ours = judge_validate(tmp_path, MODERN, sorted(core_validate_verdicts))
+    found = list(_disagreements(ours, core_validate_verdicts, "core-validate 1.36"))
+    assert not found, f"{len(found)} of {len(ours)} cases disagree:\n" + "\n".join(found)
+
+
+def _dry_run(cluster: RealCluster, obj: dict[str, Any]) -> tuple[bool, str]:
+    plural = {"Pod": "pods", "Service": "services", "ConfigMap": "configmaps"}[obj["kind"]]
+    obj["metadata"].pop("namespace", None)
+    code, body = cluster.request("POST", f"/api/v1/namespaces/{NAMESPACE}/{plural}?dryRun=All", obj)
+    assert code in (200, 201, 400, 403, 422), (code, body)
+    return code in (200, 201), str(body.get("message", ""))[:300]
+
+
+def test_render_refuses_what_kube_apiserver_120_refuses(
+    mxjob_crd: RealCluster, server_verdicts: dict[int, tuple[bool, str]], tmp_path: Path
+) -> None:
+    """Refused: v1.20.2 must refuse the pod carrying the edit. Rendered: v1.20.2 must accept every Pod, Service
+    and ConfigMap written (the compiler may complete or override what the template says, e.g. restartPolicy)."""
+    indices = [i for i, item in enumerate(CASES) if template_case(item) and not item.no120 and not item.admission]
+    assert len(indices) >= 150
+    found: list[str] = []
+    for index in indices:
+        name = CASES[index].name
+        path = _write(tmp_path, index, with_template_edit(CASES[index]))
+        result = run_cli(["render", "--kubernetes-version", OLDEST_SHIPPED, "--no-job", str(path)])
+        assert result.exit_code in (0, 1), (name, result.stderr[-2000:])
+        if name in RENDER_OWN_RULES:
+            if result.exit_code != 1 or RENDER_OWN_RULES[name] not in result.stderr:
+                found.append(f"{name}: render should refuse with {RENDER_OWN_RULES[name]}: {result.stderr[:300]}")
+            continue
+        if result.exit_code == 1:
+            accepted, _ = server_verdicts[index]
+            if accepted:
+                found.append(f"{name}: render refuses a pod v1.20.2 accepts; render says: {result.stderr[:300]}")
+            continue
+        for obj in yaml.safe_load_all(result.stdout):
+            accepted, message = _dry_run(mxjob_crd, obj)
+            if not accepted:
+                found.append(f"{name}: render wrote a {obj['kind']} v1.20.2 refuses: {message}")
+    assert not found, f"{len(found)} of {len(indices)} cases disagree:\n" + "\n".join(found)
