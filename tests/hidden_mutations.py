@@ -1,17 +1,20 @@
 """An independent catalog of single edits to rendered objects, judged by real API servers (never by this file).
 
-Each case names a base object (what `mxjob render` writes for examples/single: its worker Pod, Service and
-ConfigMap; or the MXJob itself) and one edit to it. The expected verdict is not written here: the test asks a
-real kube-apiserver v1.20.2 (`dryRun=All`) and core-validate 1.36, and compares `mxjob validate` with them.
+Each case names a base object (what `mxjob render` writes for the examples: a worker Pod of examples/single,
+train, byteps or tune, the Service and ConfigMap of examples/single, or its MXJob) and one edit to it. The expected
+verdict is not written here: tests/realapi/test_hidden_catalog_120.py asks a real kube-apiserver v1.20.2
+(`dryRun=All`) and core-validate 1.36, and compares `mxjob validate` with them.
 
-An edit is a list of steps on dotted paths (`spec.containers.0.ports.0.name`; `+` appends to a list; a missing
-map on the way is created). Pod edits that touch only `spec` are also applied to the Worker's pod template of
-the MXJob, and `mxjob render` must refuse exactly what the server refuses.
+An edit is a list of steps on dotted paths (`spec.containers.0.ports.0.name`; "add" appends to a list; a missing
+map on the way is created; after a map of arbitrary keys such as `labels` or `limits` the rest is one key). Pod
+edits of the spec, labels or annotations are also made to the pod template of the MXJob, and `mxjob render` must
+refuse them when the server refuses the pod, and otherwise write only objects the server accepts.
 
-Flags: `admission` marks a verdict only the HTTP path gives (admission plugins, the server's --allow-privileged,
-generateName, the ServiceAccount a pod gets), which core-validate does not model; `no120` a rule that changed
-between 1.20 and 1.25, the oldest release `mxjob validate` ships (the case is then compared with core-validate
-alone).
+Flags: `http_only` marks a verdict only the HTTP path gives: admission plugins, the server's --allow-privileged,
+generateName, the ServiceAccount admission gives a pod, and strict JSON decoding of the request body (core-validate
+reads its input through sigs.k8s.io/yaml, which turns `9091.0` into `9091` as kubectl does for YAML files); `no120`
+a rule that changed between 1.20 and 1.25, the oldest release `mxjob validate` ships (the case is then compared with
+core-validate alone).
 """
 
 from __future__ import annotations
@@ -26,9 +29,9 @@ Step = tuple[str, str, Any]  # (op, path, value): op is "set", "del" or "add" (a
 @dataclass(frozen=True)
 class Case:
     name: str
-    base: str  # "pod", "service", "configmap" or "mxjob"
+    base: str  # "pod" (examples/single), "gpu-pod", "byteps-pod", "tune-pod", "service", "configmap", "mxjob"
     steps: tuple[Step, ...]
-    admission: bool = False
+    http_only: bool = False
     no120: bool = False
     extra: tuple[str, ...] = field(default=())
 
@@ -75,8 +78,8 @@ def apply(obj: dict[str, Any], steps: tuple[Step, ...]) -> dict[str, Any]:
 CASES: list[Case] = []
 
 
-def case(name: str, base: str, *steps: Step, admission: bool = False, no120: bool = False) -> None:
-    CASES.append(Case(name, base, tuple(steps), admission, no120))
+def case(name: str, base: str, *steps: Step, http_only: bool = False, no120: bool = False) -> None:
+    CASES.append(Case(name, base, tuple(steps), http_only, no120))
 
 
 def pod(name: str, *steps: Step, **flags: bool) -> None:
@@ -117,13 +120,13 @@ def metadata_cases() -> None:
     pod("meta.name-underscore", sset("metadata.name", "a_b"))
     pod("meta.name-trailing-dash", sset("metadata.name", "worker-"))
     pod("meta.name-double-dot", sset("metadata.name", "a..b"))
-    pod("meta.generate-name", sdel("metadata.name"), sset("metadata.generateName", "gen-"), admission=True)
-    pod("meta.generate-name-bad", sdel("metadata.name"), sset("metadata.generateName", "Gen_"), admission=True)
+    pod("meta.generate-name", sdel("metadata.name"), sset("metadata.generateName", "gen-"), http_only=True)
+    pod("meta.generate-name-bad", sdel("metadata.name"), sset("metadata.generateName", "Gen_"), http_only=True)
     pod(
         "meta.generate-name-trailing-dash-ok",
         sdel("metadata.name"),
         sset("metadata.generateName", "a-b-"),
-        admission=True,
+        http_only=True,
     )
     pod("meta.no-name", sdel("metadata.name"))
     pod("meta.label-prefixed", sset("metadata.labels.example.com/key", "v"))
@@ -181,7 +184,7 @@ def metadata_cases() -> None:
     pod("meta.creation-timestamp-set", sset("metadata.creationTimestamp", "2020-01-01T00:00:00Z"))
     case("svc.label-value-bad", "service", sset("metadata.labels.k", "a b"))
     case("cm.annotation-over-limit", "configmap", sset("metadata.annotations.k", "v" * 262144))
-    case("cm.generate-name", "configmap", sdel("metadata.name"), sset("metadata.generateName", "cfg-"), admission=True)
+    case("cm.generate-name", "configmap", sdel("metadata.name"), sset("metadata.generateName", "cfg-"), http_only=True)
     case("mxjob.name-uppercase", "mxjob", sset("metadata.name", "Mnist"))
     case("mxjob.label-value-bad", "mxjob", sset("metadata.labels.team", "a/b"))
     case("mxjob.annotation-over-limit", "mxjob", sset("metadata.annotations.k", "v" * 262144))
@@ -464,7 +467,7 @@ def security_cases() -> None:
     pod("sec.run-as-user-large", sset(f"{sc}.runAsUser", 2147483647))
     pod("sec.run-as-user-too-large", sset(f"{sc}.runAsUser", 2147483648))
     pod("sec.run-as-group-negative", sset(f"{sc}.runAsGroup", -1))
-    pod("sec.privileged", sset(f"{sc}.privileged", True), admission=True)
+    pod("sec.privileged", sset(f"{sc}.privileged", True), http_only=True)
     pod("sec.no-escalation-privileged", sset(f"{sc}.privileged", True), sset(f"{sc}.allowPrivilegeEscalation", False))
     pod(
         "sec.no-escalation-sys-admin",
@@ -558,12 +561,12 @@ def pod_level_cases() -> None:
     pod("pod.node-selector-key-bad", sset("spec.nodeSelector.bad key", "v"))
     pod("pod.node-selector-value-bad", sset("spec.nodeSelector.kubernetes.io/arch", "a b"))
     pod("pod.node-selector-ok", sset("spec.nodeSelector.kubernetes.io/arch", "amd64"))
-    pod("pod.priority-set", sset("spec.priority", 1000), admission=True)
-    pod("pod.preemption-never", sset("spec.preemptionPolicy", "Never"), admission=True)
+    pod("pod.priority-set", sset("spec.priority", 1000), http_only=True)
+    pod("pod.preemption-never", sset("spec.preemptionPolicy", "Never"), http_only=True)
     pod("pod.preemption-bad", sset("spec.preemptionPolicy", "Bogus"))
     pod("pod.readiness-gate-bad", sset("spec.readinessGates", [{"conditionType": "bad type!"}]))
     pod("pod.readiness-gate-ok", sset("spec.readinessGates", [{"conditionType": "example.com/ready"}]))
-    pod("pod.overhead-without-class", sset("spec.overhead", {"cpu": "100m"}), admission=True)
+    pod("pod.overhead-without-class", sset("spec.overhead", {"cpu": "100m"}), http_only=True)
     pod("pod.runtime-class-bad", sset("spec.runtimeClassName", "Bad_Name"))
     pod("pod.deadline-zero", sset("spec.activeDeadlineSeconds", 0))
     pod("pod.deadline-negative", sset("spec.activeDeadlineSeconds", -1))
@@ -755,12 +758,12 @@ def volume_cases() -> None:
     vol(
         "vol.projected-token-short",
         {"name": "data", "projected": {"sources": [{"serviceAccountToken": {"path": "t", "expirationSeconds": 300}}]}},
-        admission=True,
+        http_only=True,
     )
     vol(
         "vol.projected-token-ok",
         {"name": "data", "projected": {"sources": [{"serviceAccountToken": {"path": "t", "expirationSeconds": 3600}}]}},
-        admission=True,
+        http_only=True,
     )
     vol(
         "vol.projected-two-in-one",
@@ -804,7 +807,7 @@ def volume_cases() -> None:
         EMPTY,
         sadd(m, {**mount, "mountPropagation": "Bidirectional"}),
         sset(f"{C0}.securityContext.privileged", True),
-        admission=True,
+        http_only=True,
     )
     vol("mount.propagation-host-to-container", EMPTY, sadd(m, {**mount, "mountPropagation": "HostToContainer"}))
     vol("mount.propagation-bad", EMPTY, sadd(m, {**mount, "mountPropagation": "Bogus"}))
@@ -908,7 +911,7 @@ def service_cases() -> None:
     svc("svc.name-leading-digit", sset("metadata.name", "1svc"))
     svc("svc.name-63", sset("metadata.name", "s" * 63))
     svc("svc.name-64", sset("metadata.name", "s" * 64))
-    svc("svc.generate-name-digit", sdel("metadata.name"), sset("metadata.generateName", "1-"), admission=True)
+    svc("svc.generate-name-digit", sdel("metadata.name"), sset("metadata.generateName", "1-"), http_only=True)
     svc("svc.app-protocol-ok", sset(f"{p0}.appProtocol", "kubernetes.io/h2c"))
     svc("svc.app-protocol-plain", sset(f"{p0}.appProtocol", "http"))
     svc("svc.app-protocol-bad", sset(f"{p0}.appProtocol", "bad proto"))
@@ -948,6 +951,84 @@ def configmap_cases() -> None:
     cm("cm.name-colon", sset("metadata.name", "a:b"))
 
 
+def gpu_cases() -> None:
+    """GPU pods as vendors' MXJob templates write them (examples/train, byteps, tune)."""
+    r = f"{C0}.resources"
+    case("gpu.request-without-limit", "gpu-pod", sdel(f"{r}.limits"), sset(f"{r}.requests.nvidia.com/gpu", 1))
+    case("gpu.request-equal-limit", "gpu-pod", sset(f"{r}.requests.nvidia.com/gpu", 1))
+    case("gpu.request-above-limit", "gpu-pod", sset(f"{r}.requests.nvidia.com/gpu", 2))
+    case("gpu.placeholder", "gpu-pod", sset(f"{r}.limits.nvidia.com/gpu", "<GPU_LIMIT>"))
+    case("gpu.template-variable", "gpu-pod", sset(f"{r}.limits.nvidia.com/gpu", "${GPUS}"))
+    case("gpu.half", "gpu-pod", sset(f"{r}.limits.nvidia.com/gpu", "1.5"))
+    case("gpu.negative", "gpu-pod", sset(f"{r}.limits.nvidia.com/gpu", -1))
+    case("gpu.zero", "gpu-pod", sset(f"{r}.limits.nvidia.com/gpu", 0))
+    case("gpu.amd", "gpu-pod", sset(f"{r}.limits", {"amd.com/gpu": 1}))
+    case("gpu.typo-plural", "gpu-pod", sset(f"{r}.limits", {"nvidia.com/gpus": 1}))
+    case("gpu.bare-name", "gpu-pod", sset(f"{r}.limits", {"gpu": 1}))
+    case("gpu.kubernetes-io", "gpu-pod", sset(f"{r}.limits", {"kubernetes.io/gpu": "1"}))
+    case("gpu.mig-profile", "gpu-pod", sset(f"{r}.limits", {"nvidia.com/mig-1g.5gb": 1}))
+    case("gpu.with-cpu-over", "gpu-pod", sset(f"{r}.limits.cpu", "1"), sset(f"{r}.requests.cpu", "2"))
+    case("gpu.memory-gb", "gpu-pod", sset(f"{r}.limits.memory", "16GB"))
+    case("gpu.memory-lower-gi", "gpu-pod", sset(f"{r}.limits.memory", "16gi"))
+    case("gpu.toleration", "gpu-pod", sset("spec.tolerations", [{"key": "nvidia.com/gpu", "operator": "Exists"}]))
+    case("gpu.node-selector", "gpu-pod", sset("spec.nodeSelector", {"nvidia.com/gpu.product": "Tesla-V100-SXM2-16GB"}))
+    case(
+        "gpu.shm-volume",
+        "gpu-pod",
+        sadd("spec.volumes", {"name": "dshm", "emptyDir": {"medium": "Memory"}}),
+        sadd(f"{C0}.volumeMounts", {"name": "dshm", "mountPath": "/dev/shm"}),
+    )
+    case("byteps.eight-requested", "byteps-pod", sset(f"{r}.requests.nvidia.com/gpu", 8))
+    case("byteps.four-requested", "byteps-pod", sset(f"{r}.requests.nvidia.com/gpu", 4))
+    case("byteps.rdma", "byteps-pod", sset(f"{r}.limits.rdma/hca", 1))
+    case("byteps.ipc-lock", "byteps-pod", sset(f"{C0}.securityContext.capabilities.add", ["IPC_LOCK"]))
+    case("byteps.host-network", "byteps-pod", sset("spec.hostNetwork", True))
+    case("byteps.env-name-digit", "byteps-pod", sadd(f"{C0}.env", {"name": "2FA", "value": "x"}))
+    case("tune.selector-label", "tune-pod", sset("spec.nodeSelector", {"accelerator": "2080ti"}))
+    case("tune.selector-bad", "tune-pod", sset("spec.nodeSelector", {"accelerator": "2080 ti"}))
+    case("tune.label-template-ok", "tune-pod", sset("metadata.labels.team", "tuning"))
+    case("tune.label-template-bad", "tune-pod", sset("metadata.labels.team", "tuning team"))
+    case("tune.annotation-template-bad-key", "tune-pod", sset("metadata.annotations.bad key", "x"))
+
+
+def decoding_cases() -> None:
+    """Values the server's JSON decoding refuses or quietly accepts before any validation."""
+    p0 = f"{C0}.ports.0"
+    pod("decode.port-int32-overflow", sset(f"{p0}.containerPort", 4294967297))
+    pod("decode.port-float", sset(f"{p0}.containerPort", 9091.5))
+    pod("decode.port-float-whole", sset(f"{p0}.containerPort", 9091.0), http_only=True)
+    pod("decode.port-string", sset(f"{p0}.containerPort", "9091"))
+    pod("decode.run-as-user-int64-overflow", sset(f"{C0}.securityContext.runAsUser", 2**63))
+    pod("decode.deadline-huge", sset("spec.activeDeadlineSeconds", 2**62))
+    pod("decode.grace-huge", sset("spec.terminationGracePeriodSeconds", 2**62))
+    pod("decode.host-network-string", sset("spec.hostNetwork", "true"))
+    pod("decode.restart-policy-number", sset("spec.restartPolicy", 1))
+    pod("decode.env-value-bool", sadd(f"{C0}.env", {"name": "X", "value": True}))
+    pod("decode.env-value-null", sadd(f"{C0}.env", {"name": "X", "value": None}))
+    pod("decode.label-value-number", sset("metadata.labels.n", 1))
+    pod("decode.label-value-null", sset("metadata.labels.n", None))
+    pod("decode.annotation-null", sset("metadata.annotations.n", None))
+    pod("decode.args-null", sset(f"{C0}.args", None))
+    pod("decode.args-number", sset(f"{C0}.args", ["--epochs", 10]))
+    pod("decode.command-string", sset(f"{C0}.command", "python train.py"))
+    pod("decode.cpu-number-float", sset(f"{C0}.resources.requests.cpu", 0.25))
+    pod("decode.cpu-exponent-number", sset(f"{C0}.resources.requests.memory", 1e9))
+    pod("decode.cpu-huge-exponent", sset(f"{C0}.resources.requests.cpu", "1e1001"))
+    pod("decode.cpu-exponent-1e4", sset(f"{C0}.resources.requests.cpu", "1e10000"))
+    pod("decode.cpu-exponent-1e5", sset(f"{C0}.resources.requests.cpu", "1e100000"))
+    pod("decode.cpu-exponent-999000", sset(f"{C0}.resources.requests.cpu", "1e999000"))
+    pod("decode.cpu-tiny-exponent", sset(f"{C0}.resources.requests.cpu", "1e-999000"))
+    pod("decode.memory-huge-ok", sset(f"{C0}.resources.requests.memory", "9223372036854775807"))
+    pod("decode.volumes-null", sset("spec.volumes", None))
+    pod("decode.tolerations-object", sset("spec.tolerations", {"key": "k"}))
+    pod("decode.node-selector-list", sset("spec.nodeSelector", ["a"]))
+    case("decode.cm-value-number", "configmap", sset("data.n", 1))
+    case("decode.cm-value-null", "configmap", sset("data.n", None))
+    case("decode.svc-port-string", "service", sset("spec.ports.0.port", "9091"))
+    case("decode.svc-target-float", "service", sset("spec.ports.0.targetPort", 80.5))
+    case("decode.svc-selector-null-value", "service", sset("spec.selector.k", None))
+
+
 _register_all(
     metadata_cases,
     container_cases,
@@ -961,4 +1042,6 @@ _register_all(
     init_container_cases,
     service_cases,
     configmap_cases,
+    gpu_cases,
+    decoding_cases,
 )

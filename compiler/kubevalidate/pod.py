@@ -93,7 +93,7 @@ def check_pod_spec(found: Found, spec: Any, path: JsonPath, version: str | None,
         if spec.get(key):
             check_name(found, P, (*path, key), spec[key], names.dns1123_label)
     deadline = spec.get("activeDeadlineSeconds")
-    if is_int(deadline) and deadline <= 0:
+    if is_int(deadline) and not 1 <= deadline <= 2147483647:
         invalid(found, P, (*path, "activeDeadlineSeconds"), deadline, "must be between 1 and 2147483647, inclusive")
     for name in as_dict(spec.get("overhead")):
         quantity(found, (*path, "overhead", name), spec["overhead"][name])
