@@ -1029,6 +1029,131 @@ def decoding_cases() -> None:
     case("decode.svc-selector-null-value", "service", sset("spec.selector.k", None))
 
 
+def later_release_cases() -> None:
+    """Fields and rules of releases after 1.20 (`no120`: judged by core-validate 1.36 only), and more edges."""
+    e, sc, psc = f"{C0}.env", f"{C0}.securityContext", "spec.securityContext"
+    ref = {"fieldPath": "metadata.annotations['example.com/key']"}
+    pod("env.field-annotation-qualified", sadd(e, {"name": "X", "valueFrom": {"fieldRef": ref}}))
+    pod("env.field-host-ips", sadd(e, {"name": "X", "valueFrom": {"fieldRef": {"fieldPath": "status.hostIPs"}}}))
+    pod(
+        "vol.downward-label-subscript",
+        sadd(
+            "spec.volumes",
+            {
+                "name": "d",
+                "downwardAPI": {"items": [{"path": "t", "fieldRef": {"fieldPath": "metadata.labels['team']"}}]},
+            },
+        ),
+    )
+    pod(
+        "vol.downward-uid",
+        sadd(
+            "spec.volumes",
+            {"name": "d", "downwardAPI": {"items": [{"path": "u", "fieldRef": {"fieldPath": "metadata.uid"}}]}},
+        ),
+    )
+    pod("probe.grpc", sset(f"{C0}.readinessProbe", {"grpc": {"port": 9091}}), no120=True)
+    pod("probe.grpc-port-zero", sset(f"{C0}.readinessProbe", {"grpc": {"port": 0}}), no120=True)
+    pod(
+        "probe.grace-zero",
+        sset(f"{C0}.livenessProbe", {"tcpSocket": {"port": 1}, "terminationGracePeriodSeconds": 0}),
+        no120=True,
+    )
+    pod("os.bogus", sset("spec.os", {"name": "plan9"}), no120=True)
+    pod(
+        "os.linux-windows-options",
+        sset("spec.os", {"name": "linux"}),
+        sset(f"{sc}.windowsOptions", {"runAsUserName": "u"}),
+        no120=True,
+    )
+    pod(
+        "os.windows-seccomp",
+        sset("spec.os", {"name": "windows"}),
+        sset(f"{psc}.seccompProfile", {"type": "RuntimeDefault"}),
+        no120=True,
+    )
+    pod(
+        "os.windows-sysctl",
+        sset("spec.os", {"name": "windows"}),
+        sset(f"{psc}.sysctls", [{"name": "kernel.msgmax", "value": "1"}]),
+        no120=True,
+    )
+    pod("os.windows-run-as-user", sset("spec.os", {"name": "windows"}), sset(f"{sc}.runAsUser", 1000), no120=True)
+    pod("os.linux-ok", sset("spec.os", {"name": "linux"}), sset(f"{sc}.runAsUser", 1000), no120=True)
+    tsc = {
+        "maxSkew": 1,
+        "topologyKey": "zone",
+        "whenUnsatisfiable": "ScheduleAnyway",
+        "labelSelector": {"matchLabels": {"a": "b"}},
+    }
+    pod("tsc.min-domains-anyway", sset("spec.topologySpreadConstraints", [{**tsc, "minDomains": 2}]), no120=True)
+    pod(
+        "tsc.min-domains-zero",
+        sset("spec.topologySpreadConstraints", [{**tsc, "whenUnsatisfiable": "DoNotSchedule", "minDomains": 0}]),
+        no120=True,
+    )
+    pod(
+        "tsc.node-policy-bad",
+        sset("spec.topologySpreadConstraints", [{**tsc, "nodeAffinityPolicy": "Bogus"}]),
+        no120=True,
+    )
+    pod(
+        "tsc.match-label-keys-overlap",
+        sset("spec.topologySpreadConstraints", [{**tsc, "matchLabelKeys": ["a"]}]),
+        no120=True,
+    )
+    pod(
+        "tsc.match-label-keys-ok",
+        sset("spec.topologySpreadConstraints", [{**tsc, "matchLabelKeys": ["pod-template-hash"]}]),
+        no120=True,
+    )
+    init = {"name": "side", "image": "busybox:1.36", "restartPolicy": "Always"}
+    pod(
+        "sidecar.probes",
+        sadd("spec.initContainers", {**init, "readinessProbe": {"tcpSocket": {"port": 1}}}),
+        no120=True,
+    )
+    pod("sidecar.restart-bad", sadd("spec.initContainers", {**init, "restartPolicy": "OnFailure"}), no120=True)
+    pod(
+        "sidecar.startup-success-2",
+        sadd("spec.initContainers", {**init, "startupProbe": {"tcpSocket": {"port": 1}, "successThreshold": 2}}),
+        no120=True,
+    )
+    pod("pod.host-users-host-network", sset("spec.hostUsers", False), sset("spec.hostNetwork", True), no120=True)
+    pod("pod.scheduling-gate-ok", sset("spec.schedulingGates", [{"name": "example.com/wait"}]), no120=True)
+    pod("pod.scheduling-gate-bad", sset("spec.schedulingGates", [{"name": "bad gate"}]), no120=True)
+    pod("pod.scheduling-gate-duplicate", sset("spec.schedulingGates", [{"name": "a"}, {"name": "a"}]), no120=True)
+    pod("pod.dns-search-underscore", sset("spec.dnsConfig", {"searches": ["_tcp.example.com"]}))
+    pod("sec.proc-mount-unmasked", sset(f"{sc}.procMount", "Unmasked"), no120=True)
+    pod("sec.apparmor-localhost-no-profile", sset(f"{sc}.appArmorProfile", {"type": "Localhost"}), no120=True)
+    pod("sec.apparmor-bogus", sset(f"{sc}.appArmorProfile", {"type": "Bogus"}), no120=True)
+    pod("hook.sleep-negative", sset(f"{C0}.lifecycle.preStop", {"sleep": {"seconds": -1}}), no120=True)
+    pod("hook.sleep-ok", sset(f"{C0}.lifecycle.preStop", {"sleep": {"seconds": 5}}), no120=True)
+    pod("pod.priority-zero", sset("spec.priority", 0), http_only=True)
+    pod("pod.preemption-explicit-default", sset("spec.preemptionPolicy", "PreemptLowerPriority"), http_only=True)
+    pod(
+        "pod.priority-system-class",
+        sset("spec.priorityClassName", "system-cluster-critical"),
+        sset("spec.priority", 2000000000),
+        http_only=True,
+    )
+    pod(
+        "pod.priority-system-class-mismatch",
+        sset("spec.priorityClassName", "system-cluster-critical"),
+        sset("spec.priority", 5),
+        http_only=True,
+    )
+    pod("meta.annotation-key-upper-prefix", sset("metadata.annotations.Example.com/Key", "v"))
+    pod("res.hugepages-1gi-ok", sset(f"{C0}.resources.limits.hugepages-1Gi", "2Gi"))
+    pod("res.cpu-limit-zero", sset(f"{C0}.resources.limits.cpu", "0"))
+    case("svc.internal-policy-bad", "service", sset("spec.internalTrafficPolicy", "Bogus"), no120=True)
+    case("svc.lb-class-on-cluster-ip", "service", sset("spec.loadBalancerClass", "example.com/lb"), no120=True)
+    case("svc.app-protocol-k8s-prefix", "service", sset("spec.ports.0.appProtocol", "kubernetes.io/bogus"))
+    case("svc.ip-family-policy-bad", "service", sset("spec.ipFamilyPolicy", "Bogus"), no120=True)
+    case("cm.key-inner-dots", "configmap", sset("data.a..b", "v"))
+    case("cm.binary-key-slash", "configmap", sset("binaryData.a/b", "aGk="))
+
+
 _register_all(
     metadata_cases,
     container_cases,
@@ -1044,4 +1169,5 @@ _register_all(
     configmap_cases,
     gpu_cases,
     decoding_cases,
+    later_release_cases,
 )

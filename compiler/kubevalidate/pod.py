@@ -11,6 +11,7 @@ from mxjob_gitops.compiler.kubevalidate import names
 from mxjob_gitops.compiler.kubevalidate.admission import check_admission
 from mxjob_gitops.compiler.kubevalidate.container import check_container
 from mxjob_gitops.compiler.kubevalidate.network import check_dns, check_host_aliases, check_host_ports
+from mxjob_gitops.compiler.kubevalidate.recent import check_recent
 from mxjob_gitops.compiler.kubevalidate.report import (
     Found,
     as_dict,
@@ -70,6 +71,7 @@ def check_pod_spec(found: Found, spec: Any, path: JsonPath, version: str | None,
     check_dns(found, spec, path, version)
     check_host_ports(found, spec, path)
     check_admission(found, spec, path)
+    check_recent(found, spec, path, version)
     _tolerations(found, spec.get("tolerations"), (*path, "tolerations"))
     _spread(found, spec.get("topologySpreadConstraints"), (*path, "topologySpreadConstraints"))
     check_host_aliases(found, spec.get("hostAliases"), (*path, "hostAliases"))

@@ -1,6 +1,6 @@
 """A Service: k8s.io/kubernetes pkg/apis/core/validation/validation.go `ValidateService` (type, ports,
 selector, cluster IP, external name, session affinity, external IPs via `ValidateNonSpecialIP`, traffic policy,
-health-check node port, load-balancer source ranges)."""
+health-check node port, load-balancer source ranges and class; internalTrafficPolicy and ipFamilyPolicy enums)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
 PROTOCOLS = ("SCTP", "TCP", "UDP")
 AFFINITIES = ("ClientIP", "None")
 TRAFFIC_POLICIES = ("Cluster", "Local")
+FAMILY_POLICIES = ("PreferDualStack", "RequireDualStack", "SingleStack")
 _IP = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
 
 
@@ -59,6 +60,11 @@ def check_service(found: Found, spec: Any, path: JsonPath) -> None:
     if is_int(health) and health != 0 and not (kind == "LoadBalancer" and policy == "Local"):
         detail = "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"
         invalid(found, S, (*path, "healthCheckNodePort"), health, detail)
+    for key, allowed in (("internalTrafficPolicy", TRAFFIC_POLICIES), ("ipFamilyPolicy", FAMILY_POLICIES)):
+        if spec.get(key) is not None and spec[key] not in allowed:
+            unsupported(found, S, (*path, key), spec[key], allowed)
+    if spec.get("loadBalancerClass") is not None and kind != "LoadBalancer":
+        forbidden(found, S, (*path, "loadBalancerClass"), "may only be used when `type` is 'LoadBalancer'")
     ranges = as_list(spec.get("loadBalancerSourceRanges"))
     if ranges and kind != "LoadBalancer":
         forbidden(found, S, (*path, "LoadBalancerSourceRanges"), "may only be used when `type` is 'LoadBalancer'")
