@@ -1151,6 +1151,23 @@ def later_release_cases() -> None:
     case("svc.app-protocol-k8s-prefix", "service", sset("spec.ports.0.appProtocol", "kubernetes.io/bogus"))
     case("svc.ip-family-policy-bad", "service", sset("spec.ipFamilyPolicy", "Bogus"), no120=True)
     case("cm.key-inner-dots", "configmap", sset("data.a..b", "v"))
+    pod("probe.liveness-success-0", sset(f"{C0}.livenessProbe", {"tcpSocket": {"port": 1}, "successThreshold": 0}))
+    pod(
+        "probe.zero-timings",
+        sset(f"{C0}.readinessProbe", {"tcpSocket": {"port": 1}, "timeoutSeconds": 0, "failureThreshold": 0}),
+    )
+    gen = ("metadata.generateName", "a--")
+    pod("meta.generate-name-double-dash", sdel("metadata.name"), sset(*gen), http_only=True)
+    pod("meta.generate-name-long", sdel("metadata.name"), sset("metadata.generateName", "g" * 100), http_only=True)
+    case(
+        "svc.generate-name-long",
+        "service",
+        sdel("metadata.name"),
+        sset("metadata.generateName", "g" * 100),
+        http_only=True,
+    )
+    case("svc.cluster-ip-empty", "service", sset("spec.clusterIP", ""))
+    case("svc.headless-two-unnamed", "service", sdel("spec.ports.0.name"), sadd("spec.ports", {"port": 1}))
     case("cm.binary-key-slash", "configmap", sset("binaryData.a/b", "aGk="))
 
 

@@ -128,7 +128,8 @@ def check_probe(found: Found, probe: Any, path: JsonPath, single_success: bool) 
         value = probe.get(key)
         if is_int(value) and value < 0:
             invalid(found, C, (*path, key), value, "must be greater than or equal to 0")
-    if single_success and probe.get("successThreshold") not in (None, 1):
+    # pkg/apis/core/v1/defaults.go SetDefaults_Probe turns an unset or zero successThreshold into 1 first.
+    if single_success and probe.get("successThreshold") not in (None, 0, 1):
         invalid(found, C, (*path, "successThreshold"), probe["successThreshold"], "must be 1")
 
 
