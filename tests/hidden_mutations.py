@@ -1151,6 +1151,51 @@ def later_release_cases() -> None:
     case("svc.app-protocol-k8s-prefix", "service", sset("spec.ports.0.appProtocol", "kubernetes.io/bogus"))
     case("svc.ip-family-policy-bad", "service", sset("spec.ipFamilyPolicy", "Bogus"), no120=True)
     case("cm.key-inner-dots", "configmap", sset("data.a..b", "v"))
+    # Empty strings where templating left a value out: some are defaulted before validation, some are not.
+    pod("empty.image-pull-policy", sset(f"{C0}.imagePullPolicy", ""))
+    pod("empty.termination-message-policy", sset(f"{C0}.terminationMessagePolicy", ""))
+    pod("empty.termination-message-path", sset(f"{C0}.terminationMessagePath", ""))
+    pod("empty.port-protocol", sset(f"{C0}.ports.0.protocol", ""))
+    pod("empty.restart-policy", sset("spec.restartPolicy", ""))
+    pod("empty.dns-policy", sset("spec.dnsPolicy", ""))
+    pod("empty.scheduler-name", sset("spec.schedulerName", ""))
+    pod("empty.service-account-name", sset("spec.serviceAccountName", ""))
+    pod("empty.priority-class-name", sset("spec.priorityClassName", ""))
+    pod("empty.hostname", sset("spec.hostname", ""))
+    pod("empty.node-name", sset("spec.nodeName", ""))
+    pod("empty.fs-group-policy", sset("spec.securityContext.fsGroupChangePolicy", ""))
+    pod("empty.preemption-policy", sset("spec.preemptionPolicy", ""), http_only=True)
+    pod("empty.toleration-operator", sset("spec.tolerations", [{"key": "k", "operator": "", "value": "v"}]))
+    pod("empty.toleration-effect", sset("spec.tolerations", [{"key": "k", "operator": "Exists", "effect": ""}]))
+    pod("empty.image", sset(f"{C0}.image", ""))
+    pod("empty.working-dir", sset(f"{C0}.workingDir", ""))
+    pod("empty.env-value", sadd(f"{C0}.env", {"name": "E", "value": ""}))
+    pod(
+        "empty.mount-propagation",
+        sadd("spec.volumes", EMPTY),
+        sadd(f"{C0}.volumeMounts", {"name": "data", "mountPath": "/d", "mountPropagation": ""}),
+    )
+    pod("empty.host-path-type", sadd("spec.volumes", {"name": "h", "hostPath": {"path": "/tmp", "type": ""}}))
+    pod("empty.empty-dir-medium", sadd("spec.volumes", {"name": "m", "emptyDir": {"medium": ""}}))
+    pod("empty.seccomp-type", sset(f"{C0}.securityContext.seccompProfile", {"type": ""}))
+    pod("empty.probe-scheme", sset(f"{C0}.livenessProbe", {"httpGet": {"port": 80, "scheme": ""}}))
+    pod(
+        "empty.spread-when",
+        sset("spec.topologySpreadConstraints", [{"maxSkew": 1, "topologyKey": "z", "whenUnsatisfiable": ""}]),
+    )
+    pod("empty.runtime-class", sset("spec.runtimeClassName", ""))
+    pod("empty.subdomain", sset("spec.subdomain", ""))
+    case("empty.svc-type", "service", sset("spec.type", ""))
+    case("empty.svc-session-affinity", "service", sset("spec.sessionAffinity", ""))
+    case("empty.svc-port-protocol", "service", sset("spec.ports.0.protocol", ""))
+    case("empty.svc-external-traffic", "service", sset("spec.externalTrafficPolicy", ""))
+    case("empty.svc-cluster-ip-none-ports", "service", sset("spec.ports.0.name", ""))
+    case("empty.svc-internal-traffic", "service", sset("spec.internalTrafficPolicy", ""), no120=True)
+    case("empty.svc-ip-family-policy", "service", sset("spec.ipFamilyPolicy", ""), no120=True)
+    pod(
+        "empty.field-ref-api-version",
+        sadd(f"{C0}.env", {"name": "X", "valueFrom": {"fieldRef": {"apiVersion": "", "fieldPath": "metadata.name"}}}),
+    )
     pod("probe.liveness-success-0", sset(f"{C0}.livenessProbe", {"tcpSocket": {"port": 1}, "successThreshold": 0}))
     pod(
         "probe.zero-timings",

@@ -79,8 +79,9 @@ def check_container(
 
 
 def _enum(found: Found, owner: dict[str, Any], path: JsonPath, key: str, allowed: tuple[str, ...]) -> None:
+    """An enum the v1 defaulters fill when unset or empty (SetDefaults_Container), so "" is valid."""
     value = owner.get(key)
-    if value is not None and value not in allowed:
+    if value not in (None, "") and value not in allowed:
         unsupported(found, C, (*path, key), value, allowed)
 
 
@@ -103,8 +104,8 @@ def _ports(found: Found, ports: Any, path: JsonPath) -> None:
         host = port.get("hostPort")
         if host not in (None, 0) and names.port_number(host):
             invalid(found, C, (*at, "hostPort"), host, names.port_number(0))
-        protocol = port.get("protocol")
-        if protocol is not None and protocol not in PROTOCOLS:
+        protocol = port.get("protocol")  # "" is TCP (SetDefaults_ContainerPort)
+        if protocol not in (None, "") and protocol not in PROTOCOLS:
             unsupported(found, C, (*at, "protocol"), protocol, PROTOCOLS)
 
 
@@ -154,8 +155,8 @@ def _handler(found: Found, handler: Any, path: JsonPath, kinds: tuple[str, ...])
 
 def _http_get(found: Found, action: dict[str, Any], path: JsonPath) -> None:
     """validateHTTPGetAction: scheme HTTP or HTTPS, header names of IsHTTPHeaderName."""
-    scheme = action.get("scheme")
-    if scheme is not None and scheme not in SCHEMES:
+    scheme = action.get("scheme")  # "" is HTTP (SetDefaults_HTTPGetAction)
+    if scheme not in (None, "") and scheme not in SCHEMES:
         unsupported(found, C, (*path, "scheme"), scheme, SCHEMES)
     for header in as_list(action.get("httpHeaders")):
         name = as_dict(header).get("name")

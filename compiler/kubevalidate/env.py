@@ -86,7 +86,7 @@ def check_field_selector(
     """validateObjectFieldSelector: a convertible v1 field path; labels and annotations only with a valid
     subscript (`metadata.labels['key']`) in env, or whole in a downward API volume."""
     selector = as_dict(selector)
-    field_path, api = selector.get("fieldPath"), selector.get("apiVersion", "v1")
+    field_path, api = selector.get("fieldPath"), selector.get("apiVersion") or "v1"
     if not field_path:
         required(found, C, (*path, "fieldPath"))
         return

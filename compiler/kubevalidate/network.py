@@ -37,8 +37,8 @@ def ip(text: str) -> bool:
 
 
 def check_dns(found: Found, spec: dict[str, Any], path: JsonPath, version: str | None) -> None:
-    policy = spec.get("dnsPolicy")
-    if policy is not None and policy not in DNS_POLICIES:
+    policy = spec.get("dnsPolicy")  # "" is ClusterFirst (SetDefaults_PodSpec)
+    if policy not in (None, "") and policy not in DNS_POLICIES:
         unsupported(found, P, (*path, "dnsPolicy"), policy, DNS_POLICIES)
     config = as_dict(spec.get("dnsConfig"))
     at = (*path, "dnsConfig")

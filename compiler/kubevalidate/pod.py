@@ -66,7 +66,7 @@ def check_pod_spec(found: Found, spec: Any, path: JsonPath, version: str | None,
                 if name in seen:
                     duplicate(found, Code.K8S_CONTAINER, (*path, key, index, "name"), name)
                 seen.add(name)
-    if whole and spec.get("restartPolicy") not in (None, *RESTART_POLICIES):
+    if whole and spec.get("restartPolicy") not in (None, "", *RESTART_POLICIES):  # "": Always (SetDefaults_PodSpec)
         unsupported(found, P, (*path, "restartPolicy"), spec["restartPolicy"], RESTART_POLICIES)
     check_dns(found, spec, path, version)
     check_host_ports(found, spec, path)
@@ -88,9 +88,11 @@ def check_pod_spec(found: Found, spec: Any, path: JsonPath, version: str | None,
     for key, value in as_dict(spec.get("nodeSelector")).items():
         check_name(found, P, (*path, "nodeSelector", key), key, names.qualified_name)
         check_name(found, P, (*path, "nodeSelector", key), value, names.label_value)
-    for key in ("serviceAccountName", "priorityClassName", "nodeName", "runtimeClassName"):
+    for key in ("serviceAccountName", "priorityClassName", "nodeName"):
         if spec.get(key):
             check_name(found, P, (*path, key), spec[key], names.dns1123_subdomain)
+    if spec.get("runtimeClassName") is not None:  # a pointer: "" is a name, and not a valid one
+        check_name(found, P, (*path, "runtimeClassName"), spec["runtimeClassName"], names.dns1123_subdomain)
     for key in ("hostname", "subdomain"):
         if spec.get(key):
             check_name(found, P, (*path, key), spec[key], names.dns1123_label)

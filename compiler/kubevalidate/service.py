@@ -34,13 +34,13 @@ _IP = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
 
 def check_service(found: Found, spec: Any, path: JsonPath) -> None:
     spec = as_dict(spec)
-    kind = spec.get("type", "ClusterIP")
+    kind = spec.get("type") or "ClusterIP"  # the v1 defaults (SetDefaults_Service) fill "" too
     if kind not in TYPES:
         unsupported(found, S, (*path, "type"), kind, TYPES)
     _ports(found, spec, path, kind)
     check_labels(found, spec.get("selector"), (*path, "selector"))
     _addresses(found, spec, path, kind)
-    affinity = spec.get("sessionAffinity", "None")
+    affinity = spec.get("sessionAffinity") or "None"
     if affinity not in AFFINITIES:
         unsupported(found, S, (*path, "sessionAffinity"), affinity, AFFINITIES)
     timeout = as_dict(as_dict(spec.get("sessionAffinityConfig")).get("clientIP")).get("timeoutSeconds")
@@ -99,7 +99,7 @@ def _ports(found: Found, spec: dict[str, Any], path: JsonPath, kind: Any) -> Non
             invalid(found, S, (*at, "targetPort"), target, names.port_number(0))
         elif isinstance(target, str) and names.port_name(target):
             invalid(found, S, (*at, "targetPort"), target, names.port_name(target))
-        protocol = port.get("protocol", "TCP")
+        protocol = port.get("protocol") or "TCP"
         if protocol not in PROTOCOLS:
             unsupported(found, S, (*at, "protocol"), port.get("protocol"), PROTOCOLS)
         pair = (port.get("port"), protocol)

@@ -157,7 +157,8 @@ def server_verdicts(mxjob_crd: RealCluster) -> dict[int, tuple[bool, str]]:
         else:
             path = f"/api/v1/namespaces/{NAMESPACE}/{PLURAL[kind]}?dryRun=All"
         code, body = mxjob_crd.request("POST", path, mutated(index, item))
-        assert code in (200, 201, 400, 403, 422), (item.name, code, body)
+        # 500: v1.20.2's RuntimeClass admission fails on `runtimeClassName: ""` (1.36 refuses it as invalid).
+        assert code in (200, 201, 400, 403, 422, 500), (item.name, code, body)
         verdicts[index] = (code in (200, 201), str(body.get("message", ""))[:300])
     return verdicts
 
