@@ -1151,6 +1151,79 @@ def later_release_cases() -> None:
     case("svc.app-protocol-k8s-prefix", "service", sset("spec.ports.0.appProtocol", "kubernetes.io/bogus"))
     case("svc.ip-family-policy-bad", "service", sset("spec.ipFamilyPolicy", "Bogus"), no120=True)
     case("cm.key-inner-dots", "configmap", sset("data.a..b", "v"))
+    r = f"{C0}.resources"
+    for label, text in (
+        ("trailing-space", "1Gi "),
+        ("underscore", "1_000"),
+        ("hex", "0x10"),
+        ("leading-dot", ".5"),
+        ("trailing-dot", "5."),
+        ("plus-dot", "+.5"),
+        ("minus-zero", "-0"),
+        ("binary-fraction", "1.5Ki"),
+        ("nano-round", "0.000000000001"),
+        ("exponent-negative", "1e-10"),
+        ("exa-binary", "8Ei"),
+        ("uppercase-k", "1K"),
+        ("double-suffix", "1Mi5"),
+        ("unicode-digit", "\u0661"),
+        ("tab", "1\t"),
+        ("lone-suffix", "Mi"),
+    ):
+        pod(f"qty.{label}", sset(f"{r}.limits.memory", text), sdel(f"{r}.requests.memory"))
+    pod("res.memory-limit-zero", sset(f"{r}.limits.memory", "0"))
+    pod(
+        "res.ephemeral-over",
+        sset(f"{r}.requests.ephemeral-storage", "2Gi"),
+        sset(f"{r}.limits.ephemeral-storage", "1Gi"),
+    )
+    pod(
+        "res.hugepages-request-below",
+        sset(f"{r}.requests.hugepages-2Mi", "2Mi"),
+        sset(f"{r}.limits.hugepages-2Mi", "4Mi"),
+    )
+    sc = f"{C0}.securityContext"
+    pod(
+        "sec.no-escalation-cap-sys-admin",
+        sset(f"{sc}.capabilities", {"add": ["CAP_SYS_ADMIN"]}),
+        sset(f"{sc}.allowPrivilegeEscalation", False),
+    )
+    pod("env.name-unicode", sadd(f"{C0}.env", {"name": "\u00c4BC", "value": "x"}))
+    pod("meta.label-value-unicode", sset("metadata.labels.k", "caf\u00e9"))
+    pod("pod.readiness-gate-duplicate", sset("spec.readinessGates", [{"conditionType": "a"}, {"conditionType": "a"}]))
+    pod("pod.pull-secret-duplicate", sset("spec.imagePullSecrets", [{"name": "a"}, {"name": "a"}]))
+    pod("vol.name-63", sadd("spec.volumes", {"name": "v" * 63, "emptyDir": {}}))
+    pod(
+        "vol.projected-token-reserved-path",
+        sadd("spec.volumes", {"name": "t", "projected": {"sources": [{"serviceAccountToken": {"path": "..token"}}]}}),
+        http_only=True,
+    )
+    pod(
+        "vol.downward-path-backstep",
+        sadd(
+            "spec.volumes",
+            {"name": "d", "downwardAPI": {"items": [{"path": "a/../b", "fieldRef": {"fieldPath": "metadata.name"}}]}},
+        ),
+    )
+    pod(
+        "vol.configmap-item-dot-slash",
+        sadd("spec.volumes", {"name": "c", "configMap": {"name": "c", "items": [{"key": "k", "path": "./a"}]}}),
+    )
+    pod("mount.root", sadd("spec.volumes", EMPTY), sadd(f"{C0}.volumeMounts", {"name": "data", "mountPath": "/"}))
+    case(
+        "svc.external-name-trailing-dot",
+        "service",
+        sset("spec.type", "ExternalName"),
+        sdel("spec.clusterIP"),
+        sset("spec.externalName", "db.example.com."),
+    )
+    case("svc.external-ips-unspecified", "service", sset("spec.externalIPs", ["0.0.0.0"]))
+    case("svc.external-ips-link-local-v6", "service", sset("spec.externalIPs", ["fe80::1"]))
+    case("svc.external-ips-multicast", "service", sset("spec.externalIPs", ["224.0.0.5"]))
+    case("svc.external-ips-v6-ok", "service", sset("spec.externalIPs", ["2001:db8::1"]))
+    case("svc.port-name-trailing-dash", "service", sset("spec.ports.0.name", "a-"))
+    case("cm.key-unicode", "configmap", sset("data.caf\u00e9", "v"))
+    case("cm.name-254", "configmap", sset("metadata.name", "c" * 254))
     # Empty strings where templating left a value out: some are defaulted before validation, some are not.
     pod("empty.image-pull-policy", sset(f"{C0}.imagePullPolicy", ""))
     pod("empty.termination-message-policy", sset(f"{C0}.terminationMessagePolicy", ""))

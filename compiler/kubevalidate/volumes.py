@@ -189,7 +189,8 @@ def _token(found: Found, token: dict[str, Any], at: JsonPath) -> None:
         invalid(found, V, (*at, "expirationSeconds"), seconds, "may not specify a duration less than 10 minutes")
     elif is_int(seconds) and seconds > 1 << 32:
         invalid(found, V, (*at, "expirationSeconds"), seconds, "may not specify a duration larger than 2^32 seconds")
-    _path(found, token.get("path"), (*at, "path"), non_reserved)
+    if not token.get("path"):  # only required: unlike item paths, not checked for '..' (v1.20.2 takes "..token")
+        required(found, V, (*at, "path"))
 
 
 def _csi_driver(found: Found, driver: Any, path: JsonPath) -> None:
