@@ -1224,6 +1224,39 @@ def later_release_cases() -> None:
     case("svc.port-name-trailing-dash", "service", sset("spec.ports.0.name", "a-"))
     case("cm.key-unicode", "configmap", sset("data.caf\u00e9", "v"))
     case("cm.name-254", "configmap", sset("metadata.name", "c" * 254))
+    owner = {"apiVersion": "kubeflow.org/v1", "kind": "MXJob", "name": "j", "uid": "u1"}
+    pod("meta.owner-api-version-bad", sset("metadata.ownerReferences", [{**owner, "apiVersion": "a/b/c"}]))
+    pod("meta.owner-event-banned", sset("metadata.ownerReferences", [{**owner, "apiVersion": "v1", "kind": "Event"}]))
+    pod("meta.owner-name-odd-ok", sset("metadata.ownerReferences", [{**owner, "name": "Odd_Name"}]))
+    case("mxjob.label-key-bad", "mxjob", sset("metadata.labels.bad key", "v"))
+    case(
+        "mxjob.two-controllers",
+        "mxjob",
+        sset("metadata.ownerReferences", [{**owner, "controller": True}, {**owner, "uid": "u2", "controller": True}]),
+    )
+    pod("meta.annotation-key-two-slashes", sset("metadata.annotations.a/b/c", "v"))
+    pod("meta.label-key-uppercase-ok", sset("metadata.labels.App", "v"))
+    case("svc.name-trailing-dash", "service", sset("metadata.name", "svc-"))
+    case("cm.name-leading-dash", "configmap", sset("metadata.name", "-cfg"))
+    case("cm.size-exact-limit", "configmap", sset("data", {"k": "x" * 1048576}))
+    case("cm.size-one-over", "configmap", sset("data", {"k": "x" * 1048577}))
+    pod("pod.deadline-max", sset("spec.activeDeadlineSeconds", 2147483647))
+    pod("pod.deadline-max-plus-one", sset("spec.activeDeadlineSeconds", 2147483648))
+    pod("pod.dns-nameserver-v6", sset("spec.dnsConfig", {"nameservers": ["2001:db8::1"]}))
+    long_ok = ["a" * 63] * 3 + ["a" * 62 + ".b"]
+    pod("pod.dns-searches-256-chars", sset("spec.dnsConfig", {"searches": long_ok}))
+    pod("pod.dns-searches-257-chars", sset("spec.dnsConfig", {"searches": [*long_ok[:3], "a" * 62 + ".bc"]}))
+    pod("probe.exec-empty-string", sset(f"{C0}.livenessProbe", {"exec": {"command": [""]}}))
+    pod("probe.tcp-named-port", sset(f"{C0}.readinessProbe", {"tcpSocket": {"port": "mxjob-port"}}))
+    e = f"{C0}.env"
+    pod("env.secret-name-bad", sadd(e, {"name": "X", "valueFrom": {"secretKeyRef": {"name": "Bad_Name", "key": "k"}}}))
+    pod(
+        "env.configmap-key-slash", sadd(e, {"name": "X", "valueFrom": {"configMapKeyRef": {"name": "c", "key": "a/b"}}})
+    )
+    pod(
+        "env.configmap-optional",
+        sadd(e, {"name": "X", "valueFrom": {"configMapKeyRef": {"name": "c", "key": "k", "optional": True}}}),
+    )
     # Empty strings where templating left a value out: some are defaulted before validation, some are not.
     pod("empty.image-pull-policy", sset(f"{C0}.imagePullPolicy", ""))
     pod("empty.termination-message-policy", sset(f"{C0}.terminationMessagePolicy", ""))
