@@ -1257,6 +1257,57 @@ def later_release_cases() -> None:
         "env.configmap-optional",
         sadd(e, {"name": "X", "valueFrom": {"configMapKeyRef": {"name": "c", "key": "k", "optional": True}}}),
     )
+    sel = {"matchLabels": {"a": "b"}}
+    spread = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}
+    pod(
+        "tsc.selector-value-bad",
+        sset("spec.topologySpreadConstraints", [{**spread, "labelSelector": {"matchLabels": {"a": "b c"}}}]),
+    )
+    pod(
+        "tsc.selector-operator-bad",
+        sset(
+            "spec.topologySpreadConstraints",
+            [{**spread, "labelSelector": {"matchExpressions": [{"key": "a", "operator": "Bogus"}]}}],
+        ),
+    )
+    pa = "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+    pod(
+        "aff.pod-selector-key-bad",
+        sset(
+            pa,
+            [{"labelSelector": {"matchExpressions": [{"key": "bad key", "operator": "Exists"}]}, "topologyKey": "z"}],
+        ),
+    )
+    pod(
+        "aff.pod-namespace-selector-empty",
+        sset(pa, [{"labelSelector": sel, "namespaceSelector": {}, "topologyKey": "z"}]),
+        no120=True,
+    )
+    pod(
+        "aff.pod-namespace-selector-bad",
+        sset(pa, [{"labelSelector": sel, "namespaceSelector": {"matchLabels": {"a": "b c"}}, "topologyKey": "z"}]),
+        no120=True,
+    )
+    na = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+    pod(
+        "aff.node-field-exists",
+        sset(na, {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "Exists"}]}]}),
+    )
+    pod(
+        "aff.node-gt-negative",
+        sset(na, {"nodeSelectorTerms": [{"matchExpressions": [{"key": "k", "operator": "Lt", "values": ["-5"]}]}]}),
+    )
+    pod("tol.equal-empty-value", sset("spec.tolerations", [{"key": "k", "operator": "Equal", "value": ""}]))
+    pod("tol.no-key-effect", sset("spec.tolerations", [{"operator": "Exists", "effect": "NoSchedule"}]))
+    wo = f"{C0}.securityContext.windowsOptions"
+    pod("sec.host-process-no-host-network", sset(wo, {"hostProcess": True}), no120=True)
+    pod(
+        "sec.host-process-mismatch",
+        sset("spec.securityContext.windowsOptions", {"hostProcess": False}),
+        sset(wo, {"hostProcess": True}),
+        sset("spec.hostNetwork", True),
+        no120=True,
+    )
     # Empty strings where templating left a value out: some are defaulted before validation, some are not.
     pod("empty.image-pull-policy", sset(f"{C0}.imagePullPolicy", ""))
     pod("empty.termination-message-policy", sset(f"{C0}.terminationMessagePolicy", ""))

@@ -6,6 +6,8 @@
 - topology spread `minDomains` (1.27), `nodeAffinityPolicy` / `nodeTaintsPolicy` (1.26):
   `validateMinDomains`, `validateNodeInclusionPolicy`.
 - `schedulingGates` (1.27): `validateSchedulingGates`, unique qualified names.
+- Windows `hostProcess` (1.23): `validateWindowsHostProcessPod`, all containers or none, with host network.
+- topology spread `labelSelector` (1.27): `validateTopologySpreadConstraints` with `ValidateLabelSelector`.
 - `hostUsers: false` (1.33): `validateHostUsers`, no host network, PID or IPC namespace.
 - `procMount: Unmasked` (1.31): `ValidateSecurityContext`, only with `hostUsers: false`.
 - `appArmorProfile` (1.30): `ValidateAppArmorProfileField`, like seccomp.
@@ -30,6 +32,7 @@ from mxjob_gitops.compiler.kubevalidate.report import (
     since,
     unsupported,
 )
+from mxjob_gitops.compiler.kubevalidate.scheduling import check_label_selector
 
 P = Code.K8S_POD
 OS_NAMES = ("linux", "windows")
@@ -49,6 +52,8 @@ CONTAINER_KINDS = ("initContainers", "containers")
 
 
 def check_recent(found: Found, spec: dict[str, Any], path: JsonPath, version: str | None) -> None:
+    if since(version, (1, 23)):
+        _host_process(found, spec, path)
     if since(version, (1, 24)):
         _os(found, spec, path)
     if since(version, (1, 26)):
@@ -122,8 +127,11 @@ def _spread(found: Found, constraints: Any, path: JsonPath, version: str | None)
         for key in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
             if constraint.get(key) is not None and constraint[key] not in INCLUSION:
                 unsupported(found, P, (*at, key), constraint[key], INCLUSION)
+        if not since(version, (1, 27)):
+            continue
+        check_label_selector(found, constraint.get("labelSelector"), (*at, "labelSelector"))
         domains = constraint.get("minDomains")
-        if not since(version, (1, 27)) or not is_int(domains):
+        if not is_int(domains):
             continue
         if domains <= 0:
             invalid(found, P, (*at, "minDomains"), domains, "must be greater than zero")
@@ -131,6 +139,27 @@ def _spread(found: Found, constraints: Any, path: JsonPath, version: str | None)
         if action != "DoNotSchedule":
             detail = f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}"
             invalid(found, P, (*at, "minDomains"), domains, detail)
+
+
+def _host_process(found: Found, spec: dict[str, Any], path: JsonPath) -> None:
+    pod_value = as_dict(as_dict(spec.get("securityContext")).get("windowsOptions")).get("hostProcess")
+    total = hosts = 0
+    for kind in CONTAINER_KINDS:
+        for index, container in enumerate(as_list(spec.get(kind))):
+            context = as_dict(as_dict(container).get("securityContext"))
+            value = as_dict(context.get("windowsOptions")).get("hostProcess")
+            at = (*path, kind, index, "securityContext", "windowsOptions", "hostProcess")
+            if isinstance(pod_value, bool) and isinstance(value, bool) and value != pod_value:
+                detail = f"pod hostProcess value must be identical if both are specified, was {str(pod_value).lower()}"
+                invalid(found, P, at, value, detail)
+            total += 1
+            hosts += value is True or (value is None and pod_value is True)
+    if hosts and hosts != total:
+        detail = "If pod contains any hostProcess containers then all containers must be HostProcess containers"
+        invalid(found, P, path, "", detail)
+    if hosts and spec.get("hostNetwork") is not True:
+        detail = "hostNetwork must be true if pod contains any hostProcess containers"
+        invalid(found, P, (*path, "hostNetwork"), False, detail)
 
 
 def _gates(found: Found, gates: Any, path: JsonPath) -> None:
