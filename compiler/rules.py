@@ -242,6 +242,28 @@ def _check_ports(ports: list[Any], base: JsonPath) -> Iterator[Diagnostic]:
             )
         elif isinstance(name, str):
             names[name] = position
+    yield from _check_port_numbers(named_ports, has_default, base)
+
+
+def _check_port_numbers(ports: list[dict[str, Any]], has_default: bool, base: JsonPath) -> Iterator[Diagnostic]:
+    """Each port becomes a port of the replica's headless Service (mxjob-port 9091/TCP added when missing), where
+    the API server refuses a number twice for one protocol (k8s.io/kubernetes pkg/apis/core/validation/
+    validation.go ValidateService: `Duplicate value` of spec.ports[i]); a Pod may declare it twice."""
+    seen = set() if has_default else {(c.DEFAULT_PORT, "TCP")}
+    for position, port in enumerate(ports):
+        number, protocol = port.get("containerPort"), port.get("protocol") or "TCP"
+        if not isinstance(number, int) or isinstance(number, bool):
+            continue
+        if (number, protocol) in seen:
+            added = "" if has_default else f" (or the {c.DEFAULT_PORT_NAME} {c.DEFAULT_PORT} the operator adds)"
+            yield error(
+                Code.SERVICE_PORTS,
+                f"port {number}/{protocol} is declared twice{added}: the replica's Service would hold it twice, "
+                "which the API server refuses (spec.ports: Duplicate value)",
+                (*base, position, "containerPort"),
+                f"give each port its own number, or name the training port {c.DEFAULT_PORT_NAME}",
+            )
+        seen.add((number, protocol))
 
 
 def _check_run_policy(run_policy: dict[str, Any]) -> Iterator[Diagnostic]:

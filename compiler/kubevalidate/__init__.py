@@ -9,10 +9,11 @@ from typing import Any
 from mxjob_gitops.compiler.diagnostics import Diagnostic
 from mxjob_gitops.compiler.kubevalidate import names
 from mxjob_gitops.compiler.kubevalidate.meta import check_meta
-from mxjob_gitops.compiler.kubevalidate.objects import check_configmap, check_service
+from mxjob_gitops.compiler.kubevalidate.objects import check_configmap
 from mxjob_gitops.compiler.kubevalidate.pod import check_pod_spec, relaxed_service_names
 from mxjob_gitops.compiler.kubevalidate.quantities import check_quantities
 from mxjob_gitops.compiler.kubevalidate.report import Found, as_dict
+from mxjob_gitops.compiler.kubevalidate.service import check_service
 from mxjob_gitops.compiler.schema import mxjob_schema
 
 __all__ = ["check_job", "check_object"]
@@ -49,7 +50,7 @@ def check_object(obj: dict[str, Any], version: str | None) -> list[Diagnostic]:
     if kind == "Pod":
         check_pod_spec(found, obj.get("spec"), ("spec",), version)
     elif kind == "Service":
-        check_service(found, obj.get("spec"), ("spec",))
+        check_service(found, obj.get("spec"), ("spec",), version)
     else:
         check_configmap(found, obj)
     return found

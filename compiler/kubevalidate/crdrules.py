@@ -12,6 +12,7 @@ from typing import Any
 
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, error, warning
 from mxjob_gitops.compiler.kubevalidate.cel import RuleResult, Schema, evaluate, has_rules
+from mxjob_gitops.compiler.kubevalidate.report import since
 
 RULES_FILE = "cel/kubeflow.org_mxjobs.json"
 # What a schema node keeps on the way to a rule (the structure the walk and the CEL typing read).
@@ -65,10 +66,7 @@ def mxjob_rules() -> Schema:
 def enforced(version: str | None) -> bool:
     """x-kubernetes-validations run from 1.25 (CustomResourceValidationExpressions: alpha in 1.23, beta and on in
     1.25, GA in 1.29); an older server drops the key from the CRD (docs/crd.md), so nothing is checked."""
-    if version is None:
-        return True
-    major, minor = (int(part) for part in version.split(".")[:2])
-    return (major, minor) >= (1, 25)
+    return since(version, (1, 25))
 
 
 def check_create(obj: dict[str, Any], version: str | None = None) -> list[Diagnostic]:

@@ -21,6 +21,7 @@ from mxjob_gitops.compiler.kubevalidate.report import (
 
 TOTAL_ANNOTATION_SIZE = 256 * 1024  # objectmeta.go TotalAnnotationSizeLimitB
 M = Code.K8S_METADATA
+STANDARD_FINALIZERS = ("kubernetes", "orphan", "foregroundDeletion")  # helper.IsStandardFinalizerName
 
 
 def check_meta(found: Found, meta: Any, path: JsonPath, name_rule: Callable[[str], str] | None) -> None:
@@ -41,6 +42,11 @@ def check_meta(found: Found, meta: Any, path: JsonPath, name_rule: Callable[[str
     check_annotations(found, meta.get("annotations"), (*path, "annotations"))
     for index, finalizer in enumerate(as_list(meta.get("finalizers"))):
         check_name(found, M, (*path, "finalizers", index), finalizer, names.qualified_name)
+        # pkg/apis/core/validation validateKubeFinalizerName: a core object's unqualified finalizer is a standard one.
+        unqualified = isinstance(finalizer, str) and "/" not in finalizer
+        if name_rule is not None and unqualified and finalizer not in STANDARD_FINALIZERS:
+            detail = "name is neither a standard finalizer name nor is it fully qualified"
+            invalid(found, M, (*path, "finalizers", index), finalizer, detail)
     _owner_references(found, meta.get("ownerReferences"), (*path, "ownerReferences"))
 
 
@@ -65,14 +71,30 @@ def check_annotations(found: Found, annotations: Any, path: JsonPath) -> None:
 
 
 def _owner_references(found: Found, references: Any, path: JsonPath) -> None:
-    """ValidateOwnerReferences: apiVersion, kind, name and uid set; at most one controller."""
+    """ValidateOwnerReferences / validateOwnerReference: a version in apiVersion (as schema.FromAPIVersionAndKind
+    reads it: `group/version` or `version`), kind, name and uid set, not a banned owner kind (v1 Event); at most
+    one controller."""
     controllers = 0
     for index, reference in enumerate(as_list(references)):
         reference = as_dict(reference)
         at = (*path, index)
-        for key in ("apiVersion", "kind", "name", "uid"):
+        api, kind = reference.get("apiVersion"), reference.get("kind")
+        version = _version_of(api) if isinstance(api, str) else ""
+        if not version:
+            invalid(found, M, (*at, "apiVersion"), api or "", "version must not be empty")
+        for key in ("kind", "name", "uid"):
             if not reference.get(key):
                 invalid(found, M, (*at, key), reference.get(key) or "", f"{key} must not be empty")
+        if api == "v1" and kind == "Event":
+            invalid(found, M, at, reference, "/v1, Kind=Event is disallowed from being an owner")
         controllers += reference.get("controller") is True
     if controllers > 1:
         invalid(found, M, path, "", "Only one reference can have Controller set to true")
+
+
+def _version_of(api_version: str) -> str:
+    """The version part of schema.ParseGroupVersion ("" when it does not parse: more than one '/')."""
+    parts = api_version.split("/")
+    if len(parts) > 2:
+        return ""
+    return parts[-1]

@@ -16,7 +16,16 @@ from decimal import Decimal
 from typing import Any
 
 from mxjob_gitops.compiler.diagnostics import Code, JsonPath, error
-from mxjob_gitops.compiler.kubevalidate.report import Found, as_dict, as_list, forbidden, invalid, required, unsupported
+from mxjob_gitops.compiler.kubevalidate.report import (
+    Found,
+    as_dict,
+    as_list,
+    forbidden,
+    invalid,
+    required,
+    since,
+    unsupported,
+)
 from mxjob_gitops.compiler.kubevalidate.resources import _name_problem, quantity
 from mxjob_gitops.compiler.quantity import QuantityError, add_quantities
 
@@ -25,18 +34,11 @@ POD_LEVEL = ("cpu", "hugepages-", "memory")  # resourcehelper.SupportedPodLevelR
 Amounts = dict[str, list[Any]]  # resource -> the quantities (as written) that add up to it
 
 
-def at_least(version: str | None, release: tuple[int, int]) -> bool:
-    if version is None:
-        return True
-    major, minor = (int(part) for part in version.split(".")[:2])
-    return (major, minor) >= release
-
-
 def check_pod_extras(found: Found, spec: dict[str, Any], path: JsonPath, version: str | None) -> None:
-    if as_list(spec.get("ephemeralContainers")) and at_least(version, (1, 23)):
+    if as_list(spec.get("ephemeralContainers")) and since(version, (1, 23)):
         hint = "remove ephemeralContainers: they are only added to a running pod (kubectl debug)"
         found.append(error(P, "Forbidden: cannot be set on create", (*path, "ephemeralContainers"), hint))
-    if spec.get("resources") is not None and at_least(version, (1, 34)):
+    if spec.get("resources") is not None and since(version, (1, 34)):
         _pod_resources(found, spec, (*path, "resources"))
 
 

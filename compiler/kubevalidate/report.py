@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any, TypeGuard
 
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, error
@@ -67,3 +68,13 @@ def as_list(value: Any) -> list[Any]:
 
 def is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+@lru_cache(maxsize=256)
+def since(version: str | None, release: tuple[int, int]) -> bool:
+    """The rules of `version` (None: the newest) include a change made in `release` (major, minor); memoised,
+    as every container of every object asks."""
+    if version is None:
+        return True
+    major, minor = (int(part) for part in version.split(".")[:2])
+    return (major, minor) >= release

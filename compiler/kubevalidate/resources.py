@@ -4,12 +4,12 @@ k8s.io/kubernetes pkg/apis/core/validation/validation.go `ValidateResourceRequir
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 from mxjob_gitops.compiler.diagnostics import Code, JsonPath
 from mxjob_gitops.compiler.kubevalidate import names
-from mxjob_gitops.compiler.kubevalidate.report import Found, as_dict, invalid, required
+from mxjob_gitops.compiler.kubevalidate.report import Found, as_dict, forbidden, invalid, required, since
 from mxjob_gitops.compiler.quantity import QuantityError, parse
 
 Q, R = Code.K8S_QUANTITY, Code.K8S_RESOURCES
@@ -29,13 +29,14 @@ def quantity(found: Found, path: JsonPath, value: Any) -> Decimal | None:
 
 
 def _name_problem(name: str) -> str:
+    """validateContainerResourceName: a qualified name; without a prefix, a standard container resource."""
+    problem = names.qualified_name(name)
+    if problem:
+        return problem
     if "/" not in name:
         if name in STANDARD or name.startswith("hugepages-"):
             return ""
         return "must be a standard resource for containers"
-    problem = names.qualified_name(name)
-    if problem:
-        return problem
     if name.startswith("requests.") or name.startswith("limits."):
         return "must not be a quota resource"
     return ""
@@ -58,17 +59,38 @@ def _parsed(found: Found, values: Any, path: JsonPath) -> dict[str, Decimal]:
             continue
         if amount < 0:
             invalid(found, R, at, value, "must be greater than or equal to 0")
-        elif (_extended(name) or name.startswith("hugepages-")) and amount != amount.to_integral_value():
-            invalid(found, R, at, value, _INTEGER_NEEDED if _extended(name) else "must be a multiple of the page")
+        elif _extended(name) and amount != amount.to_integral_value():
+            invalid(found, R, at, value, _INTEGER_NEEDED)
         amounts[name] = amount
     return amounts
 
 
-def check_requirements(found: Found, resources: Any, path: JsonPath) -> None:
-    """requests <= limits; extended resources and hugepages need a limit equal to any request."""
+def _huge_pages(found: Found, amounts: dict[str, Decimal], raw: dict[str, Any], path: JsonPath) -> None:
+    """validateResourceQuantityHugePageValue (from 1.22; pods created before keep AllowIndivisibleHugePagesValues):
+    a positive whole number of pages."""
+    for name, amount in amounts.items():
+        if not name.startswith("hugepages-"):
+            continue
+        try:
+            page = parse(name.removeprefix("hugepages-"))[0]
+        except QuantityError:
+            page = Decimal(0)
+        if page <= 0 or amount <= 0 or amount.to_integral_value(ROUND_CEILING) % page.to_integral_value(ROUND_CEILING):
+            invalid(found, R, (*path, name), raw[name], f"{raw[name]} is not positive integer multiple of {name}")
+
+
+def check_requirements(found: Found, resources: Any, path: JsonPath, version: str | None = None) -> None:
+    """requests <= limits; extended resources and hugepages need a limit equal to any request; hugepages need cpu
+    or memory (ValidateResourceRequirements)."""
     resources = as_dict(resources)
     limits = _parsed(found, resources.get("limits"), (*path, "limits"))
     requests = _parsed(found, resources.get("requests"), (*path, "requests"))
+    if since(version, (1, 22)):
+        _huge_pages(found, limits, as_dict(resources.get("limits")), (*path, "limits"))
+        _huge_pages(found, requests, as_dict(resources.get("requests")), (*path, "requests"))
+    named = {*limits, *requests}
+    if any(n.startswith("hugepages-") for n in named) and not named & {"cpu", "memory"}:
+        forbidden(found, R, path, "HugePages require cpu or memory")
     raw_limits = as_dict(resources.get("limits"))
     for name, amount in requests.items():
         at = (*path, "requests", name)

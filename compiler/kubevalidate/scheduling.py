@@ -19,6 +19,7 @@ from mxjob_gitops.compiler.kubevalidate.report import (
     invalid,
     is_int,
     required,
+    since,
 )
 
 P = Code.K8S_POD
@@ -26,8 +27,11 @@ NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 
 
-def check_affinity(found: Found, affinity: Any, path: JsonPath) -> None:
+def check_affinity(found: Found, affinity: Any, path: JsonPath, version: str | None = None) -> None:
+    """From 1.33 (ValidateNodeSelectorRequirement without AllowInvalidLabelValueInRequiredNodeAffinity) the values
+    of a required node affinity's requirements are label values."""
     affinity = as_dict(affinity)
+    strict_values = since(version, (1, 33))
     node = as_dict(affinity.get("nodeAffinity"))
     if "requiredDuringSchedulingIgnoredDuringExecution" in node:
         at = (*path, "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
@@ -36,7 +40,7 @@ def check_affinity(found: Found, affinity: Any, path: JsonPath) -> None:
         if not terms:
             required(found, P, (*at, "nodeSelectorTerms"), "must have at least one node selector term")
         for index, term in enumerate(terms):
-            _node_term(found, term, (*at, "nodeSelectorTerms", index))
+            _node_term(found, term, (*at, "nodeSelectorTerms", index), strict_values)
     preferred = (*path, "nodeAffinity", "preferredDuringSchedulingIgnoredDuringExecution")
     for index, item in enumerate(as_list(node.get("preferredDuringSchedulingIgnoredDuringExecution"))):
         _weight(found, as_dict(item).get("weight"), (*preferred, index, "weight"))
@@ -45,11 +49,11 @@ def check_affinity(found: Found, affinity: Any, path: JsonPath) -> None:
         pod = as_dict(affinity.get(key))
         hard = (*path, key, "requiredDuringSchedulingIgnoredDuringExecution")
         for index, term in enumerate(as_list(pod.get("requiredDuringSchedulingIgnoredDuringExecution"))):
-            _pod_term(found, term, (*hard, index))
+            _pod_term(found, term, (*hard, index), version)
         soft = (*path, key, "preferredDuringSchedulingIgnoredDuringExecution")
         for index, item in enumerate(as_list(pod.get("preferredDuringSchedulingIgnoredDuringExecution"))):
             _weight(found, as_dict(item).get("weight"), (*soft, index, "weight"))
-            _pod_term(found, as_dict(item).get("podAffinityTerm"), (*soft, index, "podAffinityTerm"))
+            _pod_term(found, as_dict(item).get("podAffinityTerm"), (*soft, index, "podAffinityTerm"), version)
 
 
 def _weight(found: Found, weight: Any, path: JsonPath) -> None:
@@ -57,7 +61,7 @@ def _weight(found: Found, weight: Any, path: JsonPath) -> None:
         invalid(found, P, path, weight, "must be in the range 1-100")
 
 
-def _node_term(found: Found, term: Any, path: JsonPath) -> None:
+def _node_term(found: Found, term: Any, path: JsonPath, label_values: bool = False) -> None:
     term = as_dict(term)
     for index, requirement in enumerate(as_list(term.get("matchExpressions"))):
         requirement, at = as_dict(requirement), (*path, "matchExpressions", index)
@@ -72,6 +76,8 @@ def _node_term(found: Found, term: Any, path: JsonPath) -> None:
         elif operator not in NODE_OPERATORS:
             invalid(found, P, (*at, "operator"), operator, "not a valid selector operator")
         check_name(found, P, (*at, "key"), requirement.get("key"), names.qualified_name)
+        for position, value in enumerate(values if label_values else []):
+            check_name(found, P, (*at, "values", position), value, names.label_value)
     for index, requirement in enumerate(as_list(term.get("matchFields"))):
         requirement, at = as_dict(requirement), (*path, "matchFields", index)
         if requirement.get("key") != "metadata.name":
@@ -87,10 +93,12 @@ def _node_term(found: Found, term: Any, path: JsonPath) -> None:
             )
 
 
-def _pod_term(found: Found, term: Any, path: JsonPath) -> None:
+def _pod_term(found: Found, term: Any, path: JsonPath, version: str | None) -> None:
     term = as_dict(term)
     check_label_selector(found, term.get("labelSelector"), (*path, "labelSelector"))
-    check_label_selector(found, term.get("namespaceSelector"), (*path, "namespaceSelector"))
+    # PodAffinityNamespaceSelector: beta and on in 1.22; an older server drops the field (dropDisabledFields).
+    if since(version, (1, 22)):
+        check_label_selector(found, term.get("namespaceSelector"), (*path, "namespaceSelector"))
     for index, namespace in enumerate(as_list(term.get("namespaces"))):
         check_name(found, P, (*path, "namespaces", index), namespace, names.dns1123_label)
     key = term.get("topologyKey")
