@@ -1028,7 +1028,7 @@ def decoding_cases() -> None:
 
 
 def later_release_cases() -> None:
-    """Fields and rules of releases after 1.20 (v1.20.2 drops or ignores them; judged at 1.20 and 1.36), and more edges."""
+    """Fields and rules of releases after 1.20 (v1.20.2 drops or ignores them: judged at 1.20), and more edges."""
     e, sc, psc = f"{C0}.env", f"{C0}.securityContext", "spec.securityContext"
     ref = {"fieldPath": "metadata.annotations['example.com/key']"}
     pod("env.field-annotation-qualified", sadd(e, {"name": "X", "valueFrom": {"fieldRef": ref}}))
