@@ -88,11 +88,23 @@ def available_versions() -> tuple[str, ...]:
     return tuple(f"{major}.{minor}" for major, minor in sorted(found))
 
 
+def _spans(versions: tuple[str, ...]) -> str:
+    """('1.20', '1.21', '1.22', '1.35') -> '1.20 to 1.22, 1.35'."""
+    runs: list[list[str]] = []
+    for version in versions:
+        major, minor = (int(n) for n in version.split("."))
+        if runs and runs[-1][-1] == f"{major}.{minor - 1}":
+            runs[-1].append(version)
+        else:
+            runs.append([version])
+    return ", ".join(run[0] + (f" to {run[-1]}" if len(run) > 1 else "") for run in runs) or "none"
+
+
 def resolve_version(requested: str) -> str:
     """'1.35', '1.35.2' or 'v1.35' → '1.35'; a version outside what ships is an error, not a guess."""
     match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?", requested.strip())
     versions = available_versions()
-    span = f"{versions[0]} to {versions[-1]}" if versions else "none"
+    span = _spans(versions)
     if match is None:
         raise VersionUnavailable(f"{requested!r} is not a Kubernetes version like 1.35 (available offline: {span})")
     minor = f"{int(match.group(1))}.{int(match.group(2))}"
