@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import collections.abc
 import math
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -14,6 +15,7 @@ import yaml
 from mxjob_gitops.compiler import goscalar
 from mxjob_gitops.compiler.construct import Fallback, FastConstructor
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
+from mxjob_gitops.compiler.fastread import FAST_READ_MIN_CHARS, read_documents
 from mxjob_gitops.compiler.limits import (
     MAX_DEPTH,
     MAX_DOCUMENT_NODES,
@@ -30,7 +32,7 @@ _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoade
 
 # Kubernetes reads YAML the way go-yaml does: timestamps and "=" stay strings.
 _DROPPED_RESOLVERS = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value"}
-_STRING_TAGS = ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary", "tag:yaml.org,2002:value")
+_STRING_TAGS = ("tag:yaml.org,2002:binary", "tag:yaml.org,2002:value")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +57,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
         super().__init__(stream)
         self.problems: list[Problem] = []
         self._tags: dict[tuple[str, Any], str] = {}
-        self._fast = FastConstructor(self, _key_text)
+        self._fast = FastConstructor(self)
 
     def construct_fast(self, node: yaml.Node) -> Any:
         """construct_document(node), the same value and problems, through compiler.construct when it can.
@@ -96,17 +98,52 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
         )
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
-        seen: set[str] = set()
-        for key_node, _ in node.value if isinstance(node, yaml.MappingNode) else ():  # else PyYAML raises
-            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
-                if key_node.value in seen:
-                    self.note_duplicate_key(key_node)
-                seen.add(key_node.value)
-        raw = super().construct_mapping(node, deep=deep)
+        """SafeConstructor.construct_mapping (yaml/constructor.py: merge keys flattened, then each pair), but every
+        key becomes its JSON text before it meets the others: PyYAML's dict takes `1`, `1.0` and `true` for one
+        key and keeps one value silently. Two keys with one text or one spelling are a duplicate (MXJ003)."""
+        if not isinstance(node, yaml.MappingNode):
+            return super().construct_mapping(node, deep=deep)  # PyYAML raises its error
+        own = {id(key_node) for key_node, _ in node.value}  # not the pairs a merge key brings in
+        self.flatten_mapping(node)
         out: dict[str, Any] = {}
-        for key, value in raw.items():
-            out[key if isinstance(key, str) else _key_text(key)] = value
+        seen: set[str] = set()  # own keys' texts and spellings (a key of its own overrides a merged one)
+        for key_node, value_node in node.value:
+            text = self._key(key_node, deep)
+            if id(key_node) in own and isinstance(key_node, yaml.ScalarNode):
+                if text in seen or key_node.value in seen:
+                    self.note_duplicate_key(key_node)
+                seen.update((text, key_node.value))
+            out[text] = self.construct_object(value_node, deep=deep)
         return out
+
+    def _key(self, node: yaml.Node, deep: bool) -> str:
+        """A key's JSON text as kubectl reads it (goscalar.key_text); a plain key that kustomize keeps as written
+        but kubectl rewrites (`1.0`, `0x10`, `True`) is warned about, a null key (both refuse it) is an error."""
+        if node.tag == goscalar.TIMESTAMP:  # a key keeps its text in both readers
+            return str(node.value)
+        key = self.construct_object(node, deep=deep)
+        if not isinstance(key, collections.abc.Hashable):
+            raise yaml.constructor.ConstructorError(None, None, "found unhashable key", node.start_mark)
+        text = goscalar.key_text(key)
+        if not isinstance(node, yaml.ScalarNode) or node.style or node.tag == goscalar.STR:
+            return text
+        if key is None:
+            self._problem(
+                Code.NOT_JSON,
+                f"the map key {node.value!r} is null, which kubectl and kustomize refuse",
+                node,
+                f"quote it ('{node.value}') if you meant the text",
+            )
+        elif text != node.value and not goscalar.ambiguous(node.value):
+            self._problem(
+                Code.AMBIGUOUS_SCALAR,
+                f"the map key {node.value!r} is {text!r} for kubectl and Argo CD but {node.value!r} for kustomize "
+                "and Flux; read as " + repr(text),
+                node,
+                f"quote it ('{node.value}') to keep it as written, or write {text}",
+                Severity.WARNING,
+            )
+        return text
 
     def _tagged_scalar(self, node: yaml.ScalarNode, construct: Callable[[yaml.ScalarNode], Any]) -> Any:
         """A scalar made by a PyYAML constructor, or (recorded as a problem) its text when an explicit tag
@@ -153,6 +190,19 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     def construct_as_string(self, node: yaml.Node) -> str:
         return str(node.value) if isinstance(node, yaml.ScalarNode) else ""
 
+    def construct_timestamp_text(self, node: yaml.Node) -> str:
+        """A timestamp stays its text, as in kubectl and Argo CD; kustomize (so Flux) rewrites it as RFC 3339."""
+        if isinstance(node, yaml.ScalarNode) and not node.style and not goscalar.RFC3339.fullmatch(node.value):
+            self._problem(
+                Code.AMBIGUOUS_SCALAR,
+                f"{node.value!r} is kept as written by kubectl and Argo CD, but kustomize (so Flux) rewrites it as "
+                "an RFC 3339 timestamp; read as the text",
+                node,
+                f"quote it ('{node.value}') to keep the text everywhere",
+                Severity.WARNING,
+            )
+        return self.construct_as_string(node)
+
     def construct_undefined(self, node: yaml.Node) -> None:
         self._problem(
             Code.UNSAFE_TAG,
@@ -171,6 +221,7 @@ for _tag, _method in (
     _Loader.add_constructor("tag:yaml.org,2002:" + _tag, _method)
 for _tag in _STRING_TAGS:
     _Loader.add_constructor(_tag, _Loader.construct_as_string)
+_Loader.add_constructor(goscalar.TIMESTAMP, _Loader.construct_timestamp_text)
 for _tag in ("tag:yaml.org,2002:set", "tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs"):
     _Loader.add_constructor(_tag, _Loader.construct_undefined)
 _Loader.add_constructor(None, _Loader.construct_undefined)
@@ -181,14 +232,6 @@ def _required(value: Any) -> Any:
     if value is None:
         raise ValueError("not a value of its tag")
     return value
-
-
-def _key_text(key: object) -> str:
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if key is None:
-        return "null"
-    return str(key)
 
 
 @dataclass(slots=True)
@@ -277,13 +320,13 @@ class ParseResult:
     diagnostics: list[Diagnostic]
 
 
-def parse_text(text: str, file: str) -> ParseResult:
+def parse_text(text: str, file: str, *, fast: bool = True) -> ParseResult:
     """Split a YAML or JSON stream into documents; empty documents are skipped as kubectl does.
 
     Limits (compiler.limits) come first: nesting depth on the event stream, aliases on each composed
     document before it is constructed; a document over a limit ends the file with one located error.
     """
-    stream = ParseStream(text, file)
+    stream = ParseStream(text, file, fast=fast)
     documents = list(stream)
     return ParseResult([] if stream.discard else documents, stream.diagnostics)
 
@@ -295,14 +338,20 @@ class ParseStream:
     already yielded must be dropped (a document over a limit: nothing from the file is used).
     """
 
-    def __init__(self, text: str, file: str) -> None:
-        self.text, self.file = text, file
+    def __init__(self, text: str, file: str, *, fast: bool = True) -> None:
+        """`fast=False`: never compiler.fastread (the tests' reference)."""
+        self.text, self.file, self.fast = text, file, fast
         self.diagnostics: list[Diagnostic] = []
         self.discard = False
 
     def __iter__(self) -> Iterator[SourceDocument]:
         text, file, diagnostics = self.text, self.file, self.diagnostics
         source = SourceText(file, text)
+        if self.fast and len(text) >= FAST_READ_MIN_CHARS:  # it refuses a text over a limit: reported below
+            fast = read_documents(text)
+            if fast is not None:
+                yield from self._fast_documents(fast, source)
+                return
         too_many = node_count_problem(text)
         if too_many is not None:
             diagnostics.append(
@@ -343,6 +392,16 @@ class ParseStream:
                     hint=problem_.hint,
                 )
             )
+
+    def _fast_documents(self, documents: list[tuple[Any, int]], source: SourceText) -> Iterator[SourceDocument]:
+        """What _documents yields for a text compiler.fastread read (it read it only if nothing is to report
+        but documents that are not mappings)."""
+        for index, (data, start) in enumerate(documents):
+            if data is not None:
+                document = SourceDocument(data, self.file, index, source, start)
+                if not isinstance(data, dict):
+                    self.diagnostics.append(_not_a_mapping(document, data))
+                yield document
 
     def _documents(self, loader: _Loader, source: SourceText) -> Iterator[SourceDocument]:
         file, diagnostics = self.file, self.diagnostics
