@@ -122,7 +122,7 @@ def _read(text: str, pieces: list[Any]) -> list[tuple[Any, int]]:
     for piece in pieces:
         if piece.documents == 0:
             continue
-        if 2 * sum(piece.text.count(mark) for mark in _NODE_MARKS) + 4 > MAX_DOCUMENT_NODES:
+        if 2 * len(piece.text) + 4 > MAX_DOCUMENT_NODES and _node_bound(piece.text) > MAX_DOCUMENT_NODES:
             raise _Refused  # the exact reader counts its nodes without building them
         tree.clear()
         tree.clear_arena()
@@ -140,6 +140,10 @@ def _read(text: str, pieces: list[Any]) -> list[tuple[Any, int]]:
     if not all(_key_ok(text, key) for key in keys) or not all(_string_ok(text, value) for value in strings):
         raise _Refused
     return documents
+
+
+def _node_bound(text: str) -> int:
+    return 2 * sum(text.count(mark) for mark in _NODE_MARKS) + 4
 
 
 def _libyaml_events(text: str) -> int:
