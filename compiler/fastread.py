@@ -63,9 +63,9 @@ class _Refused(Exception):
     """The fast reader cannot vouch for this text: the exact reader must read it."""
 
 
-def read_documents(text: str) -> list[tuple[Any, int]] | None:
-    """Each document of the stream as (value, index of its first character), nulls included (the exact reader
-    counts them), or None when the exact reader must read the text."""
+def read_documents(text: str) -> list[tuple[Any, int, bool]] | None:
+    """Each document of the stream as (value, index of its first character, whether it holds a float), nulls
+    included (the exact reader counts them), or None when the exact reader must read the text."""
     if _refused(text):
         return None
     pieces = split_documents(text)
@@ -109,13 +109,13 @@ def _quiet_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-def _read(text: str, pieces: list[Any]) -> list[tuple[Any, int]]:
+def _read(text: str, pieces: list[Any]) -> list[tuple[Any, int, bool]]:
     import orjson
     import ryml
 
     events = _libyaml_events(text)
     tree = ryml.Tree()
-    documents: list[tuple[Any, int]] = []
+    documents: list[tuple[Any, int, bool]] = []
     keys: set[str] = set()
     strings: set[str] = set()
     counted = 2  # the stream's start and end
@@ -133,8 +133,9 @@ def _read(text: str, pieces: list[Any]) -> list[tuple[Any, int]]:
             raise _Refused
         for child in children:
             data = orjson.loads(ryml.emit_json_malloc(tree, child))
-            counted += _events(data, keys, strings)
-            documents.append((data, piece.offset + _start(piece.text)))
+            implied, floats = _events(data, keys, strings)
+            counted += implied
+            documents.append((data, piece.offset + _start(piece.text), floats))
     if counted != events:  # a duplicate key collapsed, or rapidyaml read a structure libyaml did not
         raise _Refused
     if not all(_key_ok(text, key) for key in keys) or not all(_string_ok(text, value) for value in strings):
@@ -158,19 +159,21 @@ def _libyaml_events(text: str) -> int:
         parser.dispose()
 
 
-def _events(root: Any, keys: set[str], strings: set[str]) -> int:
-    """The parser events of a loaded document: its start and end, a scalar per key and scalar value, a start and
-    an end per collection; its keys and strings are collected. Refused: a non-finite float, nesting deeper than
-    MAX_DEPTH, more than MAX_DOCUMENT_NODES nodes (keys included, as compiler.limits counts them)."""
+def _events(root: Any, keys: set[str], strings: set[str]) -> tuple[int, bool]:
+    """The parser events of a loaded document (its start and end, a scalar per key and scalar value, a start and
+    an end per collection) and whether it holds a float; its keys and strings are collected. Refused: a
+    non-finite float, nesting deeper than MAX_DEPTH, more than MAX_DOCUMENT_NODES nodes (keys included, as
+    compiler.limits counts them)."""
     if type(root) is not dict and type(root) is not list:
         if type(root) is str:
             strings.add(root)
         elif type(root) is float and not math.isfinite(root):
             raise _Refused
-        return 3
+        return 3, type(root) is float
     values = 1
     keyed = 0
     collections = 0
+    floats = False
     stack = [(root, 1)]
     pop, push = stack.pop, stack.append
     while stack:
@@ -190,11 +193,13 @@ def _events(root: Any, keys: set[str], strings: set[str]) -> int:
                 strings.add(value)
             elif kind is dict or kind is list:
                 push((value, depth + 1))
-            elif kind is float and not math.isfinite(value):
-                raise _Refused
+            elif kind is float:
+                if not math.isfinite(value):
+                    raise _Refused
+                floats = True
     if values + keyed > MAX_DOCUMENT_NODES:
         raise _Refused
-    return 2 + values + keyed + collections
+    return 2 + values + keyed + collections, floats
 
 
 _START: Final = re.compile(r"(?:---(?=[ \n]|\Z))?(?:[ \n]+|#[^\n]*)*")

@@ -294,6 +294,8 @@ class SourceDocument:
     index: int
     source: SourceText | None = field(default=None, compare=False, repr=False)
     start: int | None = field(default=None, compare=False, repr=False)  # character index, kept from the parse
+    # False when the reader saw no float in it (compiler.fastread): no object of it needs a walk for floats.
+    floats: bool | None = field(default=None, compare=False, repr=False)
 
     def locate(self, path: Sequence[str | int], *, key: bool = False) -> Location:
         if not path and self.start is not None and self.source is not None:  # nothing to compose again
@@ -336,6 +338,8 @@ def parse_text(text: str, file: str, *, fast: bool = True) -> ParseResult:
 
     Limits (compiler.limits) come first: nesting depth on the event stream, aliases on each composed
     document before it is constructed; a document over a limit ends the file with one located error.
+    A large text is read by compiler.fastread when it can prove its reading equal to this one (then nothing but
+    non-mapping documents is to report, and positions still come from this reader); `fast=False` never uses it.
     """
     stream = ParseStream(text, file, fast=fast)
     documents = list(stream)
@@ -404,12 +408,12 @@ class ParseStream:
                 )
             )
 
-    def _fast_documents(self, documents: list[tuple[Any, int]], source: SourceText) -> Iterator[SourceDocument]:
+    def _fast_documents(self, documents: list[tuple[Any, int, bool]], source: SourceText) -> Iterator[SourceDocument]:
         """What _documents yields for a text compiler.fastread read (it read it only if nothing is to report
         but documents that are not mappings)."""
-        for index, (data, start) in enumerate(documents):
+        for index, (data, start, floats) in enumerate(documents):
             if data is not None:
-                document = SourceDocument(data, self.file, index, source, start)
+                document = SourceDocument(data, self.file, index, source, start, floats)
                 if not isinstance(data, dict):
                     self.diagnostics.append(_not_a_mapping(document, data))
                 yield document

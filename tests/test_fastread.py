@@ -26,7 +26,7 @@ from mxjob_gitops.compiler import RenderOptions, compile_documents, fastread, so
 from mxjob_gitops.compiler.diagnostics import Code
 from mxjob_gitops.compiler.emit import to_yaml
 from mxjob_gitops.compiler.source import parse_text
-from tests.conftest import JOB_EXAMPLE_FILES, REPO
+from tests.conftest import JOB_EXAMPLE_FILES, REPO, run_cli
 from tests.realcomp import realcomp_bin
 
 INPUTS = sorted(
@@ -54,7 +54,7 @@ def _agree(text: str) -> bool:
         return False
     exact = parse_text(text, "t.yaml", fast=False)
     assert [d.code for d in exact.diagnostics if d.code != Code.NOT_AN_OBJECT] == [], (text, exact.diagnostics)
-    kept = [(index, data, start) for index, (data, start) in enumerate(fast) if data is not None]
+    kept = [(index, data, start) for index, (data, start, _floats) in enumerate(fast) if data is not None]
     assert [_typed(data) for _index, data, _start in kept] == [_typed(d.data) for d in exact.documents], text
     assert [(index, start) for index, _data, start in kept] == [(d.index, d.start) for d in exact.documents], text
     return True
@@ -303,3 +303,17 @@ def test_the_fast_path_is_not_imported_for_small_inputs() -> None:
         cwd=Path(__file__).parent.parent,
     )
     assert done.stdout.split() == ["False", "False"]
+
+
+def test_a_float_in_a_large_rendered_stream_is_still_refused(tmp_path: Path) -> None:
+    """validate skips the walk for floats of documents the fast reader saw none in; the one with a float is
+    still judged (`port: 80.0` is not an integer for the API server)."""
+    maps = "".join(
+        f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  k: '{i}'\n" for i in range(6000)
+    )
+    service = "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  ports:\n  - port: 80.0\n"
+    path = tmp_path / "rendered.yaml"
+    path.write_text(maps + service, encoding="utf-8")
+    assert path.stat().st_size >= fastread.FAST_READ_MIN_CHARS and fastread.read_documents(path.read_text())
+    result = run_cli(["validate", str(path)])
+    assert result.exit_code == 1 and "1 invalid" in result.stderr + result.stdout, result.stderr[-2000:]
