@@ -47,7 +47,8 @@ from mxjob_gitops.compiler import goscalar
 from mxjob_gitops.compiler.docsplit import split_documents
 from mxjob_gitops.compiler.limits import MAX_DEPTH, MAX_DOCUMENT_NODES
 
-# Below this many characters the exact reader is fast enough and the native modules are not imported.
+# Below this many characters (in the text or read by the run so far) the exact reader is used: importing the
+# native modules costs more than they save.
 FAST_READ_MIN_CHARS: Final = 256 * 1024
 
 _INDICATORS: Final = "&*!@`?"

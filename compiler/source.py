@@ -362,7 +362,9 @@ class ParseStream:
     def __iter__(self) -> Iterator[SourceDocument]:
         text, file, diagnostics = self.text, self.file, self.diagnostics
         source = SourceText(file, text)
-        if self.fast and len(text) >= FAST_READ_MIN_CHARS:  # it refuses a text over a limit: reported below
+        # Large texts, and every text once the run has read that much (rapidyaml's import has paid for itself): the
+        # fast reader refuses a text over a limit, reported below.
+        if self.fast and max(len(text), run_budget().input_bytes) >= FAST_READ_MIN_CHARS:
             fast = read_documents(text)
             if fast is not None:
                 yield from self._fast_documents(fast, source)

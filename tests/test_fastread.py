@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from mxjob_gitops.compiler import RenderOptions, compile_documents, fastread, source
 from mxjob_gitops.compiler.diagnostics import Code
 from mxjob_gitops.compiler.emit import to_yaml
+from mxjob_gitops.compiler.limits import new_run
 from mxjob_gitops.compiler.source import parse_text
 from tests.conftest import JOB_EXAMPLE_FILES, REPO, run_cli
 from tests.realcomp import realcomp_bin
@@ -317,3 +318,23 @@ def test_a_float_in_a_large_rendered_stream_is_still_refused(tmp_path: Path) -> 
     assert path.stat().st_size >= fastread.FAST_READ_MIN_CHARS and fastread.read_documents(path.read_text())
     result = run_cli(["validate", str(path)])
     assert result.exit_code == 1 and "1 invalid" in result.stderr + result.stdout, result.stderr[-2000:]
+
+
+def test_once_a_run_has_read_much_small_texts_are_read_fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    read = fastread.read_documents
+
+    def counted(text: str) -> Any:
+        calls.append(text)
+        return read(text)
+
+    monkeypatch.setattr(source, "read_documents", counted)
+    try:
+        new_run()
+        parse_text("a: 1\n", "x.yaml")
+        assert calls == []
+        new_run().input_bytes = fastread.FAST_READ_MIN_CHARS
+        parse_text("a: 1\n", "x.yaml")
+        assert calls == ["a: 1\n"]
+    finally:
+        new_run()
