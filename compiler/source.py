@@ -24,9 +24,8 @@ from mxjob_gitops.compiler.limits import (
     MAX_RUN_ALIAS_NODES,
     alias_expansion,
     alias_problem,
-    depth_problem,
-    node_count_problem,
     run_budget,
+    structure_problems,
 )
 
 _LINE_BREAK = re.compile("\r\n|\r|\n")
@@ -369,7 +368,7 @@ class ParseStream:
             if fast is not None:
                 yield from self._fast_documents(fast, source)
                 return
-        too_many = node_count_problem(text)
+        too_many, too_deep = structure_problems(text)
         if too_many is not None:
             diagnostics.append(
                 Diagnostic(
@@ -381,7 +380,6 @@ class ParseStream:
                 )
             )
             return
-        too_deep = depth_problem(text)
         if too_deep is not None:
             diagnostics.append(
                 Diagnostic(
