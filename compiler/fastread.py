@@ -64,9 +64,11 @@ class _Refused(Exception):
     """The fast reader cannot vouch for this text: the exact reader must read it."""
 
 
-def read_documents(text: str) -> list[tuple[Any, int, bool]] | None:
-    """Each document of the stream as (value, index of its first character, whether it holds a float), nulls
-    included (the exact reader counts them), or None when the exact reader must read the text."""
+def read_documents(text: str) -> list[tuple[str, int, bool]] | None:
+    """Each document of the stream as (its JSON text: `load` gives its value, index of its first character,
+    whether it holds a float), nulls included (the exact reader counts them), or None when the exact reader must
+    read the text. JSON text, not values: a render streams its documents (compiler.stream), so the values of a
+    whole large file must not be alive at once; loading again costs orjson's time twice, a tenth of the whole."""
     if _refused(text):
         return None
     pieces = split_documents(text)
@@ -110,13 +112,20 @@ def _quiet_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-def _read(text: str, pieces: list[Any]) -> list[tuple[Any, int, bool]]:
+def load(document: str) -> Any:
+    """The value of a document read_documents gave."""
+    import orjson
+
+    return orjson.loads(document)
+
+
+def _read(text: str, pieces: list[Any]) -> list[tuple[str, int, bool]]:
     import orjson
     import ryml
 
     events = _libyaml_events(text)
     tree = ryml.Tree()
-    documents: list[tuple[Any, int, bool]] = []
+    documents: list[tuple[str, int, bool]] = []
     keys: set[str] = set()
     strings: set[str] = set()
     counted = 2  # the stream's start and end
@@ -133,10 +142,10 @@ def _read(text: str, pieces: list[Any]) -> list[tuple[Any, int, bool]]:
         if len(children) != 1 and not (piece.documents is None and not children):
             raise _Refused
         for child in children:
-            data = orjson.loads(ryml.emit_json_malloc(tree, child))
-            implied, floats = _events(data, keys, strings)
+            json = ryml.emit_json_malloc(tree, child)
+            implied, floats = _events(orjson.loads(json), keys, strings)
             counted += implied
-            documents.append((data, piece.offset + _start(piece.text), floats))
+            documents.append((json, piece.offset + _start(piece.text), floats))
     if counted != events:  # a duplicate key collapsed, or rapidyaml read a structure libyaml did not
         raise _Refused
     if not all(_key_ok(text, key) for key in keys) or not all(_string_ok(text, value) for value in strings):

@@ -18,6 +18,7 @@ from mxjob_gitops.compiler import goscalar
 from mxjob_gitops.compiler.construct import Fallback, FastConstructor
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
 from mxjob_gitops.compiler.fastread import FAST_READ_MIN_CHARS, read_documents
+from mxjob_gitops.compiler.fastread import load as load_document
 from mxjob_gitops.compiler.limits import (
     MAX_DEPTH,
     MAX_DOCUMENT_NODES,
@@ -408,15 +409,20 @@ class ParseStream:
                 )
             )
 
-    def _fast_documents(self, documents: list[tuple[Any, int, bool]], source: SourceText) -> Iterator[SourceDocument]:
+    def _fast_documents(self, documents: list[tuple[str, int, bool]], source: SourceText) -> Iterator[SourceDocument]:
         """What _documents yields for a text compiler.fastread read (it read it only if nothing is to report
-        but documents that are not mappings)."""
-        for index, (data, start, floats) in enumerate(documents):
+        but documents that are not mappings); each value is made when its turn comes."""
+        documents.reverse()
+        index = 0
+        while documents:
+            json, start, floats = documents.pop()
+            data = load_document(json)
             if data is not None:
                 document = SourceDocument(data, self.file, index, source, start, floats)
                 if not isinstance(data, dict):
                     self.diagnostics.append(_not_a_mapping(document, data))
                 yield document
+            index += 1
 
     def _documents(self, loader: _Loader, source: SourceText) -> Iterator[SourceDocument]:
         file, diagnostics = self.file, self.diagnostics
