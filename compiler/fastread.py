@@ -5,7 +5,12 @@ None sends the text to the exact reader (PyYAML's C parser, Python construction,
 fast reader parses each document's text (compiler.docsplit) with rapidyaml, writes it as JSON with rapidyaml's
 own emitter and loads that with orjson, then proves the result equal to the exact reader's or gives up:
 
-- Text the fast reader is not trusted with is refused before parsing (`_REFUSED`): tabs, characters the YAML
+- libyaml's parser (PyYAML's CParser.raw_parse: all in C, no Python object per event) must accept the whole
+  text: rapidyaml accepts texts libyaml refuses (a `]` starting a scalar, misindented lines), and the exact
+  reader reports those. Its event count must equal what the loaded documents imply (a scalar per key and
+  value, a start and an end per collection and document): a duplicate key collapsed in JSON (an error for
+  the exact reader), or any structure rapidyaml read otherwise, refuses the stream.
+- Text the fast reader is not trusted with is refused before parsing (`_refused`): tabs, characters the YAML
   spec does not allow raw (libyaml refuses them, rapidyaml does not), anchors, aliases, tags, explicit `?` keys
   and the reserved indicators `@` and backtick at the start of a token; compiler.docsplit refuses directives,
   `...`, byte order marks and line breaks other than LF.
@@ -24,12 +29,14 @@ own emitter and loads that with orjson, then proves the result equal to the exac
   emitter writes for other spellings are refused.
 - Keys: JSON keys are strings. A key goscalar reads as a string is the exact reader's key however it was
   quoted; one it reads otherwise (`1`, `yes`, `~`, `<<`, ...) must be quoted, or plain with the same text the
-  exact reader gives it (`1`, `true`, `null`).
-- Duplicate keys (an error for the exact reader) collapse in JSON: the nodes of the result are counted
-  against rapidyaml's tree, and any difference refuses the stream.
+  exact reader gives it without a word (`1`, `true`).
+- The limits hold (compiler.limits): a document that may hold more than MAX_DOCUMENT_NODES nodes is not
+  parsed, one deeper than MAX_DEPTH or over the node limit once loaded is refused; the exact reader then
+  reports it. There are no aliases on this path.
 Locations are not taken from this reader: a diagnostic composes the text again with the exact reader
 (compiler.source.SourceText), so positions are the same on both paths. tests/test_fastread.py holds the two
-readers (and the Go ones) equal on tables, generated documents, every example, golden case and corpus file.
+readers (and the Go ones) equal on tables, generated documents, every example, golden case and corpus file,
+and on random edits of them.
 """
 
 from __future__ import annotations
