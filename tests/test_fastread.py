@@ -84,6 +84,8 @@ ACCEPTED = [
     "'1': x\n\"true\": x2\n'~': x3\n'<<': x4\n2: x5\nfalse: x6\n'null': x7\n-3: x8\n",
     "a: 'it''s'\nb: \"\\u00e9\\n\"\nc: é\nd: x #comment\ne: x#y\nf: a\n  b\n",
     "--- |\n  a root scalar\n---\n--- \n  # comment\n  a: 1\n",
+    '{"a": [1, "2", {"b": null}], "c": 1.5e3, "d": true}\n',  # JSON, as .json inputs and KRM input hold it
+    '{"a":1,"b":"x"}',
 ]
 REFUSED = [
     "a: &x 1\nb: *x\n",  # anchors and aliases
@@ -115,6 +117,7 @@ REFUSED = [
     "a: 1\r\n",
     "a: \x01\n",
     "? a\n: b\n",
+    '{"a": 1, "a": 2}',
 ]
 
 
