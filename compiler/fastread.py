@@ -71,11 +71,12 @@ class _Refused(Exception):
     """The fast reader cannot vouch for this text: the exact reader must read it."""
 
 
-def read_documents(text: str) -> list[tuple[str, int, bool]] | None:
-    """Each document of the stream as (its JSON text: `load` gives its value, index of its first character,
-    whether it holds a float), nulls included (the exact reader counts them), or None when the exact reader must
-    read the text. JSON text, not values: a render streams its documents (compiler.stream), so the values of a
-    whole large file must not be alive at once; loading again costs orjson's time twice, a tenth of the whole."""
+def read_documents(text: str, *, values: bool = False) -> list[tuple[Any, int, bool]] | None:
+    """Each document of the stream as (its JSON text: `load` gives its value; with `values`, the value itself,
+    index of its first character, whether it holds a float), nulls included (the exact reader counts them), or
+    None when the exact reader must read the text. JSON text unless asked: a render streams its documents
+    (compiler.stream), so the values of a whole large file must not be alive at once (loading again costs
+    orjson's time twice, a tenth of the whole); a caller that keeps them all asks for values."""
     if _refused(text):
         return None
     pieces = split_documents(text)
@@ -83,7 +84,7 @@ def read_documents(text: str) -> list[tuple[str, int, bool]] | None:
         return None
     try:
         with _quiet_stderr():
-            return _read(text, pieces)
+            return _read(text, pieces, values)
     except Exception:  # _Refused, rapidyaml's parse errors, orjson's JSONDecodeError: the exact reader decides
         return None
 
@@ -126,13 +127,13 @@ def load(document: str) -> Any:
     return orjson.loads(document)
 
 
-def _read(text: str, pieces: list[Any]) -> list[tuple[str, int, bool]]:
+def _read(text: str, pieces: list[Any], values: bool) -> list[tuple[Any, int, bool]]:
     import orjson
     import ryml
 
     events = _libyaml_events(text)
     tree = ryml.Tree()
-    documents: list[tuple[str, int, bool]] = []
+    documents: list[tuple[Any, int, bool]] = []
     keys: set[str] = set()
     strings: set[str] = set()
     counted = 2  # the stream's start and end
@@ -150,9 +151,10 @@ def _read(text: str, pieces: list[Any]) -> list[tuple[str, int, bool]]:
             raise _Refused
         for child in children:
             json = ryml.emit_json_malloc(tree, child)
-            implied, floats = _events(orjson.loads(json), keys, strings)
+            data = orjson.loads(json)
+            implied, floats = _events(data, keys, strings)
             counted += implied
-            documents.append((json, piece.offset + _start(piece.text), floats))
+            documents.append((data if values else json, piece.offset + _start(piece.text), floats))
     if counted != events:  # a duplicate key collapsed, or rapidyaml read a structure libyaml did not
         raise _Refused
     if not all(_key_ok(text, key) for key in keys) or not all(_string_ok(text, value) for value in strings):

@@ -341,7 +341,7 @@ def parse_text(text: str, file: str, *, fast: bool = True) -> ParseResult:
     A large text is read by compiler.fastread when it can prove its reading equal to this one (then nothing but
     non-mapping documents is to report, and positions still come from this reader); `fast=False` never uses it.
     """
-    stream = ParseStream(text, file, fast=fast)
+    stream = ParseStream(text, file, fast=fast, whole=True)
     documents = list(stream)
     return ParseResult([] if stream.discard else documents, stream.diagnostics)
 
@@ -353,9 +353,10 @@ class ParseStream:
     already yielded must be dropped (a document over a limit: nothing from the file is used).
     """
 
-    def __init__(self, text: str, file: str, *, fast: bool = True) -> None:
-        """`fast=False`: never compiler.fastread (the tests' reference)."""
-        self.text, self.file, self.fast = text, file, fast
+    def __init__(self, text: str, file: str, *, fast: bool = True, whole: bool = False) -> None:
+        """`fast=False`: never compiler.fastread (the tests' reference). `whole`: the caller keeps every document
+        (parse_text), so the fast reader may hand over values at once instead of JSON text to load in turn."""
+        self.text, self.file, self.fast, self.whole = text, file, fast, whole
         self.diagnostics: list[Diagnostic] = []
         self.discard = False
 
@@ -365,7 +366,7 @@ class ParseStream:
         # Large texts, and every text once the run has read that much (rapidyaml's import has paid for itself): the
         # fast reader refuses a text over a limit, reported below.
         if self.fast and max(len(text), run_budget().input_bytes) >= FAST_READ_MIN_CHARS:
-            fast = read_documents(text)
+            fast = read_documents(text, values=self.whole)
             if fast is not None:
                 yield from self._fast_documents(fast, source)
                 return
@@ -409,14 +410,14 @@ class ParseStream:
                 )
             )
 
-    def _fast_documents(self, documents: list[tuple[str, int, bool]], source: SourceText) -> Iterator[SourceDocument]:
+    def _fast_documents(self, documents: list[tuple[Any, int, bool]], source: SourceText) -> Iterator[SourceDocument]:
         """What _documents yields for a text compiler.fastread read (it read it only if nothing is to report
         but documents that are not mappings); each value is made when its turn comes."""
         documents.reverse()
         index = 0
         while documents:
-            json, start, floats = documents.pop()
-            data = load_document(json)
+            entry, start, floats = documents.pop()
+            data = entry if self.whole else load_document(entry)
             if data is not None:
                 document = SourceDocument(data, self.file, index, source, start, floats)
                 if not isinstance(data, dict):

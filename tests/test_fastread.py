@@ -74,6 +74,13 @@ def _same_parse(text: str) -> None:
     assert [(d.index, d.start, _typed(d.data)) for d in fast.documents] == [
         (d.index, d.start, _typed(d.data)) for d in exact.documents
     ], text
+    streamed = source.ParseStream(text, "in.yaml")  # as a render reads: values made in turn from JSON text
+    documents = list(streamed)
+    assert streamed.diagnostics == exact.diagnostics, text
+    if not streamed.discard:
+        assert [(d.index, d.start, _typed(d.data)) for d in documents] == [
+            (d.index, d.start, _typed(d.data)) for d in exact.documents
+        ], text
 
 
 ACCEPTED = [
@@ -164,13 +171,13 @@ def test_a_large_stream_is_read_fast_by_default(monkeypatch: pytest.MonkeyPatch)
     calls: list[int] = []
     read = fastread.read_documents
 
-    def counted(text: str) -> Any:
+    def counted(text: str, **options: Any) -> Any:
         calls.append(1)
-        return read(text)
+        return read(text, **options)
 
     monkeypatch.setattr(source, "read_documents", counted)
     _same_parse(text)
-    assert calls == [1] and read(text) is not None
+    assert calls == [1, 1] and read(text) is not None  # parse_text and the streamed read
 
 
 def test_limits_hold_on_the_fast_path(always_fast: None) -> None:
@@ -332,9 +339,9 @@ def test_once_a_run_has_read_much_small_texts_are_read_fast(monkeypatch: pytest.
     calls: list[str] = []
     read = fastread.read_documents
 
-    def counted(text: str) -> Any:
+    def counted(text: str, **options: Any) -> Any:
         calls.append(text)
-        return read(text)
+        return read(text, **options)
 
     monkeypatch.setattr(source, "read_documents", counted)
     try:
