@@ -12,14 +12,13 @@ The result, including the problems recorded on the way, equals the slow path's (
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Protocol
 
 import yaml
 
 _PREFIX = "tag:yaml.org,2002:"
 MAP, SEQ, STR, FLOAT, MERGE = (_PREFIX + name for name in ("map", "seq", "str", "float", "merge"))
-_CACHED_SCALARS = frozenset(_PREFIX + name for name in ("str", "int", "bool", "null"))
+_CACHED_SCALARS = frozenset(_PREFIX + name for name in ("str", "int", "bool", "null", "timestamp"))
 _CACHE_LIMIT = 100_000
 
 
@@ -41,9 +40,8 @@ class Constructing(Protocol):
 class FastConstructor:
     """One per loader: the scalar cache lives as long as the parse of one input."""
 
-    def __init__(self, loader: Constructing, key_text: Callable[[object], str]) -> None:
+    def __init__(self, loader: Constructing) -> None:
         self._loader = loader
-        self._key_text = key_text
         self._scalars: dict[tuple[str, str], Any] = {}
 
     def document(self, node: yaml.Node) -> Any:
@@ -78,17 +76,14 @@ class FastConstructor:
         return value
 
     def _mapping(self, node: yaml.MappingNode) -> dict[str, Any]:
+        """Keys that are strings (every other key is the loader's construct_mapping's: its text, warnings)."""
         pairs = node.value
-        seen: set[str] = set()
+        out: dict[str, Any] = {}
         for key_node, _ in pairs:
-            if type(key_node) is not yaml.ScalarNode or key_node.tag == MERGE:
+            if type(key_node) is not yaml.ScalarNode or key_node.tag != STR:
                 raise Fallback
-            if key_node.value in seen:
-                self._loader.note_duplicate_key(key_node)
-            seen.add(key_node.value)
-        raw: dict[Any, Any] = {}
         for key_node, value_node in pairs:
-            raw[self._value(key_node)] = self._value(value_node)
-        if all(type(key) is str for key in raw):
-            return raw
-        return {key if isinstance(key, str) else self._key_text(key): value for key, value in raw.items()}
+            if key_node.value in out:
+                self._loader.note_duplicate_key(key_node)
+            out[key_node.value] = self._value(value_node)
+        return out

@@ -18,8 +18,11 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-_START: Final = re.compile(r"^---(?=[ \t\n]|\Z)", re.MULTILINE)
-_NOT_COVERED: Final = re.compile(r"^(?:%|\.\.\.(?=[ \t\n]|\Z))|[\r\x85\u2028\u2029\ufeff\x00]", re.MULTILINE)
+# Each searched after a line feed, not at a line start (`^` with re.MULTILINE): a literal first character lets the
+# regex engine skip ahead, over ten times faster on a large stream; the text's very start is checked on its own.
+_START: Final = re.compile(r"\n---(?=[ \t\n]|\Z)")
+_MARKER: Final = re.compile(r"\n(?:%|\.\.\.(?=[ \t\n]|\Z))")
+_BREAKS: Final = re.compile(r"[\r\x85\u2028\u2029\ufeff\x00]")
 _EMPTY_LINES: Final = re.compile(r"(?: *(?:#[^\n]*)?\n)*(?: *(?:#[^\n]*)?)?\Z")
 
 
@@ -35,9 +38,11 @@ class Piece:
 
 def split_documents(text: str) -> list[Piece] | None:
     """The pieces of text, one per document (the first may hold none), or None when it cannot be cut exactly."""
-    if _NOT_COVERED.search(text):
+    if _not_covered(text):
         return None
-    starts = [match.start() for match in _START.finditer(text)]
+    starts = [match.start() + 1 for match in _START.finditer(text)]
+    if _START.match("\n" + text[:4]):
+        starts.insert(0, 0)
     pieces: list[Piece] = []
     if not starts or starts[0] > 0:
         head = text[: starts[0] if starts else len(text)]
@@ -46,3 +51,12 @@ def split_documents(text: str) -> list[Piece] | None:
         end = starts[position + 1] if position + 1 < len(starts) else len(text)
         pieces.append(Piece(start, text[start:end], 1))
     return pieces
+
+
+def _not_covered(text: str) -> bool:
+    """Whether the text holds a `%` directive or `...` at a line's start, or a break or character named above."""
+    if _MARKER.search(text) or _MARKER.match("\n" + text[:4]):
+        return True
+    if text.isascii():  # str.find is a memchr; the class regex tests every character
+        return "\r" in text or "\x00" in text
+    return _BREAKS.search(text) is not None

@@ -13,7 +13,12 @@ numbers for the Go readers. The rules here are established against the readers t
   octal, a sign is allowed), else `ParseUint` for 2^63..2^64-1;
 - floats: the text matching go-yaml's `yamlStyleFloat` (`[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?`)
   whose value is finite, plus `.inf`, `-.inf`, `.nan` spellings (which JSON cannot hold: an error later);
-- everything else, timestamps and `12:30` included, is a string.
+- everything else, timestamps and `12:30` included, is a string. A timestamp (`2001-12-14`) stays its text for
+  go-yaml v2 but kyaml rewrites it as RFC 3339 (`2001-12-14T00:00:00Z`): TIMESTAMP marks it, and compiler.source
+  warns unless it is already in that form.
+Map keys become JSON text as sigs.k8s.io/yaml writes them (yaml.go, convertToJSONableObject): integers in
+decimal, floats by `strconv.FormatFloat(key, 'g', -1, 32)` (`1.0` is "1", `1e6` "1e+06"), booleans as
+true/false (`key_text`). kyaml keeps every key as written, so a plain key whose text changes is ambiguous too.
 A float stays a float even when it holds a whole number (`1.0`, `1e3`): sigs.k8s.io/yaml would send it as `1`
 and `1000`, but a .json manifest reaches the API server as written, where `1.0` in an integer field is refused;
 the schema step reports such a float in an integer field with the fix (write `1`), whatever the file type.
@@ -23,10 +28,13 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 from typing import Final
 
 _PREFIX: Final = "tag:yaml.org,2002:"
-NULL, BOOL, INT, FLOAT, STR = (_PREFIX + name for name in ("null", "bool", "int", "float", "str"))
+NULL, BOOL, INT, FLOAT, STR, TIMESTAMP = (
+    _PREFIX + name for name in ("null", "bool", "int", "float", "str", "timestamp")
+)
 
 _NULLS: Final = frozenset({"", "~", "null", "Null", "NULL"})
 _TRUE: Final = frozenset({"true", "True", "TRUE"})
@@ -40,6 +48,17 @@ _SPECIAL_FLOATS: Final = {
     **dict.fromkeys((".nan", ".NaN", ".NAN"), math.nan),
 }
 _YAML_STYLE_FLOAT: Final = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+# YAML 1.1's timestamp (yaml.org/type/timestamp.html), which kyaml rewrites; RFC3339 is the form it writes back
+# (Go's time.RFC3339Nano), which reads the same everywhere.
+_TIMESTAMP: Final = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
+    r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?",
+    re.ASCII,
+)
+RFC3339: Final = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*[1-9])?(?:Z|[-+][0-9]{2}:[0-9]{2})", re.ASCII
+)
 _DIGITS: Final = {2: frozenset("01"), 8: frozenset("01234567"), 10: frozenset("0123456789")}
 _DIGITS16: Final = frozenset("0123456789abcdefABCDEF")
 
@@ -58,6 +77,8 @@ def resolve(text: str) -> str:
             return INT
         if _finite_float(plain) is not None:
             return FLOAT
+        if _TIMESTAMP.fullmatch(text):
+            return TIMESTAMP
     return STR
 
 
@@ -112,3 +133,44 @@ def parse_float(text: str) -> float | None:
         whole = parse_int(plain)
         return None if whole is None else float(whole)
     return value
+
+
+def key_text(key: object) -> str:
+    """A map key as sigs.k8s.io/yaml writes it in JSON (yaml.go, convertToJSONableObject)."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    if isinstance(key, float):
+        return _format_float32(key)
+    return str(key)
+
+
+def _format_float32(value: float) -> str:
+    """strconv.FormatFloat(value, 'g', -1, 32): the shortest digits that read back as the same float32, as %e
+    when the exponent is below -4 or from 6 on (at least two exponent digits), else as %f."""
+    try:
+        single = struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:  # beyond float32: Go's conversion gives an infinity
+        single = math.copysign(math.inf, value)
+    if math.isinf(single):
+        return "+Inf" if single > 0 else "-Inf"
+    if single == 0:
+        return "-0" if math.copysign(1.0, single) < 0 else "0"
+    for precision in range(1, 10):
+        shortest = f"{single:.{precision - 1}e}"
+        if struct.unpack("f", struct.pack("f", float(shortest)))[0] == single:
+            break
+    mantissa, _, exponent_text = shortest.partition("e")
+    exponent = int(exponent_text)
+    sign = "-" if mantissa.startswith("-") else ""
+    digits = mantissa.lstrip("-").replace(".", "").rstrip("0") or "0"
+    if exponent < -4 or exponent >= 6:
+        head = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{head}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    if exponent < 0:
+        return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
+    whole, fraction = digits[: exponent + 1].ljust(exponent + 1, "0"), digits[exponent + 1 :]
+    return sign + whole + ("." + fraction if fraction else "")

@@ -135,7 +135,7 @@ def depth_problem(text: str) -> int | None:
     yaml_parser_fetch_next_token and yaml_parser_scan_flow_scalar), so a many-document stream with a
     few `{}` each is not scanned as a whole.
     """
-    if all(_nesting_bound(document) <= MAX_DEPTH for document in _DOCUMENT_MARKER.split(text)):
+    if _shallow(text):
         return None
     from mxjob_gitops.compiler.source import event_loader
 
@@ -155,6 +155,10 @@ def depth_problem(text: str) -> int | None:
     finally:
         loader.dispose()
     return None
+
+
+def _shallow(text: str) -> bool:
+    return all(_nesting_bound(document) <= MAX_DEPTH for document in _DOCUMENT_MARKER.split(text))
 
 
 def _nesting_bound(document: str) -> int:
@@ -273,7 +277,7 @@ def node_count_problem(text: str) -> int | None:
     exactly from the parser's events, which holds no node in memory and stops at the first document over the
     limit. Before this, only documents with anchors were bounded: 20 MB of `[0,0,...]` took 3.3 GB and 69 s.
     """
-    if 2 * sum(text.count(mark) for mark in _NODE_MARKS) + 2 * text.count("---") + 2 <= MAX_DOCUMENT_NODES:
+    if _few_nodes(text):
         return None
     loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     loader = loader_class(text)
@@ -293,3 +297,43 @@ def node_count_problem(text: str) -> int | None:
     finally:
         loader.dispose()
     return None
+
+
+def _few_nodes(text: str) -> bool:
+    return 2 * sum(text.count(mark) for mark in _NODE_MARKS) + 2 * text.count("---") + 2 <= MAX_DOCUMENT_NODES
+
+
+def structure_problems(text: str) -> tuple[int | None, int | None]:
+    """(node_count_problem(text), depth_problem(text)) as the reader reports them (the depth only without a node
+    problem), in one pass over the parser's events when neither cheap bound lets the text through (a large
+    rendering: its long lines defeat the nesting bound), not two."""
+    if _few_nodes(text):
+        return None, depth_problem(text)
+    if _shallow(text):
+        return node_count_problem(text), None
+    from mxjob_gitops.compiler.source import event_loader
+
+    loader = event_loader(text)
+    nodes = depth = 0
+    too_deep: int | None = None
+    try:
+        while (event := loader.get_event()) is not None:  # type: ignore[no-untyped-call]
+            if isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                nodes += 1
+                if nodes > MAX_DOCUMENT_NODES:
+                    return (int(event.start_mark.index) if event.start_mark else 0), None
+                if not isinstance(event, yaml.ScalarEvent):
+                    depth += 1
+                    if depth > MAX_DEPTH and too_deep is None:
+                        too_deep = event.start_mark.index if event.start_mark is not None else 0
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+            elif isinstance(event, yaml.DocumentStartEvent):
+                nodes = 0
+            elif isinstance(event, yaml.StreamEndEvent):
+                break
+    except yaml.YAMLError:
+        pass  # the parse proper reports it, located
+    finally:
+        loader.dispose()
+    return None, too_deep

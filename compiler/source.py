@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import bisect
+import collections.abc
+import itertools
 import math
+import operator
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -14,15 +17,16 @@ import yaml
 from mxjob_gitops.compiler import goscalar
 from mxjob_gitops.compiler.construct import Fallback, FastConstructor
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
+from mxjob_gitops.compiler.fastread import FAST_READ_MIN_CHARS, read_documents
+from mxjob_gitops.compiler.fastread import load as load_document
 from mxjob_gitops.compiler.limits import (
     MAX_DEPTH,
     MAX_DOCUMENT_NODES,
     MAX_RUN_ALIAS_NODES,
     alias_expansion,
     alias_problem,
-    depth_problem,
-    node_count_problem,
     run_budget,
+    structure_problems,
 )
 
 _LINE_BREAK = re.compile("\r\n|\r|\n")
@@ -30,7 +34,7 @@ _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoade
 
 # Kubernetes reads YAML the way go-yaml does: timestamps and "=" stay strings.
 _DROPPED_RESOLVERS = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value"}
-_STRING_TAGS = ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary", "tag:yaml.org,2002:value")
+_STRING_TAGS = ("tag:yaml.org,2002:binary", "tag:yaml.org,2002:value")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +59,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
         super().__init__(stream)
         self.problems: list[Problem] = []
         self._tags: dict[tuple[str, Any], str] = {}
-        self._fast = FastConstructor(self, _key_text)
+        self._fast = FastConstructor(self)
 
     def construct_fast(self, node: yaml.Node) -> Any:
         """construct_document(node), the same value and problems, through compiler.construct when it can.
@@ -96,17 +100,52 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
         )
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
-        seen: set[str] = set()
-        for key_node, _ in node.value if isinstance(node, yaml.MappingNode) else ():  # else PyYAML raises
-            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
-                if key_node.value in seen:
-                    self.note_duplicate_key(key_node)
-                seen.add(key_node.value)
-        raw = super().construct_mapping(node, deep=deep)
+        """SafeConstructor.construct_mapping (yaml/constructor.py: merge keys flattened, then each pair), but every
+        key becomes its JSON text before it meets the others: PyYAML's dict takes `1`, `1.0` and `true` for one
+        key and keeps one value silently. Two keys with one text or one spelling are a duplicate (MXJ003)."""
+        if not isinstance(node, yaml.MappingNode):
+            return super().construct_mapping(node, deep=deep)  # PyYAML raises its error
+        own = {id(key_node) for key_node, _ in node.value}  # not the pairs a merge key brings in
+        self.flatten_mapping(node)
         out: dict[str, Any] = {}
-        for key, value in raw.items():
-            out[key if isinstance(key, str) else _key_text(key)] = value
+        seen: set[str] = set()  # own keys' texts and spellings (a key of its own overrides a merged one)
+        for key_node, value_node in node.value:
+            text = self._key(key_node, deep)
+            if id(key_node) in own and isinstance(key_node, yaml.ScalarNode):
+                if text in seen or key_node.value in seen:
+                    self.note_duplicate_key(key_node)
+                seen.update((text, key_node.value))
+            out[text] = self.construct_object(value_node, deep=deep)
         return out
+
+    def _key(self, node: yaml.Node, deep: bool) -> str:
+        """A key's JSON text as kubectl reads it (goscalar.key_text); a plain key that kustomize keeps as written
+        but kubectl rewrites (`1.0`, `0x10`, `True`) is warned about, a null key (both refuse it) is an error."""
+        if node.tag == goscalar.TIMESTAMP:  # a key keeps its text in both readers
+            return str(node.value)
+        key = self.construct_object(node, deep=deep)
+        if not isinstance(key, collections.abc.Hashable):
+            raise yaml.constructor.ConstructorError(None, None, "found unhashable key", node.start_mark)
+        text = goscalar.key_text(key)
+        if not isinstance(node, yaml.ScalarNode) or node.style or node.tag == goscalar.STR:
+            return text
+        if key is None:
+            self._problem(
+                Code.NOT_JSON,
+                f"the map key {node.value!r} is null, which kubectl and kustomize refuse",
+                node,
+                f"quote it ('{node.value}') if you meant the text",
+            )
+        elif text != node.value and not goscalar.ambiguous(node.value):
+            self._problem(
+                Code.AMBIGUOUS_SCALAR,
+                f"the map key {node.value!r} is {text!r} for kubectl and Argo CD but {node.value!r} for kustomize "
+                "and Flux; read as " + repr(text),
+                node,
+                f"quote it ('{node.value}') to keep it as written, or write {text}",
+                Severity.WARNING,
+            )
+        return text
 
     def _tagged_scalar(self, node: yaml.ScalarNode, construct: Callable[[yaml.ScalarNode], Any]) -> Any:
         """A scalar made by a PyYAML constructor, or (recorded as a problem) its text when an explicit tag
@@ -153,6 +192,19 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     def construct_as_string(self, node: yaml.Node) -> str:
         return str(node.value) if isinstance(node, yaml.ScalarNode) else ""
 
+    def construct_timestamp_text(self, node: yaml.Node) -> str:
+        """A timestamp stays its text, as in kubectl and Argo CD; kustomize (so Flux) rewrites it as RFC 3339."""
+        if isinstance(node, yaml.ScalarNode) and not node.style and not goscalar.RFC3339.fullmatch(node.value):
+            self._problem(
+                Code.AMBIGUOUS_SCALAR,
+                f"{node.value!r} is kept as written by kubectl and Argo CD, but kustomize (so Flux) rewrites it as "
+                "an RFC 3339 timestamp; read as the text",
+                node,
+                f"quote it ('{node.value}') to keep the text everywhere",
+                Severity.WARNING,
+            )
+        return self.construct_as_string(node)
+
     def construct_undefined(self, node: yaml.Node) -> None:
         self._problem(
             Code.UNSAFE_TAG,
@@ -171,6 +223,7 @@ for _tag, _method in (
     _Loader.add_constructor("tag:yaml.org,2002:" + _tag, _method)
 for _tag in _STRING_TAGS:
     _Loader.add_constructor(_tag, _Loader.construct_as_string)
+_Loader.add_constructor(goscalar.TIMESTAMP, _Loader.construct_timestamp_text)
 for _tag in ("tag:yaml.org,2002:set", "tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs"):
     _Loader.add_constructor(_tag, _Loader.construct_undefined)
 _Loader.add_constructor(None, _Loader.construct_undefined)
@@ -181,14 +234,6 @@ def _required(value: Any) -> Any:
     if value is None:
         raise ValueError("not a value of its tag")
     return value
-
-
-def _key_text(key: object) -> str:
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if key is None:
-        return "null"
-    return str(key)
 
 
 @dataclass(slots=True)
@@ -208,7 +253,7 @@ class SourceText:
         """The 1-based line and column of a character index, counting only YAML 1.2's line breaks (LF, CR,
         CRLF; the YAML 1.2 spec, section 5.4): the parser also breaks lines at NEL, LS and PS."""
         if self._line_starts is None:
-            self._line_starts = [0, *(m.end() for m in _LINE_BREAK.finditer(self.text))]
+            self._line_starts = _line_starts(self.text)
         line = bisect.bisect_right(self._line_starts, index) - 1
         return Location(file, line + 1, index - self._line_starts[line] + 1)
 
@@ -216,6 +261,15 @@ class SourceText:
         if self._nodes is None:
             self._nodes = _compose_all(self.text)
         return self._nodes[index] if 0 <= index < len(self._nodes) else None
+
+
+def _line_starts(text: str) -> list[int]:
+    """Where each line begins. Without a CR, from the lengths of the text split at LF (all in C: a large
+    stream has a million lines, and a match object per line cost half a second)."""
+    if "\r" in text:
+        return [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
+    lengths = itertools.accumulate(map(len, text.split("\n")[:-1]))
+    return [0, *map(operator.add, lengths, itertools.count(1))]
 
 
 def _compose_all(text: str) -> list[yaml.Node]:
@@ -240,6 +294,8 @@ class SourceDocument:
     index: int
     source: SourceText | None = field(default=None, compare=False, repr=False)
     start: int | None = field(default=None, compare=False, repr=False)  # character index, kept from the parse
+    # False when the reader saw no float in it (compiler.fastread): no object of it needs a walk for floats.
+    floats: bool | None = field(default=None, compare=False, repr=False)
 
     def locate(self, path: Sequence[str | int], *, key: bool = False) -> Location:
         if not path and self.start is not None and self.source is not None:  # nothing to compose again
@@ -277,13 +333,15 @@ class ParseResult:
     diagnostics: list[Diagnostic]
 
 
-def parse_text(text: str, file: str) -> ParseResult:
+def parse_text(text: str, file: str, *, fast: bool = True) -> ParseResult:
     """Split a YAML or JSON stream into documents; empty documents are skipped as kubectl does.
 
     Limits (compiler.limits) come first: nesting depth on the event stream, aliases on each composed
     document before it is constructed; a document over a limit ends the file with one located error.
+    A large text is read by compiler.fastread when it can prove its reading equal to this one (then nothing but
+    non-mapping documents is to report, and positions still come from this reader); `fast=False` never uses it.
     """
-    stream = ParseStream(text, file)
+    stream = ParseStream(text, file, fast=fast, whole=True)
     documents = list(stream)
     return ParseResult([] if stream.discard else documents, stream.diagnostics)
 
@@ -295,15 +353,24 @@ class ParseStream:
     already yielded must be dropped (a document over a limit: nothing from the file is used).
     """
 
-    def __init__(self, text: str, file: str) -> None:
-        self.text, self.file = text, file
+    def __init__(self, text: str, file: str, *, fast: bool = True, whole: bool = False) -> None:
+        """`fast=False`: never compiler.fastread (the tests' reference). `whole`: the caller keeps every document
+        (parse_text), so the fast reader may hand over values at once instead of JSON text to load in turn."""
+        self.text, self.file, self.fast, self.whole = text, file, fast, whole
         self.diagnostics: list[Diagnostic] = []
         self.discard = False
 
     def __iter__(self) -> Iterator[SourceDocument]:
         text, file, diagnostics = self.text, self.file, self.diagnostics
         source = SourceText(file, text)
-        too_many = node_count_problem(text)
+        # Large texts, and every text once the run has read that much (rapidyaml's import has paid for itself): the
+        # fast reader refuses a text over a limit, reported below.
+        if self.fast and max(len(text), run_budget().input_bytes) >= FAST_READ_MIN_CHARS:
+            fast = read_documents(text, values=self.whole)
+            if fast is not None:
+                yield from self._fast_documents(fast, source)
+                return
+        too_many, too_deep = structure_problems(text)
         if too_many is not None:
             diagnostics.append(
                 Diagnostic(
@@ -315,7 +382,6 @@ class ParseStream:
                 )
             )
             return
-        too_deep = depth_problem(text)
         if too_deep is not None:
             diagnostics.append(
                 Diagnostic(
@@ -343,6 +409,21 @@ class ParseStream:
                     hint=problem_.hint,
                 )
             )
+
+    def _fast_documents(self, documents: list[tuple[Any, int, bool]], source: SourceText) -> Iterator[SourceDocument]:
+        """What _documents yields for a text compiler.fastread read (it read it only if nothing is to report
+        but documents that are not mappings); each value is made when its turn comes."""
+        documents.reverse()
+        index = 0
+        while documents:
+            entry, start, floats = documents.pop()
+            data = entry if self.whole else load_document(entry)
+            if data is not None:
+                document = SourceDocument(data, self.file, index, source, start, floats)
+                if not isinstance(data, dict):
+                    self.diagnostics.append(_not_a_mapping(document, data))
+                yield document
+            index += 1
 
     def _documents(self, loader: _Loader, source: SourceText) -> Iterator[SourceDocument]:
         file, diagnostics = self.file, self.diagnostics

@@ -95,7 +95,7 @@ def validate_plan(plan: Plan, kubernetes_version: str, strict: bool) -> Iterator
         # The compiler writes ints and strings of its own and copies every other number from the job, so a job
         # without a float renders none: one walk of the job stands for a walk of each object it renders
         # (tests/test_validate_fast.py holds the compiler to this).
-        floats = has_float(item.conversion.data) if isinstance(item, CompiledJob) else None
+        floats = has_float(item.conversion.data) if isinstance(item, CompiledJob) else _no_float(document)
         for manifest in plan.item_manifests(item):
             yield _check(
                 manifest,
@@ -106,6 +106,11 @@ def validate_plan(plan: Plan, kubernetes_version: str, strict: bool) -> Iterator
                 generated,
                 floats,
             )
+
+
+def _no_float(document: SourceDocument) -> bool | None:
+    """False when the reader saw no float anywhere in the document (then no object in it holds one), else None."""
+    return False if document.floats is False else None
 
 
 def _check(

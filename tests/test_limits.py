@@ -210,3 +210,24 @@ def test_git_blobs_are_size_checked_before_they_are_read(tmp_path: Path, monkeyp
     result = run_cli(["diff", "--base", "HEAD", "--head", "HEAD", "jobs"], cwd=repo)
     assert result.exit_code == 2 and "HEAD:jobs/big.yaml: larger than 4,096 bytes" in result.stderr, result.stderr
     assert ["cat-file", "--batch"] not in read
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: [[[[[1]]]]]\n",
+        "a: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]\n",
+        "---\na: [[[[[[1]]]]]]\n---\nb: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]\n",
+        "---\nb: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]\n---\na: [[[[[[1]]]]]]\n",
+        "a: [[[[[[1]]]]]]\nb: [1, 2\n",
+        "a: 1\nb: [1, 2\n",
+        "a: [1, 2]\n" + "x" * 40 + ": 1\n",
+    ],
+)
+def test_one_pass_finds_what_the_two_checks_find(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mxjob_gitops.compiler import limits
+
+    monkeypatch.setattr(limits, "MAX_DEPTH", 4)
+    monkeypatch.setattr(limits, "MAX_DOCUMENT_NODES", 10)
+    nodes = limits.node_count_problem(text)  # reported first: the depth matters only without it
+    assert limits.structure_problems(text) == (nodes, limits.depth_problem(text) if nodes is None else None)

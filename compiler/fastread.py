@@ -1,0 +1,271 @@
+"""Read a large YAML stream at native speed where that gives exactly what compiler.source's exact reader gives.
+
+compiler.source (ParseStream) calls `read_documents` for large texts and takes its answer when it is not None;
+None sends the text to the exact reader (PyYAML's C parser, Python construction, goscalar's scalar rules). The
+fast reader parses each document's text (compiler.docsplit) with rapidyaml, writes it as JSON with rapidyaml's
+own emitter and loads that with orjson, then proves the result equal to the exact reader's or gives up:
+
+- libyaml's parser (PyYAML's CParser.raw_parse: all in C, no Python object per event) must accept the whole
+  text: rapidyaml accepts texts libyaml refuses (a `]` starting a scalar, misindented lines), and the exact
+  reader reports those. Its event count must equal what the loaded documents imply (a scalar per key and
+  value, a start and an end per collection and document): a duplicate key collapsed in JSON (an error for
+  the exact reader), or any structure rapidyaml read otherwise, refuses the stream.
+- Text the fast reader is not trusted with is refused before parsing (`_refused`): tabs, characters the YAML
+  spec does not allow raw (libyaml refuses them, rapidyaml does not), anchors, aliases, tags, explicit `?` keys
+  and the reserved indicators `@` and backtick at the start of a token; compiler.docsplit refuses directives,
+  `...`, byte order marks and line breaks other than LF.
+- rapidyaml's emitter writes a quoted or block scalar as a JSON string, a plain one as a number when it has
+  a number's form (`.5` as `0.5`, `1.` as `1.0`), `true`, `false`, `null` and an empty scalar as themselves,
+  `nan`/`inf` spellings as the strings `.nan`/`.inf`/`-.inf`, and every other plain scalar as a string
+  (rapidyaml 0.15.2, src/c4/yml/emit.def.hpp: Emitter::_json_writev, _json_maybe_write_naninf). orjson refuses
+  what JSON cannot hold (`+1`, `01.5`, `0x1F` written bare, control characters). So a number, boolean or null
+  in the result came from a plain scalar with JSON's own spelling, which goscalar reads to the same value;
+  only a non-finite float (`1e400`, a string for goscalar) is refused.
+- A string in the result is the exact reader's string unless goscalar gives that text another type: then it
+  must not have come from a plain scalar. That choice of the emitter depends on the text alone, so one probe
+  per distinct text tells whether a plain one would be written as a string at all (`0` is written as a
+  number: every string "0" was quoted); when it would, the text must not occur anywhere a plain scalar can
+  begin and end (`_maybe_plain`), else the stream is refused. `""` and the `.nan`/`.inf`/`-.inf` the
+  emitter writes for other spellings are refused.
+- Keys: JSON keys are strings. A key goscalar reads as a string is the exact reader's key however it was
+  quoted; one it reads otherwise (`1`, `yes`, `~`, `<<`, ...) must be quoted, or plain with the same text the
+  exact reader gives it without a word (`1`, `true`).
+- The limits hold (compiler.limits): a document that may hold more than MAX_DOCUMENT_NODES nodes is not
+  parsed, one deeper than MAX_DEPTH or over the node limit once loaded is refused; the exact reader then
+  reports it. There are no aliases on this path.
+Locations are not taken from this reader: a diagnostic composes the text again with the exact reader
+(compiler.source.SourceText), so positions are the same on both paths. tests/test_fastread.py holds the two
+readers (and the Go ones) equal on tables, generated documents, every example, golden case and corpus file,
+and on random edits of them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import os
+import re
+import sys
+from collections.abc import Iterator
+from typing import Any, Final
+
+from mxjob_gitops.compiler import goscalar
+from mxjob_gitops.compiler.docsplit import split_documents
+from mxjob_gitops.compiler.limits import MAX_DEPTH, MAX_DOCUMENT_NODES
+
+# Below this many characters (in the text or read by the run so far) the exact reader is used: importing the
+# native modules costs more than they save.
+FAST_READ_MIN_CHARS: Final = 256 * 1024
+
+_INDICATORS: Final = "&*!@`?"
+_AT_TOKEN_START: Final = re.compile(r"(?:^|(?<=[ \[{,:]))(?:[&*!@`]|\?(?=[ \n]|$))", re.MULTILINE)
+_UNPRINTABLE: Final = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+_NANINF_OUT: Final = frozenset({".nan", ".inf", "-.inf"})
+_JSON_INT: Final = re.compile(r"-?(?:0|[1-9][0-9]*)")
+# compiler.limits.node_count_problem's cheap bound, per document: a text under it cannot hold too many nodes.
+_NODE_MARKS: Final = ",:-[{?\n"
+
+
+class _Refused(Exception):
+    """The fast reader cannot vouch for this text: the exact reader must read it."""
+
+
+def read_documents(text: str, *, values: bool = False) -> list[tuple[Any, int, bool]] | None:
+    """Each document of the stream as (its JSON text: `load` gives its value; with `values`, the value itself,
+    index of its first character, whether it holds a float), nulls included (the exact reader counts them), or
+    None when the exact reader must read the text. JSON text unless asked: a render streams its documents
+    (compiler.stream), so the values of a whole large file must not be alive at once (loading again costs
+    orjson's time twice, a tenth of the whole); a caller that keeps them all asks for values."""
+    if _refused(text):
+        return None
+    pieces = split_documents(text)
+    if pieces is None:
+        return None
+    try:
+        with _quiet_stderr():
+            return _read(text, pieces, values)
+    except Exception:  # _Refused, rapidyaml's parse errors, orjson's JSONDecodeError: the exact reader decides
+        return None
+
+
+def _refused(text: str) -> bool:
+    """Whether the text holds what the fast reader is not trusted with (see the module's docstring)."""
+    if "\t" in text or "\r" in text:
+        return True
+    if any(indicator in text for indicator in _INDICATORS) and _AT_TOKEN_START.search(text):
+        return True
+    if text.isascii():
+        return any(chr(code) in text for code in (*range(9), 11, 12, *range(14, 32), 127))
+    return _UNPRINTABLE.search(text) is not None
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """File descriptor 2 points at the null device meanwhile: rapidyaml prints each parse error there before it
+    raises (its default error callback; the Python binding cannot replace it), and the exact reader then reports
+    the error properly. The one place the compiler touches a file descriptor (raises OSError if it cannot)."""
+    if sys.stderr is not None:
+        sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+        finally:
+            os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def load(document: str) -> Any:
+    """The value of a document read_documents gave."""
+    import orjson
+
+    return orjson.loads(document)
+
+
+def _read(text: str, pieces: list[Any], values: bool) -> list[tuple[Any, int, bool]]:
+    import orjson
+    import ryml
+
+    events = _libyaml_events(text)
+    tree = ryml.Tree()
+    documents: list[tuple[Any, int, bool]] = []
+    keys: set[str] = set()
+    strings: set[str] = set()
+    counted = 2  # the stream's start and end
+    for piece in pieces:
+        if piece.documents == 0:
+            continue
+        if 2 * len(piece.text) + 4 > MAX_DOCUMENT_NODES and _node_bound(piece.text) > MAX_DOCUMENT_NODES:
+            raise _Refused  # the exact reader counts its nodes without building them
+        tree.clear()
+        tree.clear_arena()
+        ryml.parse_in_arena(piece.text.encode(), tree)
+        root = tree.root_id()
+        children = [tree.child(root, n) for n in range(tree.num_children(root))] if tree.is_stream(root) else [root]
+        if len(children) != 1 and not (piece.documents is None and not children):
+            raise _Refused
+        for child in children:
+            json = ryml.emit_json_malloc(tree, child)
+            data = orjson.loads(json)
+            implied, floats = _events(data, keys, strings)
+            counted += implied
+            documents.append((data if values else json, piece.offset + _start(piece.text), floats))
+    if counted != events:  # a duplicate key collapsed, or rapidyaml read a structure libyaml did not
+        raise _Refused
+    if not all(_key_ok(text, key) for key in keys) or not all(_string_ok(text, value) for value in strings):
+        raise _Refused
+    return documents
+
+
+def _node_bound(text: str) -> int:
+    return 2 * sum(text.count(mark) for mark in _NODE_MARKS) + 4
+
+
+def _libyaml_events(text: str) -> int:
+    """How many events libyaml's parser gives for the text, all in C (PyYAML's CParser.raw_parse): it raises
+    where the exact reader reports a syntax error, whatever rapidyaml would make of the text."""
+    from yaml._yaml import CParser
+
+    parser = CParser(text)
+    try:
+        return int(parser.raw_parse())
+    finally:
+        parser.dispose()
+
+
+def _events(root: Any, keys: set[str], strings: set[str]) -> tuple[int, bool]:
+    """The parser events of a loaded document (its start and end, a scalar per key and scalar value, a start and
+    an end per collection) and whether it holds a float; its keys and strings are collected. Refused: a
+    non-finite float, nesting deeper than MAX_DEPTH, more than MAX_DOCUMENT_NODES nodes (keys included, as
+    compiler.limits counts them)."""
+    if type(root) is not dict and type(root) is not list:
+        if type(root) is str:
+            strings.add(root)
+        elif type(root) is float and not math.isfinite(root):
+            raise _Refused
+        return 3, type(root) is float
+    values = 1
+    keyed = 0
+    collections = 0
+    floats = False
+    stack = [(root, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        container, depth = pop()
+        collections += 1
+        if depth > MAX_DEPTH:
+            raise _Refused
+        items: Any = container
+        if type(container) is dict:
+            keys.update(container)
+            keyed += len(container)
+            items = container.values()
+        values += len(items)
+        for value in items:
+            kind = type(value)
+            if kind is str:
+                strings.add(value)
+            elif kind is dict or kind is list:
+                push((value, depth + 1))
+            elif kind is float:
+                if not math.isfinite(value):
+                    raise _Refused
+                floats = True
+    if values + keyed > MAX_DOCUMENT_NODES:
+        raise _Refused
+    return 2 + values + keyed + collections, floats
+
+
+_START: Final = re.compile(r"(?:---(?=[ \n]|\Z))?(?:[ \n]+|#[^\n]*)*")
+
+
+def _start(piece: str) -> int:
+    """Where the document's root node begins: after its `---` marker, blanks and comments."""
+    match = _START.match(piece)
+    return match.end() if match else 0
+
+
+def _string_ok(text: str, value: str) -> bool:
+    if value == "" or value in _NANINF_OUT:
+        return False
+    if goscalar.resolve(value) == goscalar.STR:
+        return True
+    return not _plain_is_string(value) or not _maybe_plain(text, value)
+
+
+def _key_ok(text: str, key: str) -> bool:
+    if key == "" or key in _NANINF_OUT:
+        return False
+    if key != "<<" and goscalar.resolve(key) == goscalar.STR:
+        return True
+    if not _maybe_plain(text, key):
+        return True
+    if key in ("true", "false"):  # a plain null key is an error
+        return True
+    return bool(_JSON_INT.fullmatch(key)) and str(goscalar.parse_int(key)) == key
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_is_string(value: str) -> bool:
+    """Whether rapidyaml's JSON emitter writes this text, as a plain scalar, as a JSON string."""
+    import orjson
+    import ryml
+
+    try:
+        tree = ryml.parse_in_arena(f"- {value}\n".encode())
+        return isinstance(orjson.loads(ryml.emit_json_malloc(tree, tree.root_id()))[0], str)
+    except Exception:
+        return True
+
+
+def _maybe_plain(text: str, value: str) -> bool:
+    """Whether the text holds `value` where a plain scalar can begin and end (a superset of where one does: a
+    plain scalar begins at a line's start, after a blank, a flow indicator or a JSON-like key's `:`, and ends
+    at a line's end, a blank, a flow indicator or `:`)."""
+    pattern = r"(?<![^ \n\[{,:])" + re.escape(value) + r"(?![^ \n,\]}:])"
+    return re.search(pattern, text) is not None
