@@ -28,7 +28,7 @@ _PLAIN = re.compile(r"(?:[A-Za-z0-9_./]|-(?=[^ ]))[A-Za-z0-9_./@%+=~:, -]*")
 # Scalars that some YAML reader (YAML 1.2 core, go-yaml v2 booleans) would not read back as a string. Signs and
 # underscores alone (`_`, `-_`) too: ruamel.yaml's int pattern `[-+]?[0-9_]+` takes them and then fails to load.
 _NOT_STRING = re.compile(
-    r"[yYnN]|[-+]?(?:_[0-9_]*|0o[0-7_]+|0x[0-9a-fA-F_]+|0b[01_]+"
+    r"[yYnN]|[-+]?(?:_[0-9_]*|0o[-+]?[0-7_]+|0x[0-9a-fA-F_]+|0b[01_]+"
     r"|(?:\.[0-9_]+|[0-9][0-9_:]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?"
     r"|\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))"
 )

@@ -44,10 +44,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
-import os
 import re
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any, Final
 
 from mxjob_gitops.compiler import goscalar
@@ -57,6 +55,11 @@ from mxjob_gitops.compiler.limits import MAX_DEPTH, MAX_DOCUMENT_NODES
 # Below this many characters (in the text or read by the run so far) the exact reader is used: importing the
 # native modules costs more than they save.
 FAST_READ_MIN_CHARS: Final = 256 * 1024
+# Wraps every native parse. rapidyaml prints each parse error on file descriptor 2 before it raises (its default
+# error callback; the Python binding cannot replace it), and the exact reader then reports the error properly. The
+# command line points descriptor 2 at the null device meanwhile (compiler/cli/quietfd.py sets this); the compiler
+# itself touches no file descriptor, so a library caller keeps its stderr as it is.
+native_parse_guard: Callable[[], contextlib.AbstractContextManager[None]] = contextlib.nullcontext
 
 _INDICATORS: Final = "&*!@`?"
 _AT_TOKEN_START: Final = re.compile(r"(?:^|(?<=[ \[{,:]))(?:[&*!@`]|\?(?=[ \n]|$))", re.MULTILINE)
@@ -83,7 +86,7 @@ def read_documents(text: str, *, values: bool = False) -> list[tuple[Any, int, b
     if pieces is None:
         return None
     try:
-        with _quiet_stderr():
+        with native_parse_guard():
             return _read(text, pieces, values)
     except Exception:  # _Refused, rapidyaml's parse errors, orjson's JSONDecodeError: the exact reader decides
         return None
@@ -98,26 +101,6 @@ def _refused(text: str) -> bool:
     if text.isascii():
         return any(chr(code) in text for code in (*range(9), 11, 12, *range(14, 32), 127))
     return _UNPRINTABLE.search(text) is not None
-
-
-@contextlib.contextmanager
-def _quiet_stderr() -> Iterator[None]:
-    """File descriptor 2 points at the null device meanwhile: rapidyaml prints each parse error there before it
-    raises (its default error callback; the Python binding cannot replace it), and the exact reader then reports
-    the error properly. The one place the compiler touches a file descriptor (raises OSError if it cannot)."""
-    if sys.stderr is not None:
-        sys.stderr.flush()
-    saved = os.dup(2)
-    try:
-        null = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(null, 2)
-        finally:
-            os.close(null)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
 
 
 def load(document: str) -> Any:

@@ -36,6 +36,12 @@ NULL, BOOL, INT, FLOAT, STR, TIMESTAMP = (
     _PREFIX + name for name in ("null", "bool", "int", "float", "str", "timestamp")
 )
 
+# A plain scalar go-yaml v2 reads as a string and go-yaml v3 as an integer: `0o` and a signed octal number
+# (`0o-7`). v2's resolve hands the whole text to strconv.ParseInt(text, 0, 64), which refuses a sign after the
+# prefix; v3's resolve.go reads text[2:] with strconv.ParseInt(…, 8, 64), which takes it. Our own tag: read as the
+# string, as kubectl and Argo CD do, with the MXJ009 warning (source.py).
+V3_OCTAL: Final = "tag:mxjob-gitops,2026:v3-octal"
+
 _NULLS: Final = frozenset({"", "~", "null", "Null", "NULL"})
 _TRUE: Final = frozenset({"true", "True", "TRUE"})
 _FALSE: Final = frozenset({"false", "False", "FALSE"})
@@ -79,7 +85,20 @@ def resolve(text: str) -> str:
             return FLOAT
         if _TIMESTAMP.fullmatch(text):
             return TIMESTAMP
+        if v3_octal(plain) is not None:
+            return V3_OCTAL
     return STR
+
+
+def v3_octal(plain: str) -> int | None:
+    """go-yaml v3's reading of `0o` and a signed octal number (underscores already removed), else None."""
+    if not plain.startswith("0o") or plain[2:3] not in ("+", "-"):
+        return None
+    digits = plain[3:]
+    if not digits or not set(digits) <= _DIGITS[8]:
+        return None
+    value = int(plain[2:], 8)
+    return value if -(2**63) <= value < 2**63 else None
 
 
 def ambiguous(text: str) -> bool:

@@ -205,6 +205,20 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
             )
         return self.construct_as_string(node)
 
+    def construct_v3_octal_text(self, node: yaml.Node) -> str:
+        """`0o-7` stays its text, as in kubectl and Argo CD; kustomize (so Flux) reads the integer -7."""
+        if isinstance(node, yaml.ScalarNode) and not node.style:
+            number = goscalar.v3_octal(str(node.value).replace("_", ""))
+            self._problem(
+                Code.AMBIGUOUS_SCALAR,
+                f"{node.value!r} is the string {node.value!r} for kubectl and Argo CD but the integer {number} for "
+                "kustomize and Flux; read as the string",
+                node,
+                f"quote it ('{node.value}') to keep the text everywhere, or write {number}",
+                Severity.WARNING,
+            )
+        return self.construct_as_string(node)
+
     def construct_undefined(self, node: yaml.Node) -> None:
         self._problem(
             Code.UNSAFE_TAG,
@@ -224,6 +238,7 @@ for _tag, _method in (
 for _tag in _STRING_TAGS:
     _Loader.add_constructor(_tag, _Loader.construct_as_string)
 _Loader.add_constructor(goscalar.TIMESTAMP, _Loader.construct_timestamp_text)
+_Loader.add_constructor(goscalar.V3_OCTAL, _Loader.construct_v3_octal_text)
 for _tag in ("tag:yaml.org,2002:set", "tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs"):
     _Loader.add_constructor(_tag, _Loader.construct_undefined)
 _Loader.add_constructor(None, _Loader.construct_undefined)

@@ -353,3 +353,22 @@ def test_once_a_run_has_read_much_small_texts_are_read_fast(monkeypatch: pytest.
         assert calls == ["a: 1\n"]
     finally:
         new_run()
+
+
+def test_the_command_line_silences_descriptor_2_around_native_parses(capfd: pytest.CaptureFixture[str]) -> None:
+    """What rapidyaml would print on descriptor 2 inside the guard the CLI installs is dropped; after it, writes
+    reach stderr again."""
+    import os
+
+    from mxjob_gitops.compiler import fastread
+    from mxjob_gitops.compiler.cli import quietfd
+
+    before = fastread.native_parse_guard
+    try:
+        quietfd.install()
+        with fastread.native_parse_guard():
+            os.write(2, b"native parse error\n")
+    finally:
+        fastread.native_parse_guard = before
+    os.write(2, b"after\n")
+    assert capfd.readouterr().err == "after\n"

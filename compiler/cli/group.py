@@ -83,6 +83,8 @@ def cli() -> None:
 
     Shell completion: mxjob completion bash|zsh|fish (see its --help).
     """
+    from mxjob_gitops.compiler.cli import quietfd
     from mxjob_gitops.compiler.limits import new_run
 
     new_run()  # the input budgets count per command invocation (compiler.limits.RunBudget)
+    quietfd.install()
