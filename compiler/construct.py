@@ -27,7 +27,7 @@ class Fallback(Exception):
 
 
 class Constructing(Protocol):
-    """What the walk needs from the loader (compiler.source._Loader)."""
+    """What the walk needs from the loader (compiler.goloader.GoLoader)."""
 
     yaml_constructors: dict[Any, Any]
     problems: list[Any]

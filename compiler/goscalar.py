@@ -1,4 +1,4 @@
-"""Plain YAML scalars as the Kubernetes tools read them: go-yaml v2's resolution (compiler.source's loader uses it).
+"""Plain YAML scalars as the Kubernetes tools read them: go-yaml v2's resolution (compiler.goloader uses it).
 
 kubectl and Argo CD read manifests through sigs.k8s.io/yaml (a go-yaml v2 fork: `resolve.go`, `resolve`); Flux and
 kustomize through kyaml (go-yaml v3). PyYAML's YAML 1.1 rules differ from both: `12:30` is the base-60 integer

@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import bisect
-import collections.abc
 import itertools
-import math
 import operator
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 import yaml
 
-from mxjob_gitops.compiler import goscalar
-from mxjob_gitops.compiler.construct import Fallback, FastConstructor
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
 from mxjob_gitops.compiler.fastread import FAST_READ_MIN_CHARS, read_documents
 from mxjob_gitops.compiler.fastread import load as load_document
+from mxjob_gitops.compiler.goloader import GoLoader
 from mxjob_gitops.compiler.limits import (
     MAX_DEPTH,
     MAX_DOCUMENT_NODES,
@@ -30,225 +27,6 @@ from mxjob_gitops.compiler.limits import (
 )
 
 _LINE_BREAK = re.compile("\r\n|\r|\n")
-_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-# Kubernetes reads YAML the way go-yaml does: timestamps and "=" stay strings.
-_DROPPED_RESOLVERS = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value"}
-_STRING_TAGS = ("tag:yaml.org,2002:binary", "tag:yaml.org,2002:value")
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    code: Code
-    message: str
-    index: int
-    hint: str = ""
-    severity: Severity = Severity.ERROR
-
-
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """A safe loader that records duplicate keys, unknown tags and non-JSON values instead of guessing."""
-
-    yaml_implicit_resolvers: ClassVar[dict[Any, Any]] = {
-        first: [(tag, regexp) for tag, regexp in resolvers if tag not in _DROPPED_RESOLVERS]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-    }
-    yaml_constructors: ClassVar[dict[Any, Any]] = dict(yaml.SafeLoader.yaml_constructors)
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self.problems: list[Problem] = []
-        self._tags: dict[tuple[str, Any], str] = {}
-        self._fast = FastConstructor(self)
-
-    def construct_fast(self, node: yaml.Node) -> Any:
-        """construct_document(node), the same value and problems, through compiler.construct when it can.
-
-        Whatever stops the fast walk (a case it leaves to PyYAML, or an error) sends the document to PyYAML's
-        constructor, so that an error is always the one PyYAML raises first: it reaches nested collections in
-        waves, the walk depth first, and with two errors in one document they could meet different ones."""
-        before = len(self.problems)
-        try:
-            return self._fast.document(node)
-        except (Fallback, yaml.YAMLError, ValueError, LookupError, TypeError):
-            del self.problems[before:]
-            return self.construct_document(node)
-
-    def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> Any:
-        """The implicit tag of a plain scalar, remembered per value: a rendered stream repeats the same few
-        thousand scalars, and PyYAML's regex scan per scalar is the largest part of parsing it."""
-        if kind is not yaml.ScalarNode:
-            return super().resolve(kind, value, implicit)
-        key = (value, implicit)
-        tag = self._tags.get(key)
-        if tag is None:
-            plain = implicit[0] and value != "<<"  # `<<` stays a merge key, as in go-yaml
-            tag = self._tags[key] = goscalar.resolve(value) if plain else super().resolve(kind, value, implicit)
-        return tag
-
-    def _problem(
-        self, code: Code, message: str, node: yaml.Node, hint: str = "", severity: Severity = Severity.ERROR
-    ) -> None:
-        self.problems.append(Problem(code, message, node.start_mark.index, hint, severity))
-
-    def note_duplicate_key(self, key_node: yaml.Node) -> None:
-        self._problem(
-            Code.DUPLICATE_KEY,
-            f"duplicate key {key_node.value!r}: YAML parsers disagree on which value wins",
-            key_node,
-            "keep exactly one entry",
-        )
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
-        """SafeConstructor.construct_mapping (yaml/constructor.py: merge keys flattened, then each pair), but every
-        key becomes its JSON text before it meets the others: PyYAML's dict takes `1`, `1.0` and `true` for one
-        key and keeps one value silently. Two keys with one text or one spelling are a duplicate (MXJ003)."""
-        if not isinstance(node, yaml.MappingNode):
-            return super().construct_mapping(node, deep=deep)  # PyYAML raises its error
-        own = {id(key_node) for key_node, _ in node.value}  # not the pairs a merge key brings in
-        self.flatten_mapping(node)
-        out: dict[str, Any] = {}
-        seen: set[str] = set()  # own keys' texts and spellings (a key of its own overrides a merged one)
-        for key_node, value_node in node.value:
-            text = self._key(key_node, deep)
-            if id(key_node) in own and isinstance(key_node, yaml.ScalarNode):
-                if text in seen or key_node.value in seen:
-                    self.note_duplicate_key(key_node)
-                seen.update((text, key_node.value))
-            out[text] = self.construct_object(value_node, deep=deep)
-        return out
-
-    def _key(self, node: yaml.Node, deep: bool) -> str:
-        """A key's JSON text as kubectl reads it (goscalar.key_text); a plain key that kustomize keeps as written
-        but kubectl rewrites (`1.0`, `0x10`, `True`) is warned about, a null key (both refuse it) is an error."""
-        if node.tag == goscalar.TIMESTAMP:  # a key keeps its text in both readers
-            return str(node.value)
-        key = self.construct_object(node, deep=deep)
-        if not isinstance(key, collections.abc.Hashable):
-            raise yaml.constructor.ConstructorError(None, None, "found unhashable key", node.start_mark)
-        text = goscalar.key_text(key)
-        if not isinstance(node, yaml.ScalarNode) or node.style or node.tag == goscalar.STR:
-            return text
-        if key is None:
-            self._problem(
-                Code.NOT_JSON,
-                f"the map key {node.value!r} is null, which kubectl and kustomize refuse",
-                node,
-                f"quote it ('{node.value}') if you meant the text",
-            )
-        elif text != node.value and not goscalar.ambiguous(node.value):
-            self._problem(
-                Code.AMBIGUOUS_SCALAR,
-                f"the map key {node.value!r} is {text!r} for kubectl and Argo CD but {node.value!r} for kustomize "
-                "and Flux; read as " + repr(text),
-                node,
-                f"quote it ('{node.value}') to keep it as written, or write {text}",
-                Severity.WARNING,
-            )
-        return text
-
-    def _tagged_scalar(self, node: yaml.ScalarNode, construct: Callable[[yaml.ScalarNode], Any]) -> Any:
-        """A scalar made by a PyYAML constructor, or (recorded as a problem) its text when an explicit tag
-        does not fit it: `!!int abc`, `!!bool maybe`, or `!!int` with no text make PyYAML raise ValueError,
-        KeyError or IndexError."""
-        try:
-            return construct(node)
-        except (ValueError, KeyError, IndexError):
-            tag = str(node.tag).replace("tag:yaml.org,2002:", "!!")
-            hint = "fix the value or drop the tag"
-            self._problem(Code.UNSAFE_TAG, f"{node.value!r} is not a valid {tag}", node, hint)
-            return str(node.value)
-
-    def construct_yaml_int(self, node: yaml.ScalarNode) -> Any:
-        return self._tagged_scalar(node, lambda n: _required(goscalar.parse_int(str(n.value).replace("_", ""))))
-
-    def construct_yaml_bool(self, node: yaml.ScalarNode) -> Any:
-        value = self._tagged_scalar(node, lambda n: _required(goscalar.parse_bool(str(n.value))))
-        if goscalar.ambiguous(str(node.value)) and not node.style:
-            self._problem(
-                Code.AMBIGUOUS_SCALAR,
-                f"{node.value!r} is the boolean {str(value).lower()} for kubectl and Argo CD (YAML 1.1) but the "
-                "string for kustomize and Flux (YAML 1.2); read as the boolean and written as "
-                f"{str(value).lower()}",
-                node,
-                f"quote it ('{node.value}') if you meant the string, else write {str(value).lower()}",
-                Severity.WARNING,
-            )
-        return value
-
-    def construct_yaml_float(self, node: yaml.ScalarNode) -> Any:
-        value = self._tagged_scalar(node, lambda n: _required(goscalar.parse_float(str(n.value))))
-        if not isinstance(value, float):
-            return value
-        if math.isinf(value) or math.isnan(value):
-            self._problem(
-                Code.NOT_JSON,
-                f"{node.value!r} is not a number Kubernetes can store",
-                node,
-                "quote it to make it a string",
-            )
-        return value
-
-    def construct_as_string(self, node: yaml.Node) -> str:
-        return str(node.value) if isinstance(node, yaml.ScalarNode) else ""
-
-    def construct_timestamp_text(self, node: yaml.Node) -> str:
-        """A timestamp stays its text, as in kubectl and Argo CD; kustomize (so Flux) rewrites it as RFC 3339."""
-        if isinstance(node, yaml.ScalarNode) and not node.style and not goscalar.RFC3339.fullmatch(node.value):
-            self._problem(
-                Code.AMBIGUOUS_SCALAR,
-                f"{node.value!r} is kept as written by kubectl and Argo CD, but kustomize (so Flux) rewrites it as "
-                "an RFC 3339 timestamp; read as the text",
-                node,
-                f"quote it ('{node.value}') to keep the text everywhere",
-                Severity.WARNING,
-            )
-        return self.construct_as_string(node)
-
-    def construct_v3_octal_text(self, node: yaml.Node) -> str:
-        """`0o-7` stays its text, as in kubectl and Argo CD; kustomize (so Flux) reads the integer -7."""
-        if isinstance(node, yaml.ScalarNode) and not node.style:
-            number = goscalar.v3_octal(str(node.value).replace("_", ""))
-            self._problem(
-                Code.AMBIGUOUS_SCALAR,
-                f"{node.value!r} is the string {node.value!r} for kubectl and Argo CD but the integer {number} for "
-                "kustomize and Flux; read as the string",
-                node,
-                f"quote it ('{node.value}') to keep the text everywhere, or write {number}",
-                Severity.WARNING,
-            )
-        return self.construct_as_string(node)
-
-    def construct_undefined(self, node: yaml.Node) -> None:
-        self._problem(
-            Code.UNSAFE_TAG,
-            f"tag {node.tag!r} is not allowed: only plain YAML (maps, lists, strings, numbers, booleans) is read",
-            node,
-            "remove the tag",
-        )
-        return None
-
-
-for _tag, _method in (
-    ("int", _Loader.construct_yaml_int),
-    ("bool", _Loader.construct_yaml_bool),
-    ("float", _Loader.construct_yaml_float),
-):
-    _Loader.add_constructor("tag:yaml.org,2002:" + _tag, _method)
-for _tag in _STRING_TAGS:
-    _Loader.add_constructor(_tag, _Loader.construct_as_string)
-_Loader.add_constructor(goscalar.TIMESTAMP, _Loader.construct_timestamp_text)
-_Loader.add_constructor(goscalar.V3_OCTAL, _Loader.construct_v3_octal_text)
-for _tag in ("tag:yaml.org,2002:set", "tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs"):
-    _Loader.add_constructor(_tag, _Loader.construct_undefined)
-_Loader.add_constructor(None, _Loader.construct_undefined)
-
-
-def _required(value: Any) -> Any:
-    """A goscalar parse that found no value: the constructor's error (a value that does not fit its tag)."""
-    if value is None:
-        raise ValueError("not a value of its tag")
-    return value
 
 
 @dataclass(slots=True)
@@ -288,7 +66,7 @@ def _line_starts(text: str) -> list[int]:
 
 
 def _compose_all(text: str) -> list[yaml.Node]:
-    loader = _Loader(text)
+    loader = GoLoader(text)
     nodes: list[yaml.Node] = []
     try:
         while loader.check_node():
@@ -408,7 +186,7 @@ class ParseStream:
                 )
             )
             return
-        loader = _Loader(text)
+        loader = GoLoader(text)
         try:
             yield from self._documents(loader, source)
         finally:
@@ -440,7 +218,7 @@ class ParseStream:
                 yield document
             index += 1
 
-    def _documents(self, loader: _Loader, source: SourceText) -> Iterator[SourceDocument]:
+    def _documents(self, loader: GoLoader, source: SourceText) -> Iterator[SourceDocument]:
         file, diagnostics = self.file, self.diagnostics
         anchors = "&" in self.text
         index = 0
@@ -508,7 +286,7 @@ def _not_a_mapping(document: SourceDocument, data: Any) -> Diagnostic:
 
 def event_loader(text: str) -> yaml.SafeLoader:
     """A loader to read parser events from (compiler.limits scans them for depth)."""
-    return _Loader(text)
+    return GoLoader(text)
 
 
 def iter_objects(document: SourceDocument) -> Iterator[tuple[JsonPath, Any]]:

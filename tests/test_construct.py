@@ -9,7 +9,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler.diagnostics import Code
-from mxjob_gitops.compiler.source import _Loader, parse_text
+from mxjob_gitops.compiler.goloader import GoLoader
+from mxjob_gitops.compiler.source import parse_text
 
 SCALARS = [
     "1", "-0x1F", "0o17", "0b101", "1_000", "1:30", "1.5", "1e3", "-.5", ".inf", "-.Inf", ".nan", "yes", "No",
@@ -37,7 +38,7 @@ STREAM = st.lists(st.one_of(BLOCK, FLOW.map(lambda text: text + "\n")), min_size
 
 
 def _outcome(text: str, fast: bool) -> tuple[str, list[tuple[Any, ...]]]:
-    loader = _Loader(text)
+    loader = GoLoader(text)
     values: list[Any] = []
     try:
         while loader.check_node():
