@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from types import ModuleType
 from typing import Any
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
 from mxjob_gitops.compiler.emit import to_json
+from tests.conftest import REPO
 
 
 def container(name: str = "mxnet", image: str = "mxnet:1.9", **extra: Any) -> dict[str, Any]:
@@ -53,3 +57,19 @@ def env_of(pod: dict[str, Any], container_index: int = 0) -> dict[str, str]:
 
 def env_names(pod: dict[str, Any], container_index: int = 0) -> list[str]:
     return [e["name"] for e in pod["spec"]["containers"][container_index]["env"]]
+
+
+def schema_script(name: str) -> ModuleType:
+    """A development script of schemas/ (generate.py, kubernetes_bundle.py, ...) loaded as a module; the folder is
+    on sys.path meanwhile, as when the script runs, so it can import its neighbours."""
+    folder = str(REPO / "schemas")
+    sys.path.insert(0, folder)
+    try:
+        spec = importlib.util.spec_from_file_location(name, REPO / "schemas" / f"{name}.py")
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        sys.modules.setdefault(name, module)
+        spec.loader.exec_module(module)
+        return sys.modules[name]
+    finally:
+        sys.path.remove(folder)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -14,17 +13,13 @@ import pytest
 from mxjob_gitops.compiler import kubeschema
 from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION, _by_kind, _definitions, top_level_schema
 from mxjob_gitops.compiler.quantity import with_quantity_rule
-from tests.conftest import REPO
+from tests.helpers import schema_script
 
 UPSTREAM = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
 
 
 def _bundle_module() -> Any:
-    spec = importlib.util.spec_from_file_location("kubernetes_bundle", REPO / "schemas" / "kubernetes_bundle.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return schema_script("kubernetes_bundle")
 
 
 def _local_refs(node: Any) -> Any:

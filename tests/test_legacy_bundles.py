@@ -5,7 +5,6 @@ the current form, and they describe the API of their own version."""
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -15,16 +14,13 @@ import yaml
 
 from mxjob_gitops.compiler.kubeschema import _by_kind, available_versions
 from tests.conftest import REPO, run_cli
+from tests.helpers import schema_script
 
 LEGACY = ("1.20", "1.21", "1.22", "1.23", "1.24")
 
 
 def _module() -> Any:
-    spec = importlib.util.spec_from_file_location("legacy_bundles", REPO / "schemas" / "legacy_bundles.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return schema_script("legacy_bundles")
 
 
 def _refs(node: Any) -> set[str]:

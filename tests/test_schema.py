@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from types import ModuleType
 from typing import Any
 
@@ -12,20 +10,13 @@ from jsonschema import Draft202012Validator
 
 from mxjob_gitops.compiler.schema import mxjob_schema
 from tests.conftest import REPO
+from tests.helpers import schema_script
 
 SCHEMAS = REPO / "schemas"
 
 
 def _load(name: str) -> ModuleType:
-    sys.path.insert(0, str(SCHEMAS))
-    try:
-        spec = importlib.util.spec_from_file_location(name, SCHEMAS / f"{name}.py")
-        assert spec and spec.loader
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(SCHEMAS))
+    return schema_script(name)
 
 
 def test_committed_schemas_match_the_generator() -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
-import sys
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -13,18 +11,14 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
+from tests.helpers import schema_script
 
 SCHEMAS = REPO / "schemas"
 CRD = SCHEMAS / "crd" / "kubeflow.org_mxjobs.yaml"
 
 
 def _module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("structural", SCHEMAS / "structural.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("structural", module)
-    spec.loader.exec_module(module)
-    return module
+    return schema_script("structural")
 
 
 structural = _module()
