@@ -14,7 +14,7 @@ from mxjob_gitops.compiler.cli.diffreport import FORMATS
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
 from mxjob_gitops.compiler.cli.flags import cluster_options, paths_or_stdin, verbosity_options
 from mxjob_gitops.compiler.cli.inputs import Inputs
-from mxjob_gitops.compiler.cli.options import parse_kubernetes_version, render_options
+from mxjob_gitops.compiler.cli.options import kubernetes_version_option, render_options
 from mxjob_gitops.compiler.diagnostics import Diagnostic, Severity, has_errors
 from mxjob_gitops.compiler.options import RenderOptions
 from mxjob_gitops.compiler.pipeline import Manifest, Plan
@@ -94,14 +94,9 @@ from mxjob_gitops.compiler.pipeline import Manifest, Plan
 )
 @click.option("--summary-only", is_flag=True, help="markdown: only the summary table.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are differences (errors still exit 2).")
-@click.option(
-    "--kubernetes-version",
-    callback=parse_kubernetes_version,
-    envvar="MXJOB_KUBERNETES_VERSION",
-    show_envvar=True,
-    metavar="1.N",
-    help="Render both sides for this Kubernetes version, and check updates against its servers (the MXJob "
-    "CRD's rules run from 1.25); default: the newest.",
+@kubernetes_version_option(
+    "Render both sides for this Kubernetes version, and check updates against its servers (the MXJob "
+    "CRD's rules run from 1.25); default: the newest."
 )
 @render_options
 @verbosity_options

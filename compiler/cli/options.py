@@ -31,6 +31,18 @@ def parse_kubernetes_version(_ctx: click.Context, _param: click.Parameter, value
         raise click.BadParameter(str(exc)) from None
 
 
+def kubernetes_version_option(help_text: str) -> Callable[[Any], Any]:
+    """--kubernetes-version 1.N of the commands that render (render, diff): unset is the newest rules."""
+    return click.option(
+        "--kubernetes-version",
+        callback=parse_kubernetes_version,
+        envvar="MXJOB_KUBERNETES_VERSION",
+        show_envvar=True,
+        metavar="1.N",
+        help=help_text,
+    )
+
+
 def parse_priorities(
     _ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
 ) -> tuple[tuple[str, int], ...]:

@@ -15,7 +15,7 @@ import click
 from mxjob_gitops.compiler.cli.common import FORMATS, NO_OBJECTS, paused_gc
 from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail, guarded
 from mxjob_gitops.compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
-from mxjob_gitops.compiler.cli.options import check_field, parse_kubernetes_version, render_options
+from mxjob_gitops.compiler.cli.options import check_field, kubernetes_version_option, render_options
 from mxjob_gitops.compiler.options import RenderOptions
 
 # kubectl's `-o json` prints JSON; ours names a directory. A directory called like an output format is
@@ -62,14 +62,9 @@ def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | 
     help="Let DIR or a directory above it be a symbolic link (refused by default: in a checked-out pull "
     "request one can send the files anywhere).",
 )
-@click.option(
-    "--kubernetes-version",
-    callback=parse_kubernetes_version,
-    envvar="MXJOB_KUBERNETES_VERSION",
-    show_envvar=True,
-    metavar="1.N",
-    help="Render the API shapes of this Kubernetes version where they differ (the scheduling.k8s.io "
-    "gang API of --gang-scheduler kubernetes); default: the newest, 1.37.",
+@kubernetes_version_option(
+    "Render the API shapes of this Kubernetes version where they differ (the scheduling.k8s.io "
+    "gang API of --gang-scheduler kubernetes); default: the newest, 1.37."
 )
 @click.option(
     "--engine",
