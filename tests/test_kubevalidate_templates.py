@@ -5,10 +5,8 @@ server refuses, and accept the others. A hypothesis strategy draws combinations 
 
 from __future__ import annotations
 
-import json
 import pathlib
 import re
-import subprocess
 from typing import Any
 
 import pytest
@@ -18,8 +16,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import run_cli
 from tests.kube_mutations import Edit, Mutation, apply, catalog, version_gated
-from tests.realcomp import realcomp_bin
-from tests.test_kubevalidate_differential import EXAMPLE, _bases, _stream
+from tests.test_kubevalidate_differential import EXAMPLE, _bases, _stream, core_validate_errors
 
 TEMPLATE = ("spec", "mxReplicaSpecs", "Worker", "template")
 # Fields the compiler owns in the pods it renders, so an edit of them in a template is not the same edit of the
@@ -56,10 +53,7 @@ def _job() -> dict[str, Any]:
 def _oracle(pods: list[dict[str, Any]], tmp_path: pathlib.Path) -> list[list[str]]:
     path = tmp_path / "pods.yaml"
     path.write_text(_stream(pods), encoding="utf-8")
-    done = subprocess.run(
-        [str(realcomp_bin("core-validate")), str(path)], capture_output=True, text=True, timeout=300, check=False
-    )
-    return [json.loads(line).get("errors") or [] for line in done.stdout.splitlines() if line.strip()]
+    return core_validate_errors(path)
 
 
 def _render(job: dict[str, Any], tmp_path: pathlib.Path) -> tuple[int, str]:

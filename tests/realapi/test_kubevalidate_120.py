@@ -15,7 +15,7 @@ from mxjob_gitops.compiler.kubevalidate import check_object
 from tests.conftest import run_cli
 from tests.kube_mutations import Mutation, apply, catalog, version_gated
 from tests.realapi.cluster import RealCluster
-from tests.test_kubevalidate_differential import EXAMPLE, _stream
+from tests.test_kubevalidate_differential import EXAMPLE, _stream, mxjob_refuses
 
 PLURAL = {"Pod": "pods", "Service": "services", "ConfigMap": "configmaps"}
 
@@ -50,17 +50,7 @@ def _mxjob_refuses(
     """`mxjob validate --kubernetes-version VERSION` of the stream: which objects it refuses."""
     path = tmp_path / f"mutations-{version}.yaml"
     path.write_text(_stream(objects), encoding="utf-8")
-    mode = "--strict" if strict else "--no-strict"
-    result = run_cli(["validate", "--kubernetes-version", version, mode, "--format", "json", str(path)])
-    report = json.loads(result.stdout)
-    refused = [False] * len(objects)
-    for diagnostic in report["diagnostics"]:
-        if diagnostic["severity"] == "error":
-            refused[(diagnostic["line"] - 1) // 2] = True
-    for resource in report["resources"]:
-        if resource["status"] == "invalid":
-            refused[(resource["origin"]["line"] - 1) // 2] = True
-    return refused
+    return mxjob_refuses(path, len(objects), version, strict)
 
 
 def _disagreements(names: list[str], server: list[str], refused: list[bool]) -> list[str]:
