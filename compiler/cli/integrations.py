@@ -7,6 +7,15 @@ import click
 from mxjob_gitops.compiler.cli.exits import guarded
 from mxjob_gitops.compiler.cli.flags import verbosity_options
 
+# --engine of the health-check commands: which kind's check to print.
+ENGINE = click.option(
+    "--engine",
+    type=click.Choice(("pods", "jobset", "all")),
+    default="pods",
+    show_default=True,
+    help="The kind to check: MXJob (pods engine), JobSet (`render --engine jobset`), or both.",
+)
+
 
 @click.group(short_help="Print GitOps integration snippets (MXJob health checks for Argo CD and Flux).")
 @verbosity_options
@@ -30,13 +39,7 @@ def integrations() -> None:
 @click.option(
     "-n", "--namespace", default="argocd", show_default=True, metavar="NAMESPACE", help="Namespace of argocd-cm."
 )
-@click.option(
-    "--engine",
-    type=click.Choice(("pods", "jobset", "all")),
-    default="pods",
-    show_default=True,
-    help="The kind to check: MXJob (pods engine), JobSet (`render --engine jobset`), or both.",
-)
+@ENGINE
 @verbosity_options
 def argocd_health(fmt: str, namespace: str, engine: str) -> None:
     """Print the Lua health check as argocd-cm's resource.customizations.health.kubeflow.org_MXJob key
@@ -67,13 +70,7 @@ def argocd_health(fmt: str, namespace: str, engine: str) -> None:
     show_default=True,
     help="How to print the Kustomization spec fragment.",
 )
-@click.option(
-    "--engine",
-    type=click.Choice(("pods", "jobset", "all")),
-    default="pods",
-    show_default=True,
-    help="The kind to check: MXJob (pods engine), JobSet (`render --engine jobset`), or both.",
-)
+@ENGINE
 @verbosity_options
 def flux_health(fmt: str, engine: str) -> None:
     """Print `healthCheckExprs` (CEL, kustomize-controller v1.5+) for a Flux Kustomization's spec."""
