@@ -5,6 +5,7 @@ every object of a rendering), called by every rule module of this package."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 _LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -26,28 +27,23 @@ QUALIFIED_FMT = "name part must consist of alphanumeric characters, '-', '_' or 
 LABEL_VALUE_FMT = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"  # noqa: E501
 
 
-@lru_cache(maxsize=8192)
-def dns1123_label(value: str) -> str:
-    """IsDNS1123Label."""
-    if len(value) > 63:
-        return "must be no more than 63 characters"
-    return "" if _LABEL.fullmatch(value) else LABEL_FMT
+def _bounded(limit: int, pattern: re.Pattern[str], wording: str, upstream: str) -> Callable[[str], str]:
+    """The formats that are a length bound, then a pattern (`upstream` names the apimachinery function)."""
+
+    @lru_cache(maxsize=8192)
+    def check(value: str) -> str:
+        if len(value) > limit:
+            return f"must be no more than {limit} characters"
+        return "" if pattern.fullmatch(value) else wording
+
+    check.__doc__ = f"{upstream}."
+    return check
 
 
-@lru_cache(maxsize=8192)
-def dns1123_subdomain(value: str) -> str:
-    """IsDNS1123Subdomain."""
-    if len(value) > 253:
-        return "must be no more than 253 characters"
-    return "" if _SUBDOMAIN.fullmatch(value) else SUBDOMAIN_FMT
-
-
-@lru_cache(maxsize=8192)
-def dns1035_label(value: str) -> str:
-    """IsDNS1035Label."""
-    if len(value) > 63:
-        return "must be no more than 63 characters"
-    return "" if _DNS1035.fullmatch(value) else DNS1035_FMT
+dns1123_label = _bounded(63, _LABEL, LABEL_FMT, "IsDNS1123Label")
+dns1123_subdomain = _bounded(253, _SUBDOMAIN, SUBDOMAIN_FMT, "IsDNS1123Subdomain")
+dns1035_label = _bounded(63, _DNS1035, DNS1035_FMT, "IsDNS1035Label")
+label_value = _bounded(63, _LABEL_VALUE, LABEL_VALUE_FMT, "IsValidLabelValue")
 
 
 @lru_cache(maxsize=8192)
@@ -70,14 +66,6 @@ def qualified_name(value: str) -> str:
     if len(name) > 63:
         return "name part must be no more than 63 characters"
     return "" if _QUALIFIED.fullmatch(name) else QUALIFIED_FMT
-
-
-@lru_cache(maxsize=8192)
-def label_value(value: str) -> str:
-    """IsValidLabelValue."""
-    if len(value) > 63:
-        return "must be no more than 63 characters"
-    return "" if _LABEL_VALUE.fullmatch(value) else LABEL_VALUE_FMT
 
 
 @lru_cache(maxsize=8192)
