@@ -26,7 +26,7 @@ from mxjob_gitops.compiler.kubevalidate.report import (
     since,
     unsupported,
 )
-from mxjob_gitops.compiler.kubevalidate.resources import _name_problem, quantity
+from mxjob_gitops.compiler.kubevalidate.resources import quantity, resource_name_problem
 from mxjob_gitops.compiler.quantity import QuantityError, add_quantities
 
 P, R = Code.K8S_POD, Code.K8S_RESOURCES
@@ -75,7 +75,7 @@ def _amounts(found: Found, values: Any, path: JsonPath) -> Amounts:
     amounts: Amounts = {}
     for name, value in as_dict(values).items():
         at = (*path, name)
-        problem = _name_problem(name)
+        problem = resource_name_problem(name)
         if problem:
             invalid(found, R, at, name, problem)
             continue

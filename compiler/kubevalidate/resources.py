@@ -28,7 +28,7 @@ def quantity(found: Found, path: JsonPath, value: Any) -> Decimal | None:
         return None
 
 
-def _name_problem(name: str) -> str:
+def resource_name_problem(name: str) -> str:
     """validateContainerResourceName: a qualified name; without a prefix, a standard container resource."""
     problem = names.qualified_name(name)
     if problem:
@@ -51,7 +51,7 @@ def _parsed(found: Found, values: Any, path: JsonPath) -> dict[str, Decimal]:
     amounts: dict[str, Decimal] = {}
     for name, value in as_dict(values).items():
         at = (*path, name)
-        problem = _name_problem(name) if isinstance(name, str) else ""
+        problem = resource_name_problem(name) if isinstance(name, str) else ""
         if problem:
             invalid(found, R, at, name, problem)
         amount = quantity(found, at, value)
