@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -73,3 +75,15 @@ def schema_script(name: str) -> ModuleType:
         return sys.modules[name]
     finally:
         sys.path.remove(folder)
+
+
+def git(repo: Path, *args: str) -> None:
+    """One git command in `repo`, quiet, failing the test on error."""
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+def init_repo(repo: Path) -> None:
+    """An empty repository on branch main with a committer identity."""
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.email", "ci@example.com")
+    git(repo, "config", "user.name", "ci")

@@ -14,18 +14,12 @@ from jsonschema import Draft202012Validator
 
 from mxjob_gitops.compiler.changes import ObjectStatus, diff_manifests
 from tests.conftest import EXAMPLES, REPO, run_cli
-from tests.helpers import container, job, render, replica
-
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+from tests.helpers import container, git, init_repo, job, render, replica
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    _git(tmp_path, "init", "-q", "-b", "main")
-    _git(tmp_path, "config", "user.email", "ci@example.com")
-    _git(tmp_path, "config", "user.name", "ci")
+    init_repo(tmp_path)
     (tmp_path / "jobs").mkdir()
     spec = job(name="mnist", Scheduler=replica(1), Server=replica(1), Worker=replica(2))
     spec["metadata"]["namespace"] = "ml"
@@ -41,11 +35,11 @@ def repo(tmp_path: Path) -> Path:
         ),
         encoding="utf-8",
     )
-    _git(tmp_path, "add", "-A")
-    _git(tmp_path, "commit", "-qm", "two workers")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "two workers")
     spec["spec"]["mxReplicaSpecs"]["Worker"]["replicas"] = 3
     (tmp_path / "jobs" / "mnist.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
-    _git(tmp_path, "commit", "-qam", "three workers")
+    git(tmp_path, "commit", "-qam", "three workers")
     return tmp_path
 
 

@@ -4,30 +4,24 @@ repository."""
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.conftest import run_cli
-from tests.helpers import job, replica
+from tests.helpers import git, init_repo, job, replica
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "jobs-repo"
     (root / "jobs").mkdir(parents=True)
-    for args in (
-        ["init", "-q", "-b", "main"],
-        ["config", "user.email", "ci@example.com"],
-        ["config", "user.name", "ci"],
-    ):
-        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+    init_repo(root)
     spec = job(name="mnist", Scheduler=replica(1), Server=replica(1), Worker=replica(2))
     (root / "jobs" / "mnist.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
-    subprocess.run(["git", "add", "-A"], cwd=root, check=True, capture_output=True)
-    subprocess.run(["git", "commit", "-qm", "two workers"], cwd=root, check=True, capture_output=True)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "two workers")
     spec["spec"]["mxReplicaSpecs"]["Worker"]["replicas"] = 3
     (root / "jobs" / "mnist.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
     return root
@@ -74,11 +68,11 @@ def test_a_blob_in_both_revisions_is_read_once(repo: Path, monkeypatch: pytest.M
 
     spec = job(name="other", Scheduler=replica(1), Server=replica(1), Worker=replica(1))
     (repo / "jobs" / "other.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
-    subprocess.run(["git", "add", "-A"], cwd=repo, check=True, capture_output=True)
-    subprocess.run(["git", "commit", "-qm", "three workers, another job"], cwd=repo, check=True, capture_output=True)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "three workers, another job")
     spec = job(name="mnist", Scheduler=replica(1), Server=replica(1), Worker=replica(4))
     (repo / "jobs" / "mnist.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
-    subprocess.run(["git", "commit", "-qam", "four workers"], cwd=repo, check=True, capture_output=True)
+    git(repo, "commit", "-qam", "four workers")
     asked: list[bytes] = []
     original = gitsource._git
 
@@ -107,7 +101,7 @@ def test_a_ref_that_looks_like_an_option_is_only_a_ref(repo: Path, ref: str, tmp
         result = run_cli(["diff", "--base", ref, "--format", "brief", "jobs"], cwd=repo)
         assert result.exit_code == 2 and "no commit" in result.stderr, result.stderr
         return
-    subprocess.run(["git", "update-ref", f"refs/heads/{ref}", "HEAD"], cwd=repo, check=True, capture_output=True)
+    git(repo, "update-ref", f"refs/heads/{ref}", "HEAD")
     seen: list[list[str]] = []
     original = gitsource._git
 

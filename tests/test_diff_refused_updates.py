@@ -4,7 +4,6 @@ the same updates is tests/modern/test_cel.py, and `--live` against it is tests/m
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ import yaml
 
 from mxjob_gitops.compiler.diagnostics import Code
 from tests.conftest import JOB_EXAMPLE_FILES, run_cli
+from tests.helpers import git, init_repo
 
 EXAMPLE = JOB_EXAMPLE_FILES[0]
 
@@ -68,15 +68,10 @@ def test_a_refused_update_between_git_revisions(tmp_path: Path) -> None:
     root.mkdir()
     spec = root / "job.yaml"
 
-    def git(*args: str) -> None:
-        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
-
-    git("init", "-q")
-    git("config", "user.email", "test@example.com")
-    git("config", "user.name", "test")
+    init_repo(root)
     spec.write_text(job_with_queue("research"), encoding="utf-8")
-    git("add", "-A")
-    git("commit", "-qm", "queue research")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "queue research")
     text = job_with_queue("production")
     spec.write_text(text, encoding="utf-8")
     result = run_cli(["diff", "--base", "HEAD", str(spec)])

@@ -15,7 +15,7 @@ from mxjob_gitops.compiler.limits import MAX_DEPTH, output_limit
 from mxjob_gitops.compiler.options import RenderOptions
 from tests.attack import run_child
 from tests.conftest import run_cli
-from tests.helpers import job, replica
+from tests.helpers import git, init_repo, job, replica
 
 _LAUGHS = "".join(f"  {x}: &{x} [{', '.join([f'*{p}'] * 9)}]\n" for p, x in zip("abcdefgh", "bcdefghi", strict=True))
 BILLION_LAUGHS = (
@@ -183,21 +183,15 @@ def test_the_run_reads_a_bounded_number_of_files(tmp_path: Path, monkeypatch: py
 
 def test_git_blobs_are_size_checked_before_they_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`diff --base` read every blob whole: 2 MB of packed .git expanded to 1.26 GB. Now sizes come first."""
-    import subprocess
 
     from mxjob_gitops.compiler.cli import gitsource
 
     repo = tmp_path / "repo"
     (repo / "jobs").mkdir(parents=True)
-    for args in (
-        ["init", "-q", "-b", "main"],
-        ["config", "user.email", "ci@example.com"],
-        ["config", "user.name", "c"],
-    ):
-        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    init_repo(repo)
     (repo / "jobs" / "big.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\n" + "#" * 5000)
-    subprocess.run(["git", "add", "-A"], cwd=repo, check=True, capture_output=True)
-    subprocess.run(["git", "commit", "-qm", "big"], cwd=repo, check=True, capture_output=True)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "big")
     read: list[list[str]] = []
     original = gitsource._git
 
