@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import ctypes
 import signal
+import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 PR_SET_PDEATHSIG = 1
 
@@ -34,3 +37,16 @@ def reconciler_command(kubeconfig: Path, namespace: str, port: int, *flags: str)
         f"127.0.0.1:{port}",
         *flags,
     ]
+
+
+def stop_processes(processes: Sequence[subprocess.Popen[Any]], timeout: float) -> None:
+    """Terminate the processes in reverse start order (the API server before its etcd), killing one that does not
+    end within `timeout` seconds."""
+    for process in reversed(processes):
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()

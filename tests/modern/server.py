@@ -14,7 +14,7 @@ from typing import IO
 
 import yaml
 
-from tests.processes import die_with_parent
+from tests.processes import die_with_parent, stop_processes
 from tests.realapi.cluster import free_port, wait_until
 from tests.realcomp import realcomp_bin
 
@@ -87,13 +87,7 @@ class ModernServer:
         return self.run("get", "--raw", "/readyz").returncode == 0
 
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
-        for proc in reversed(self._procs):
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_processes(self._procs, timeout=10)
         for out in self._logs:
             out.close()
         self._tmp.cleanup()

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from tests.processes import die_with_parent
+from tests.processes import die_with_parent, stop_processes
 
 # Where `make envtest` (.ci/envtest.sh) installs the binaries it builds.
 CACHE_BIN = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mxjob-gitops" / "envtest" / "bin"
@@ -115,14 +115,7 @@ class RealCluster:
         self.stop()
 
     def stop(self) -> None:
-        for process in reversed(self.processes):
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+        stop_processes(self.processes, timeout=20)
         self.processes.clear()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
