@@ -19,7 +19,7 @@ except ImportError:  # pragma: no cover - the pure-Python path is complete on it
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, error
 from mxjob_gitops.compiler.jsonutil import type_name
 from mxjob_gitops.compiler.legacy import v1_form_hint
-from mxjob_gitops.compiler.quantity import QUANTITY_PATTERN, SERVER_WORDS, with_quantity_rule
+from mxjob_gitops.compiler.quantity import MAX_EXPONENT, QUANTITY_PATTERN, SERVER_WORDS, with_quantity_rule
 
 SCHEMA_FILE = "kubeconform/kubeflow.org/mxjob_v1.json"
 
@@ -170,7 +170,7 @@ def _translate(err: ValidationError) -> Iterator[Diagnostic]:
         yield error(
             Code.INVALID_VALUE,
             f"{field} is {_describe(err.instance)}, which is not a Kubernetes quantity: {SERVER_WORDS} "
-            "(the API server's words; exponents have at most four digits)",
+            f"(the API server's words; an exponent at most ±{MAX_EXPONENT:,})",
             path,
             "write a number with an optional suffix, e.g. 500m, 2, 1.5, 4Gi, 512Mi, 1e3 (not 4GB or a placeholder)",
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from pathlib import Path
 
@@ -216,3 +217,13 @@ def test_an_absurd_exponent_is_an_error_not_a_crash(tmp_path: Path) -> None:
     for command in ("render", "validate"):
         result = run_cli([command, str(tmp_path / "j.yaml")])
         assert result.exit_code == 1 and "not a Kubernetes quantity" in result.stdout + result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("sign", ["", "+", "-"])
+def test_the_pattern_and_the_diagnostic_share_one_exponent_bound(sign: str) -> None:
+    """QUANTITY_PATTERN spells MAX_EXPONENT out digit by digit; the MXJ103 message quotes the constant."""
+    from mxjob_gitops.compiler.quantity import MAX_EXPONENT, QUANTITY_PATTERN
+
+    pattern = re.compile(QUANTITY_PATTERN)
+    assert pattern.match(f"1e{sign}{MAX_EXPONENT}") and pattern.match(f"1e{sign}000{MAX_EXPONENT - 1}")
+    assert not pattern.match(f"1e{sign}{MAX_EXPONENT + 1}")
