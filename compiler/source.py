@@ -41,11 +41,27 @@ class SourceText:
     text: str
     _nodes: list[yaml.Node] | None = None
     _line_starts: list[int] | None = None
+    # The last position asked for without a line table: (index, its 0-based line, where that line starts).
+    _cursor: tuple[int, int, int] = (0, 0, 0)
+    _lf_only: bool | None = None  # whether LF is the text's only line break (then the cursor may count)
 
     def position(self, file: str, index: int) -> Location:
         """The 1-based line and column of a character index, counting only YAML 1.2's line breaks (LF, CR,
-        CRLF; the YAML 1.2 spec, section 5.4): the parser also breaks lines at NEL, LS and PS."""
+        CRLF; the YAML 1.2 spec, section 5.4): the parser also breaks lines at NEL, LS and PS.
+
+        Positions asked for in text order (every document's start, when a large rendering is validated) are
+        counted on from the last one, in C; the table of every line's start is built at the first step back,
+        or for a text with a CR."""
         if self._line_starts is None:
+            last, line, start = self._cursor
+            if self._lf_only is None:
+                self._lf_only = "\r" not in self.text
+            if last <= index and self._lf_only:
+                text = self.text
+                line += text.count("\n", last, index)
+                start = max(start, text.rfind("\n", last, index) + 1)
+                self._cursor = (index, line, start)
+                return Location(file, line + 1, index - start + 1)
             self._line_starts = _line_starts(self.text)
         line = bisect.bisect_right(self._line_starts, index) - 1
         return Location(file, line + 1, index - self._line_starts[line] + 1)

@@ -191,3 +191,38 @@ def test_a_job_written_with_a_float_quantity_is_found_valid_both_ways(job: dict[
     fast, slow, plan = _results_both_ways(changed)
     assert plan.ok and len(fast) > 1 and all(r.status is Status.VALID for r in fast)
     assert fast == slow
+
+
+def _reference_position(text: str, index: int) -> tuple[int, int]:
+    """Line and column from first principles: YAML 1.2's line breaks (CRLF, CR, LF) before the index."""
+    line, start, at = 1, 0, 0
+    while at < index:
+        width = 2 if text.startswith("\r\n", at) and at + 1 < index else 1
+        if text[at] in "\r\n":
+            line, start = line + 1, at + width
+        at += width
+    return line, index - start + 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="ab\n\r:- ", max_size=40),
+    st.lists(st.floats(min_value=0, max_value=1), min_size=1, max_size=8),
+    st.booleans(),
+)
+def test_positions_counted_on_from_the_last_agree_with_the_line_table(
+    text: str, fractions: list[float], in_order: bool
+) -> None:
+    """Every document's start is located as validate walks a large rendering; positions asked for in text order
+    are counted on from the last one, anything else goes to the table of line starts. Both give one answer."""
+    from mxjob_gitops.compiler.source import SourceText
+
+    indexes = [round(fraction * len(text)) for fraction in fractions]
+    if in_order:
+        indexes.sort()
+    source = SourceText("f.yaml", text)
+    for index in indexes:
+        if text[index - 1 : index + 1] == "\r\n":  # inside a CRLF: no character starts there
+            continue
+        location = source.position("f.yaml", index)
+        assert (location.line, location.column) == _reference_position(text, index)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
 import sys
@@ -109,7 +110,8 @@ def validate(
         # Over a resource limit, checking every rendered object is the very work the limit is there to stop.
         limited = any(d.code is Code.LIMIT_EXCEEDED for d in found)
         if not limited:
-            report.objects.extend(collecting(validate_plan(plan, version, strict)))
+            with young_only_collections():
+                report.objects.extend(collecting(validate_plan(plan, version, strict)))
         if use_kubeconform and not limited:
             from mxjob_gitops.compiler.cli.kubeconform import run_kubeconform
 
@@ -126,6 +128,18 @@ def collecting(results: Iterator[ObjectResult]) -> Iterator[ObjectResult]:
         if not count % _COLLECT_EVERY:
             gc.collect(1)
         yield result
+
+
+@contextlib.contextmanager
+def young_only_collections() -> Iterator[None]:
+    """Keep the periodic collections to what checking allocates: the documents read and compiled (a million
+    containers for 22,000 objects) stay alive to the end, and the first collection that met them cost a tenth
+    of the whole command. They are moved out of the collector's reach (gc.freeze) and handed back after."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def kubernetes_files_only(inputs: Inputs) -> Inputs:
