@@ -64,3 +64,45 @@ def test_a_link_leaving_the_directory_read_is_refused(tmp_path: Path, monkeypatc
     (repo / "jobs" / "inner" / "up").unlink()
     result = run_cli(["validate", "jobs"])
     assert result.exit_code == 1 and "MXJ210" in result.stdout + result.stderr  # the same job twice, as written
+
+
+def _walked_as_pathlib_globs(root: Path) -> list[str]:
+    """The reference walk: every path `**` matches (pathlib's recursive glob enters no linked directory), each
+    kept when it is a regular file (through a link) with a manifest name and no hidden part below the root."""
+    from mxjob_gitops.compiler.cli.inputs import is_manifest_path
+
+    return [
+        path.as_posix()
+        for path in sorted(root.rglob("*"), key=lambda p: p.as_posix())
+        if is_manifest_path(path.relative_to(root).parts) and path.is_file()
+    ]
+
+
+def test_the_directory_walk_reads_what_pathlib_globbing_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walker (os.walk, hidden and linked directories not entered) against pathlib's `**` on a tree with
+    every kind of entry: nested and hidden folders, files and folders behind links (inside the tree), a dangling
+    link, a FIFO, names that sort differently as paths and as strings, kustomize files and other suffixes."""
+    import os
+
+    from mxjob_gitops.compiler.cli.inputs import discover
+
+    root = tmp_path / "tree"
+    for folder in ("a", "a/b", "a-b", "a.b", ".hidden/deep", "a/.git", "z/y/x", "k"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    for name in (
+        "top.yaml", "a/one.yml", "a/b/two.json", "a-b/three.yaml", "a.b/four.yaml", ".hidden/deep/no.yaml",
+        "a/.git/no.yaml", "a/.dot.yaml", "z/y/x/five.YAML", "z/y/x/six.yaml", "k/kustomization.yaml",
+        "k/notes.txt", "a/b0.yaml", "a/b.yaml",
+    ):  # fmt: skip
+        (root / name).write_text("{}\n", encoding="utf-8")
+    (root / "a" / "inside.yaml").symlink_to(root / "a-b" / "three.yaml")
+    (root / "linked-dir").symlink_to(root / "z", target_is_directory=True)
+    (root / "dangling.yaml").symlink_to(root / "missing.yaml")
+    os.mkfifo(root / "a" / "fifo.yaml")
+    monkeypatch.chdir(tmp_path)
+    for given in ("tree", "tree/", str(root)):
+        walked = discover([given])
+        assert walked == _walked_as_pathlib_globs(Path(given)), given
+        assert any(p.endswith("a/inside.yaml") for p in walked)
+    monkeypatch.chdir(root)
+    assert discover(["."]) == _walked_as_pathlib_globs(Path("."))

@@ -72,15 +72,26 @@ def discover(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool 
 
 
 def _walk(root: Path, skipped: list[Path]) -> list[str]:
+    """The manifest files below `root`, sorted by path. os.walk does not enter a linked directory (followlinks is
+    off), and hidden directories are not entered (nothing below one is read): every directory between `root` and
+    a file is a real one, so only a file that is itself a link needs the check of _within."""
     files: list[str] = []
     _note_earlier_renders(root, skipped)
-    for path in sorted(root.rglob("*"), key=lambda p: p.as_posix()):
-        if not is_manifest_path(path.relative_to(root).parts) or not path.is_file():
+    found: list[tuple[str, Path, bool]] = []
+    for directory, subdirectories, names in os.walk(root):
+        subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
+        folder = Path(directory)
+        for name in names:
+            path = folder / name
+            # Not a regular file: a FIFO, a socket, a dangling link or one to a directory.
+            if is_manifest_path((name,)) and os.path.isfile(path):
+                found.append((path.as_posix(), path, os.path.islink(path)))
+    for label, path, linked in sorted(found, key=lambda entry: entry[0]):
+        if linked:
+            _within(path, root, label)
+        if skipped and any(path.resolve().is_relative_to(s) for s in skipped):
             continue
-        _within(path, root, path.as_posix())
-        if any(path.resolve().is_relative_to(s) for s in skipped):
-            continue
-        files.append(path.as_posix())
+        files.append(label)
     return files
 
 
