@@ -32,17 +32,58 @@ def _holds(node: dict[str, Any], defs: dict[str, Any], seen: frozenset[int] = fr
     return found
 
 
-def check_quantities(found: Found, value: Any, node: dict[str, Any], defs: dict[str, Any], path: JsonPath) -> None:
-    name, node = _resolve(node, defs)
+class _Plan:
+    """Where quantities are below one schema node: the properties, additionalProperties and items that can hold one
+    (each with its own plan), or the quantity itself. Built once per schema node, so the walk of a job looks up
+    each key in one dict instead of resolving and asking _holds of every child again."""
+
+    __slots__ = ("extra", "items", "properties", "quantity")
+
+    def __init__(self) -> None:
+        self.quantity = False
+        self.properties: dict[str, _Plan | None] = {}
+        self.extra: _Plan | None = None
+        self.items: _Plan | None = None
+
+
+_PLANS: dict[int, tuple[dict[str, Any], _Plan]] = {}  # by the id of the (unresolved) node, kept alive with it
+
+
+def _plan(node: dict[str, Any], defs: dict[str, Any]) -> _Plan:
+    known = _PLANS.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
+    plan = _Plan()
+    _PLANS[id(node)] = (node, plan)  # before the children: a recursive definition finds this very plan
+    name, resolved = _resolve(node, defs)
     if name == QUANTITY:
+        plan.quantity = True
+        return plan
+    for key, child in (resolved.get("properties") or {}).items():
+        # A property that cannot hold a quantity stays in, as None: it must not fall back to additionalProperties.
+        plan.properties[key] = _plan(child, defs) if isinstance(child, dict) and _holds(child, defs) else None
+    for key in ("additionalProperties", "items"):
+        child = resolved.get(key)
+        if isinstance(child, dict) and _holds(child, defs):
+            setattr(plan, "extra" if key == "additionalProperties" else "items", _plan(child, defs))
+    return plan
+
+
+def check_quantities(found: Found, value: Any, node: dict[str, Any], defs: dict[str, Any], path: JsonPath) -> None:
+    """Every quantity in `value`, read with the schema `node` (the MXJob's, from the job's root)."""
+    _check(found, value, _plan(node, defs), path)
+
+
+def _check(found: Found, value: Any, plan: _Plan, path: JsonPath) -> None:
+    if plan.quantity:
         quantity(found, path, value)
     elif isinstance(value, dict):
-        properties = node.get("properties") or {}
-        extra = node.get("additionalProperties")
+        properties, extra = plan.properties, plan.extra
         for key, item in value.items():
             child = properties.get(key, extra)
-            if isinstance(child, dict) and isinstance(item, dict | list | str | int | float) and _holds(child, defs):
-                check_quantities(found, item, child, defs, (*path, key))
-    elif isinstance(value, list) and isinstance(node.get("items"), dict) and _holds(node["items"], defs):
+            if child is not None and item is not None:
+                _check(found, item, child, (*path, key))
+    elif isinstance(value, list) and plan.items is not None:
         for index, item in enumerate(value):
-            check_quantities(found, item, node["items"], defs, (*path, index))
+            if item is not None:
+                _check(found, item, plan.items, (*path, index))
