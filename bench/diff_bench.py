@@ -6,8 +6,9 @@ Input: 1,000 jobs x 10 replicas, one spec file per job, with 1%, 10% and 50% of 
 image: the MXJob and its 6 worker pods differ). Measured in turn, each a whole process, per case: `mxjob diff`
 of the two spec trees, `mxjob diff --base REF --head REF` of the same trees committed in a Git repository,
 `mxjob diff` of the two rendered streams, and the baselines `git diff --no-index` and GNU `diff -u` of the
-rendered streams (what a pull-request bot without mxjob would run). Target: the spec-tree diff at 1% <= 3x
-`git diff --no-index`.
+rendered streams (what a pull-request bot without mxjob would run), and `mxjob validate` of the new side's specs
+and of its rendered stream (the floors: a diff checks every job or object of the two sides at least once).
+Targets at 1%: the spec-tree diff <= 3x `git diff --no-index`, the diff of the rendered streams <= 5x.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import MXJOB, Sample, interleave, machine, print_comparison, run_into
+from harness import MXJOB, Sample, interleave, machine, print_comparison, run, run_into, verdict
 from render_bench import make_job, write_input
 
 DIFFERENT = (0, 1)  # every command here exits 1 when the sides differ
 TARGET = 3.0
+TARGET_RENDERED = 5.0
 
 
 def write_tree(folder: Path, jobs: int, changed: int) -> None:
@@ -83,6 +85,8 @@ def bench_case(tmp: Path, jobs: int, percent: int, pairs: int) -> None:
             cwd=repo,
         ),
         lambda: mxjob_diff(str(old_stream), str(new_stream)),
+        lambda: run([*MXJOB, "validate", "-q", str(new)]),
+        lambda: run([*MXJOB, "validate", "-q", str(new_stream)]),
     )
     names = [
         "mxjob diff OLD_SPECS NEW_SPECS",
@@ -90,15 +94,23 @@ def bench_case(tmp: Path, jobs: int, percent: int, pairs: int) -> None:
         "diff -u rendered",
         "mxjob diff --base/--head (Git refs)",
         "mxjob diff OLD_RENDERED NEW_RENDERED",
+        "mxjob validate NEW_SPECS",
+        "mxjob validate NEW_RENDERED",
     ]
-    print_comparison(
+    # The floors: a diff reports every error of either side, so it checks every job (or object) at least once,
+    # which is what `validate` of one side does; their ratios to git diff bound what the diff can reach.
+    found = print_comparison(
         f"diff {jobs:,} jobs x 10 replicas, {percent}% of the jobs changed "
         f"({old_stream.stat().st_size / 1e6:.1f} MB rendered per side)",
         names,
         series,
         target=(1, TARGET) if percent == 1 else None,
-        pairs=[(0, 1), (0, 2), (3, 1), (4, 1)],
+        pairs=[(0, 1), (0, 2), (3, 1), (4, 1), (0, 5), (5, 1), (4, 6), (6, 1)],
     )
+    if percent == 1:
+        ratio = found["mxjob diff OLD_RENDERED NEW_RENDERED / git diff --no-index rendered"]
+        met = verdict(ratio, TARGET_RENDERED)
+        print(f"  target: diff of the rendered streams <= {TARGET_RENDERED:g}x git diff: {met}")
     for path in (old_stream, new_stream, out):
         path.unlink()
     for folder in (repo, old, new):
