@@ -6,10 +6,11 @@ Cases: 1,000 jobs x 10 replicas (1 scheduler, 3 servers, 6 workers), 1 job x 10,
 x 10 replicas. Measured: `mxjob render INPUT > FILE` (start-up, parsing, validation, expansion, serialisation,
 writing). Baselines, each a whole process writing into a file and run in turn with it (A B C ...):
 `bench/baseline.py json` (json.dumps of the very same objects, loaded from a pickle), the same with
-PyYAML's C dumper, and `cat` of the rendered output (the I/O floor). Targets: 1,000 x 10 <= 1.0x the
-json.dumps process; one small job <= 0.1 s and <= 2.5x `python -c "import yaml"`. The PyYAML baseline runs in every
-case although it is the slowest process of each round (about 2.5x a render at 1,000 x 10, 20x at 1 x 10,000): with
-all three cases `make bench` spends about 15 minutes of its time on it.
+PyYAML's C dumper, and `cat` of the rendered output (the I/O floor); at 1,000 x 10 also `bench/baseline.py
+emit`, our own emitter alone on the same objects (the Python floor under the json.dumps target). Targets:
+1,000 x 10 <= 1.0x the json.dumps process; one small job <= 0.1 s and <= 2.5x `python -c "import yaml"`. The
+PyYAML baseline runs in every case although it is the slowest process of each round (about 2.5x a render at
+1,000 x 10, 20x at 1 x 10,000): with all three cases `make bench` spends about 15 minutes of its time on it.
 """
 
 from __future__ import annotations
@@ -103,7 +104,8 @@ def needed_max_pods(jobs: list[dict[str, Any]]) -> int:
     return max_pods
 
 
-def bench_case(label: str, jobs: list[dict[str, Any]], pairs: int, tmp: Path) -> None:
+def bench_case(label: str, jobs: list[dict[str, Any]], pairs: int, tmp: Path, targeted: bool = False) -> None:
+    """One case; `targeted`: the case the json.dumps target is for, which also times our emitter alone."""
     source, objects = tmp / "input.yaml", tmp / "objects.pickle"
     ours, rendered, theirs = tmp / "ours.yaml", tmp / "rendered.yaml", tmp / "theirs.out"
     write_input(source, jobs)
@@ -117,18 +119,27 @@ def bench_case(label: str, jobs: list[dict[str, Any]], pairs: int, tmp: Path) ->
         "PyYAML C dump process > file",
         "cat rendered > file (I/O floor)",
     ]
-    series = interleave(
-        pairs,
+    commands = [
         lambda: run_into(render, ours),
         lambda: run_into([*BASELINE, "json", str(objects)], theirs),
         lambda: run_into([*BASELINE, "yaml", str(objects)], theirs),
         lambda: run_into(["cat", str(rendered)], theirs),
-    )
+    ]
+    if targeted:
+        names.append("our emitter alone > file")
+        commands.append(lambda: run_into([*BASELINE, "emit", str(objects)], theirs))
+    series = interleave(pairs, *commands)
     title = (
         f"render {label}: {count:,} objects, {source.stat().st_size / 1e6:.1f} MB in, "
         f"{rendered.stat().st_size / 1e6:.1f} MB out"
     )
-    print_comparison(title, names, series, target=(1, 1.0) if label == "1,000 jobs x 10 replicas" else None)
+    print_comparison(
+        title,
+        names,
+        series,
+        target=(1, 1.0) if targeted else None,
+        pairs=[(0, 1), (0, 2), (0, 3), (0, 4), (4, 1)] if targeted else None,
+    )
     for path in (source, objects, ours, rendered, theirs):
         path.unlink()
 
@@ -187,7 +198,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mxjob-render-bench-") as name:
         tmp = Path(name)
         bench_latency(tmp, 3 if quick else 10)
-        bench_case(f"{cases[0]:,} jobs x 10 replicas", many_jobs(cases[0]), pairs, tmp)
+        bench_case(f"{cases[0]:,} jobs x 10 replicas", many_jobs(cases[0]), pairs, tmp, targeted=True)
         if arguments.cases > 1:
             bench_case(f"1 job x {cases[1]:,} workers", [make_job("wide", 1, cases[1])], pairs, tmp)
         if arguments.cases > 2:
