@@ -20,6 +20,7 @@ from mxjob_gitops.compiler.gang import GANG_ANNOTATION
 from mxjob_gitops.compiler.pipeline import item_manifests
 from mxjob_gitops.compiler.source import ParseStream
 from mxjob_gitops.compiler.stream import StreamedRender
+from tests.conftest import run_cli
 from tests.helpers import job, replica
 
 REPO = Path(__file__).resolve().parent.parent
@@ -175,6 +176,32 @@ def test_an_error_in_the_last_job_prints_nothing(tmp_path: Path, into: str) -> N
     assert done.returncode == 1, done.stderr
     assert b"in.yaml" in done.stderr and b"nothing was written" in done.stderr
     assert stdout == b""
+
+
+@pytest.mark.parametrize(("spill_limit", "passes"), [(10**9, 1), (10, 2)])
+def test_a_rendering_into_a_pipe_is_checked_first_only_above_the_spill_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spill_limit: int, passes: int
+) -> None:
+    """Past the in-memory limit, a rendering into a pipe goes through a temporary file (each job compiled once)
+    up to SPILL_LIMIT; a larger one has every job checked before any is rendered (compiled twice)."""
+    monkeypatch.setattr(heldout, "LIMIT", 10)
+    monkeypatch.setattr(heldout, "SPILL_LIMIT", spill_limit)
+    compiles: list[int] = []
+    compile_pass = StreamedRender._compile
+
+    def counted(self: StreamedRender, *args: Any, **kwargs: Any) -> Any:
+        compiles.append(1)
+        return compile_pass(self, *args, **kwargs)
+
+    monkeypatch.setattr(StreamedRender, "_compile", counted)
+    jobs = [job(f"j{i}", Scheduler=replica(1), Server=replica(1), Worker=replica(2)) for i in range(3)]
+    source = tmp_path / "in.yaml"
+    source.write_text("\n---\n".join(to_json(d) for d in jobs), encoding="utf-8")
+    done = run_cli(["render", str(source)])  # click's runner: standard output is no regular file
+    assert done.exit_code == 0, done.stderr
+    assert len(compiles) == passes
+    expected = compile_documents(parse_text(source.read_text(encoding="utf-8"), str(source)).documents, RenderOptions())
+    assert done.stdout == _yaml(expected.manifests())
 
 
 def test_held_output_of_a_checked_render_goes_straight_into_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:

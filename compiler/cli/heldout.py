@@ -4,8 +4,9 @@ Up to LIMIT characters stay in memory as the emitter's own str chunks. Past it t
 it costs no second copy: straight into standard output when that is a regular file (a shell `> FILE`),
 cut back to where it started if the render fails; otherwise (a pipe, a terminal) into an unnamed
 temporary file that is copied to standard output once the render succeeded, unless every job was checked
-before the first was rendered (compiler.stream does that when a large rendering goes to a pipe: checking
-twice costs less than writing it twice).
+before the first was rendered. compiler.stream does that when a rendering into a pipe may exceed
+SPILL_LIMIT: the temporary copy would then take that much disk, while checking every job twice costs about
+two fifths more CPU at any size (1,000 jobs x 10 replicas, 28 MB: 2.0 s checked first, 1.45 s spilled).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from typing import BinaryIO
 
 LIMIT = 16 * 1024 * 1024  # characters
+SPILL_LIMIT = 512 * 1024 * 1024  # bytes of rendering a pipe's render may keep in a temporary file
 
 
 def regular_stdout() -> bool:

@@ -116,14 +116,14 @@ class _Streamed:
     """The inputs read into a StreamedRender, and its items as manifests, checked to the end (compiler.stream)."""
 
     def __init__(self, paths: tuple[str, ...], options: RenderOptions, skip: list[Path], check_first: bool) -> None:
-        from mxjob_gitops.compiler.cli.heldout import LIMIT
+        from mxjob_gitops.compiler.cli.heldout import SPILL_LIMIT
         from mxjob_gitops.compiler.cli.inputs import input_texts, unreadable
         from mxjob_gitops.compiler.emit import Emitter
         from mxjob_gitops.compiler.source import ParseStream
         from mxjob_gitops.compiler.stream import StreamedRender
 
         self.options = options
-        self.render = StreamedRender(options, check_first_above=LIMIT if check_first else None)
+        self.render = StreamedRender(options, check_first_above=SPILL_LIMIT if check_first else None)
         for label, text in input_texts(paths, skip):
             if isinstance(text, str):
                 self.render.read(ParseStream(text, label))
