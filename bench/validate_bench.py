@@ -6,8 +6,8 @@ Input: 1,000 jobs x 10 replicas, which render to 22,000 objects. Measured, each 
 `mxjob validate SPECS` (parse, compile, check every rendered object), `mxjob validate RENDERED` (the
 rendered stream, as Flux users validate a committed `render -o` output), and the baseline `bench/baseline.py
 jsonschema_rs` (unpickle the same objects and check each with the same strict schemas, compiled by
-jsonschema_rs), and `mxjob render SPECS` itself. Targets: the whole command on the specs <= 2 s; validate of the
-rendered stream <= 1.2x the render that wrote it.
+jsonschema_rs), and `mxjob render SPECS > FILE` itself, the render that wrote the stream. Targets: the whole
+command on the specs <= 2 s; validate of the rendered stream <= 1.2x the render that wrote it.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mxjob-validate-bench-") as name:
         tmp = Path(name)
         specs, rendered, objects = tmp / "specs.yaml", tmp / "rendered.yaml", tmp / "objects.pickle"
+        again = tmp / "rendered-again.yaml"
         write_input(specs, many_jobs(jobs))
         count = pickle_rendering(specs, objects)
         run_into([*MXJOB, "render", str(specs)], rendered)
@@ -40,11 +41,16 @@ def main() -> int:
             lambda: run([*MXJOB, "validate", "-q", str(specs)]),
             lambda: run([*BASELINE, "jsonschema_rs", str(objects)]),
             lambda: run([*MXJOB, "validate", "-q", str(rendered)]),
-            lambda: run([*MXJOB, "render", str(specs)]),
+            lambda: run_into([*MXJOB, "render", str(specs)], again),
         )
         found = print_comparison(
             f"validate {jobs:,} jobs x 10 replicas ({count:,} objects)",
-            ["mxjob validate specs", "jsonschema_rs pass process", "mxjob validate rendered", "mxjob render specs"],
+            [
+                "mxjob validate specs",
+                "jsonschema_rs pass process",
+                "mxjob validate rendered",
+                "mxjob render specs > file",
+            ],
             series,
             pairs=[(0, 1), (2, 1), (2, 3)],
         )
@@ -54,7 +60,7 @@ def main() -> int:
                 f"  target: whole command on the specs <= {TARGET_SECONDS:g} s: {verdict(wall, TARGET_SECONDS)} "
                 f"(CPU time: {verdict(cpu, TARGET_SECONDS)})"
             )
-            ratio = found["mxjob validate rendered / mxjob render specs"]
+            ratio = found["mxjob validate rendered / mxjob render specs > file"]
             print(
                 f"  target: validate of the rendered stream <= {TARGET_RENDERED_RATIO:g}x its render: "
                 f"{verdict(ratio, TARGET_RENDERED_RATIO)}"
