@@ -10,6 +10,7 @@ from mxjob_gitops.compiler.diagnostics import Code, JsonPath
 from mxjob_gitops.compiler.kubevalidate import names
 from mxjob_gitops.compiler.kubevalidate.admission import check_admission
 from mxjob_gitops.compiler.kubevalidate.container import check_container
+from mxjob_gitops.compiler.kubevalidate.memo import ValidSpecs, spec_key
 from mxjob_gitops.compiler.kubevalidate.network import check_dns, check_host_aliases, check_host_ports
 from mxjob_gitops.compiler.kubevalidate.podextras import check_pod_extras
 from mxjob_gitops.compiler.kubevalidate.recent import check_recent
@@ -48,9 +49,24 @@ def relaxed_service_names(version: str | None) -> bool:
     return since(version, (1, 36))
 
 
+_VALID_SPECS = ValidSpecs()
+
+
 def check_pod_spec(found: Found, spec: Any, path: JsonPath, version: str | None, whole: bool = True) -> None:
     """`whole`: the spec is a pod's as written (a Pod object); False for an MXJob template, which the compiler
-    completes (restartPolicy per replica, at least the mxnet container)."""
+    completes (restartPolicy per replica, at least the mxnet container). A spec equal to one found valid
+    before, but for its env values, is not checked again (kubevalidate.memo)."""
+    key = spec_key(spec, version, whole)
+    if key is not None and key in _VALID_SPECS:
+        return
+    before = len(found)
+    check_pod_spec_afresh(found, spec, path, version, whole)
+    if key is not None and len(found) == before:
+        _VALID_SPECS.add(key)
+
+
+def check_pod_spec_afresh(found: Found, spec: Any, path: JsonPath, version: str | None, whole: bool = True) -> None:
+    """check_pod_spec without the memo: every rule, every time."""
     spec = as_dict(spec)
     volumes = check_volumes(found, spec.get("volumes"), (*path, "volumes"))
     relaxed = relaxed_env(version)
