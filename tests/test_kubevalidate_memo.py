@@ -142,12 +142,17 @@ def test_a_value_next_to_value_from_is_found_after_the_same_var_without_one() ->
     assert found and "may not be specified when `value` is not empty" in found[0].message
 
 
-def test_the_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(memo, "MAX_ENTRIES", 3)
+def test_the_memo_is_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memo, "MAX_BYTES", 160)
     specs = memo.ValidSpecs()
-    for key in (b"a", b"b", b"c", b"d", b"e"):
+    specs.add(b"x" * 11)  # over a sixteenth: not kept
+    assert b"x" * 11 not in specs and len(specs) == 0
+    keys = [bytes([65 + n]) * 10 for n in range(20)]
+    for key in keys:
         specs.add(key)
-    assert b"e" in specs and len(specs) <= 3
+        specs.add(key)  # counted once
+        assert key in specs and 0 < len(specs) <= 16
+    assert len(specs) == 20 - 16
 
 
 def test_a_spec_json_cannot_write_has_no_key() -> None:

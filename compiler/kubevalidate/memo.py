@@ -13,7 +13,8 @@ it (a quarter of json.dumps' time; importing it after the libraries a render loa
 except where its text holds `null`: orjson writes NaN and ±Infinity as null too, so json.dumps, which tells them
 apart, writes that key (it holds `null` as well, which no text of orjson's key then does). Only
 specs without any finding are remembered (a finding carries its path, which depends on where the spec is),
-at most MAX_ENTRIES of them (a diverse input costs the memory of that many keys, then starts over).
+with keys of at most MAX_BYTES in all (a diverse input, or specs with long inline scripts, costs that much
+memory, then the memo starts over; a key over a sixteenth of it is not kept).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-MAX_ENTRIES = 4_096
+MAX_BYTES = 16 * 1024 * 1024
 
 
 def _without_env_values(container: Any) -> Any:
@@ -56,10 +57,11 @@ def spec_key(spec: Any, version: str | None, whole: bool) -> bytes | None:
 
 
 class ValidSpecs:
-    """The keys of the pod specs found valid, bounded by MAX_ENTRIES."""
+    """The keys of the pod specs found valid, MAX_BYTES of them at most."""
 
     def __init__(self) -> None:
         self._keys: set[bytes] = set()
+        self._bytes = 0
 
     def __contains__(self, key: bytes) -> bool:
         return key in self._keys
@@ -68,9 +70,13 @@ class ValidSpecs:
         return len(self._keys)
 
     def add(self, key: bytes) -> None:
-        if len(self._keys) >= MAX_ENTRIES:
-            self._keys.clear()
+        if len(key) > MAX_BYTES // 16 or key in self._keys:
+            return
+        if self._bytes + len(key) > MAX_BYTES:
+            self.clear()
         self._keys.add(key)
+        self._bytes += len(key)
 
     def clear(self) -> None:
         self._keys.clear()
+        self._bytes = 0
