@@ -16,8 +16,10 @@ PyYAML baseline runs in every case although it is the slowest process of each ro
 from __future__ import annotations
 
 import argparse
+import json
 import pickle
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -144,6 +146,25 @@ def bench_case(label: str, jobs: list[dict[str, Any]], pairs: int, tmp: Path, ta
         path.unlink()
 
 
+_LOADED = """
+import json, sys
+from mxjob_gitops.compiler.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    assert not exc.code, exc.code
+sys.stderr.write(json.dumps(sorted(name for name in sys.modules if name.startswith("mxjob_gitops"))))
+"""
+
+
+def _ours(small: Path) -> list[str]:
+    """The project's modules `mxjob render small.yaml` imports (sorted: importing one imports what it needs)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED, "render", str(small)], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    return list(json.loads(done.stderr))
+
+
 def bench_latency(tmp: Path, pairs: int) -> None:
     small = tmp / "small.yaml"
     write_input(small, [make_job("small", servers=1, workers=2)])
@@ -152,6 +173,9 @@ def bench_latency(tmp: Path, pairs: int) -> None:
     # What any render loads before reading a byte: the CLI, YAML and schema libraries and the standard modules
     # the compiler's own imports pull in (the floor under the ratio to `import yaml`).
     libraries = [sys.executable, "-c", "import click, yaml, jsonschema_rs, json, decimal, pathlib, dataclasses"]
+    # Every module of ours the render imports (which pulls in the rest), with the collector paused as the
+    # command pauses it: the floor under the render's own work.
+    everything = [sys.executable, "-c", "import gc; gc.disable(); " + "; ".join(f"import {m}" for m in _ours(small))]
     series = interleave(
         pairs,
         lambda: run([*MXJOB, "render", str(small)]),
@@ -159,6 +183,7 @@ def bench_latency(tmp: Path, pairs: int) -> None:
         lambda: run(floor),
         lambda: run([*MXJOB, "--help"]),
         lambda: run(libraries),
+        lambda: run(everything),
     )
     print_comparison(
         "one small job (Argo CD runs the plugin on every refresh)",
@@ -168,10 +193,11 @@ def bench_latency(tmp: Path, pairs: int) -> None:
             "python -c pass (interpreter floor)",
             "mxjob --help",
             "import of the libraries a render loads",
+            "import of every module a render loads",
         ],
         series,
         target=(1, SMALL_JOB_RATIO),
-        pairs=[(0, 1), (0, 2), (0, 3), (0, 4), (4, 1)],
+        pairs=[(0, 1), (0, 2), (0, 3), (0, 4), (4, 1), (0, 5), (5, 1)],
     )
     wall, cpu = statistics.median(series[0].seconds), statistics.median(series[0].cpu_seconds)
     print(
