@@ -6,10 +6,12 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
+from mxjob_gitops.compiler.cli.output_dir import OutputError, file_name
 from tests.conftest import EXAMPLES, JOB_EXAMPLE_DIRS, run_cli
 from tests.helpers import job, replica
 
@@ -185,3 +187,43 @@ def test_unchanged_files_are_not_touched_and_edited_ones_are_restored(tmp_path: 
     after = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in out.iterdir()}
     untouched = [name for name in kept if name not in (pod.name, service.name)]
     assert untouched and all(after[name] == kept[name] for name in untouched)
+
+
+def _object(kind: Any, name: Any, namespace: Any = None, field: str = "name") -> dict[str, Any]:
+    metadata: dict[str, Any] = {field: name}
+    if namespace is not None:
+        metadata["namespace"] = namespace
+    return {"apiVersion": "v1", "kind": kind, "metadata": metadata}
+
+
+@pytest.mark.parametrize(
+    ("manifest", "expected"),
+    [
+        (_object("Pod", "job-worker-0", "ml"), "ml.pod-job-worker-0.yaml"),
+        (_object("Service", "job-worker-0", "ml"), "ml.service-job-worker-0.yaml"),
+        (_object("PriorityClass", "high"), "priorityclass-high.yaml"),
+        (_object("Pod", "job-", "ml", field="generateName"), "ml.pod-job-.yaml"),
+        (_object("Pod", "a.b", "ml"), "ml.pod-a.b.yaml"),
+        (_object("Service", "a.b", "ml"), None),  # a Service name is a label
+        (_object("Pod", "../x", "ml"), None),
+        (_object("Pod", "Job", "ml"), None),
+        (_object("Pod", "job", "m.l"), None),  # a namespace has no '.': the name's prefix stays unambiguous
+        (_object("Pod", "job", "../ml"), None),
+        (_object("Pod", "job", "ML"), None),
+        (_object("Pod", "job", 7), None),
+        (_object("Po/d", "job", "ml"), None),
+        (_object("pod.x", "job", "ml"), None),
+        (_object(None, "job", "ml"), None),
+        (_object("Pod", 7, "ml"), None),
+        (_object("Pod", "", "ml"), None),
+    ],
+)
+def test_file_names_are_checked_every_time(manifest: dict[str, Any], expected: str | None) -> None:
+    """Each kind and namespace pair is checked once and remembered (output_dir._kind_and_namespace_valid); an
+    invalid one must stay refused on every call, and a valid pair must not let an invalid name through."""
+    for _ in range(2):
+        if expected is None:
+            with pytest.raises(OutputError, match="refusing to name a file"):
+                file_name(manifest, ".yaml")
+        else:
+            assert file_name(manifest, ".yaml") == expected

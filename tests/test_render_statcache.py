@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -15,6 +16,7 @@ from tests.conftest import run_cli
 from tests.helpers import job, replica
 
 POD = "pod-j-worker-0.yaml"
+DATA_DIGEST = hashlib.sha256(b"data").digest()
 
 
 def _render(out: Path, spec: Path) -> str:
@@ -121,9 +123,9 @@ def test_a_file_changed_in_the_tick_it_was_read_in_is_not_recorded(tmp_path: Pat
     directory = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         racy = StatCache(tmp_path / "cache", since=ctime)
-        assert racy.holds(directory, "f", b"data") and racy.seen == {}
+        assert racy.holds(directory, "f", b"data", DATA_DIGEST) and racy.seen == {}
         settled = StatCache(tmp_path / "cache", since=ctime + 1)
-        assert settled.holds(directory, "f", b"data") and list(settled.seen) == ["f"]
+        assert settled.holds(directory, "f", b"data", DATA_DIGEST) and list(settled.seen) == ["f"]
     finally:
         os.close(directory)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import os
 import secrets
@@ -78,10 +79,10 @@ def file_name(manifest: dict[str, Any], suffix: str) -> str:
     namespace = metadata.get("namespace")
     if (
         not isinstance(kind, str)
-        or kind_problem(kind)
         or not isinstance(name, str)
+        or (namespace is not None and not isinstance(namespace, str))
+        or not _kind_and_namespace_valid(kind, namespace)
         or name_problem(kind, name, prefix=not metadata.get("name"))
-        or (namespace is not None and (not isinstance(namespace, str) or dns1123_label(namespace)))
     ):
         raise OutputError(
             f"refusing to name a file after {kind!r} {namespace!r}/{name!r}: not a valid "
@@ -89,6 +90,12 @@ def file_name(manifest: dict[str, Any], suffix: str) -> str:
         )
     base = f"{kind.lower()}-{name}{suffix}"
     return f"{namespace}.{base}" if namespace else base
+
+
+@functools.lru_cache(maxsize=256)
+def _kind_and_namespace_valid(kind: str, namespace: str | None) -> bool:
+    """A render writes thousands of files of a few kinds into a few namespaces: each pair is checked once."""
+    return not kind_problem(kind) and (namespace is None or not dns1123_label(namespace))
 
 
 def _digest(data: bytes) -> str:
@@ -247,11 +254,12 @@ def _stage(
         if not dirfd.plain(name):
             raise OutputError(f"{out.path / name}: refusing to write outside {out.path}")
         data = text.encode("utf-8")
-        if name not in owned or not cache.holds(out.fd, name, data):
+        hashed = hashlib.sha256(data)
+        if name not in owned or not cache.holds(out.fd, name, data, hashed.digest()):
             dirfd.write_new(staging_fd, name, data)
             staged.append(name)
         names.append(name)
-        digests[name] = _digest(data)
+        digests[name] = hashed.hexdigest()
 
     for manifest in manifests:
         name = file_name(manifest, suffix)

@@ -31,7 +31,7 @@ from pathlib import Path
 from mxjob_gitops.compiler.cli.dirfd import read_regular as read_regular
 
 STALE_DAYS = 30
-_HEADER = "# mxjob render -o stat cache v1: name, SHA-256 of (size mtime_ns ctime_ns inode device NUL bytes)\n"
+_HEADER = "# mxjob render -o stat cache v2: name, SHA-256 of (size mtime_ns ctime_ns inode device NUL SHA-256)\n"
 
 
 def cache_root() -> Path:
@@ -48,10 +48,11 @@ def cache_file(directory: Path) -> Path:
     return cache_root() / f"{key}.stat"
 
 
-def _entry(info: os.stat_result, data: bytes) -> bytes:
-    """One file's record: the SHA-256 of its stat data and of the bytes it holds (32 bytes in memory)."""
+def _entry(info: os.stat_result, digest: bytes) -> bytes:
+    """One file's record: the SHA-256 of its stat data and of the SHA-256 `digest` of the bytes it holds (32 bytes
+    in memory; render -o has that digest for its index already, so the bytes are hashed once)."""
     stat_data = f"{info.st_size} {info.st_mtime_ns} {info.st_ctime_ns} {info.st_ino} {info.st_dev}\0"
-    return hashlib.sha256(stat_data.encode() + data).digest()
+    return hashlib.sha256(stat_data.encode() + digest).digest()
 
 
 @dataclass(slots=True)
@@ -78,16 +79,16 @@ class StatCache:
             cache.known.clear()
         return cache
 
-    def holds(self, dir_fd: int, name: str, data: bytes) -> bool:
-        """Whether DIR/name is a regular file holding exactly `data`: by its recorded stat data, else by reading it
-        (through DIR's descriptor, never following a link: cli.dirfd)."""
+    def holds(self, dir_fd: int, name: str, data: bytes, digest: bytes) -> bool:
+        """Whether DIR/name is a regular file holding exactly `data`, whose SHA-256 is `digest`: by its recorded
+        stat data, else by reading it (through DIR's descriptor, never following a link: cli.dirfd)."""
         try:
             info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         except OSError:
             return False
         if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
             return False
-        entry = _entry(info, data)
+        entry = _entry(info, digest)
         if self.known.pop(name, None) == entry:  # popped: the record is held once, in `seen` or `known`
             self.seen[name] = entry
             return True
