@@ -22,6 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import yaml
+
+from tests.conftest import EXAMPLES, run_cli
+
 Step = tuple[str, str, Any]  # (op, path, value): op is "set", "del" or "add" (append)
 
 
@@ -71,6 +75,39 @@ def apply(obj: dict[str, Any], steps: tuple[Step, ...]) -> dict[str, Any]:
         else:
             parent[last] = value
     return obj
+
+
+# Base objects: what `mxjob render` writes for the examples. A pod base names the MXJob and replica type whose
+# template it comes from (for the render check).
+EXAMPLE_PODS = {
+    "pod": ("single/mx_job_single_worker.yaml", "mnist-single-worker-0", "Worker"),
+    "gpu-pod": ("train/mx_job_dist_gpu.yaml", "mxnet-job-worker-0", "Worker"),
+    "byteps-pod": ("byteps/byteps_job.yaml", "byteps-mxnet-job-worker-0", "Worker"),
+    "tune-pod": ("tune/mx_job_tune_gpu.yaml", "auto-tuning-job-tunerserver-0", "TunerServer"),
+}
+
+
+def _render(example: str) -> list[dict[str, Any]]:
+    result = run_cli(["render", str(EXAMPLES / example)])
+    assert result.exit_code == 0, result.stderr
+    docs = list(yaml.safe_load_all(result.stdout))
+    for doc in docs:
+        doc["metadata"].pop("namespace", None)
+    return docs
+
+
+def render_bases() -> dict[str, dict[str, Any]]:
+    """Every base a case can name: each pod base, its MXJob as `<base>:job`, and the other kinds examples/single
+    renders by their lower-cased kind (`service`, `configmap`, `mxjob`)."""
+    found: dict[str, dict[str, Any]] = {}
+    for base, (example, pod_name, _) in EXAMPLE_PODS.items():
+        docs = _render(example)
+        found[base] = next(d for d in docs if d["kind"] == "Pod" and d["metadata"]["name"] == pod_name)
+        found[f"{base}:job"] = next(d for d in docs if d["kind"] == "MXJob")
+        if base == "pod":
+            for doc in docs:
+                found.setdefault(doc["kind"].lower(), doc)
+    return found
 
 
 CASES: list[Case] = []

@@ -8,46 +8,27 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler.diagnostics import Diagnostic
 from mxjob_gitops.compiler.kubevalidate import memo, pod
 from tests import hidden_mutations
-from tests.conftest import EXAMPLES, run_cli
 from tests.kube_mutations import apply, catalog, version_gated
 
 VERSIONS = [None, "1.20", "1.32", "1.36"]
-# The worker pod each hidden case's base names, rendered from the examples.
-POD_BASES = {
-    "pod": ("single/mx_job_single_worker.yaml", "Worker"),
-    "gpu-pod": ("train/mx_job_dist_gpu.yaml", "Worker"),
-    "byteps-pod": ("byteps/byteps_job.yaml", "Worker"),
-    "tune-pod": ("tune/mx_job_tune_gpu.yaml", "TunerServer"),
-}
-
-
-def _pod(example: str, replica_type: str) -> dict[str, Any]:
-    result = run_cli(["render", str(EXAMPLES / example)])
-    assert result.exit_code == 0, result.stderr
-    return next(
-        doc
-        for doc in yaml.safe_load_all(result.stdout)
-        if doc["kind"] == "Pod"
-        and doc["metadata"]["labels"].get("training.kubeflow.org/replica-type") == replica_type.lower()
-    )
 
 
 def _specs() -> Iterator[Any]:
-    bases = {name: _pod(*where) for name, where in POD_BASES.items()}
-    for base in bases.values():
-        yield base["spec"]
+    """Each pod base of the examples, then every pod edit of both catalogs."""
+    bases = hidden_mutations.render_bases()
+    for base in hidden_mutations.EXAMPLE_PODS:
+        yield bases[base]["spec"]
     for _name, kind, edits in [*catalog(), *version_gated()]:
         if kind == "Pod":
             yield apply(bases["pod"], edits).get("spec")
     for case in hidden_mutations.CASES:
-        if case.base in bases:
+        if case.base in hidden_mutations.EXAMPLE_PODS:
             yield hidden_mutations.apply(copy.deepcopy(bases[case.base]), case.steps).get("spec")
 
 

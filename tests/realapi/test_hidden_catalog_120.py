@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import EXAMPLES, run_cli
-from tests.hidden_mutations import CASES, Case, apply
+from tests.conftest import run_cli
+from tests.hidden_mutations import CASES, EXAMPLE_PODS, Case, apply, render_bases
 from tests.realapi.cluster import RealCluster
 from tests.realcomp import realcomp_bin
 
@@ -45,38 +45,7 @@ RENDER_OWN_RULES = {
 }
 
 
-# Base objects: what `mxjob render` writes for the examples. A pod base names the MXJob and replica type whose
-# template it comes from (for the render check).
-EXAMPLE_PODS = {
-    "pod": ("single/mx_job_single_worker.yaml", "mnist-single-worker-0", "Worker"),
-    "gpu-pod": ("train/mx_job_dist_gpu.yaml", "mxnet-job-worker-0", "Worker"),
-    "byteps-pod": ("byteps/byteps_job.yaml", "byteps-mxnet-job-worker-0", "Worker"),
-    "tune-pod": ("tune/mx_job_tune_gpu.yaml", "auto-tuning-job-tunerserver-0", "TunerServer"),
-}
-
-
-def _render(example: str) -> list[dict[str, Any]]:
-    result = run_cli(["render", str(EXAMPLES / example)])
-    assert result.exit_code == 0, result.stderr
-    docs = list(yaml.safe_load_all(result.stdout))
-    for doc in docs:
-        doc["metadata"].pop("namespace", None)
-    return docs
-
-
-def _bases() -> dict[str, dict[str, Any]]:
-    found: dict[str, dict[str, Any]] = {}
-    for base, (example, pod_name, _) in EXAMPLE_PODS.items():
-        docs = _render(example)
-        found[base] = next(d for d in docs if d["kind"] == "Pod" and d["metadata"]["name"] == pod_name)
-        found[f"{base}:job"] = next(d for d in docs if d["kind"] == "MXJob")
-        if base == "pod":
-            for doc in docs:
-                found.setdefault(doc["kind"].lower(), doc)
-    return found
-
-
-BASES = _bases()
+BASES = render_bases()
 
 
 def mutated(index: int, item: Case) -> dict[str, Any]:
