@@ -20,7 +20,7 @@ from typing import Final
 
 # Each searched after a line feed, not at a line start (`^` with re.MULTILINE): a literal first character lets the
 # regex engine skip ahead, over ten times faster on a large stream; the text's very start is checked on its own.
-_START: Final = re.compile(r"\n---(?=[ \t\n]|\Z)")
+DOCUMENT_START: Final = re.compile(r"\n---(?=[ \t\n]|\Z)")  # matched at the line feed before the line
 _MARKER: Final = re.compile(r"\n(?:%|\.\.\.(?=[ \t\n]|\Z))")
 _BREAKS: Final = re.compile(r"[\r\x85\u2028\u2029\ufeff\x00]")
 _EMPTY_LINES: Final = re.compile(r"(?: *(?:#[^\n]*)?\n)*(?: *(?:#[^\n]*)?)?\Z")
@@ -40,8 +40,8 @@ def split_documents(text: str) -> list[Piece] | None:
     """The pieces of text, one per document (the first may hold none), or None when it cannot be cut exactly."""
     if _not_covered(text):
         return None
-    starts = [match.start() + 1 for match in _START.finditer(text)]
-    if _START.match("\n" + text[:4]):
+    starts = [match.start() + 1 for match in DOCUMENT_START.finditer(text)]
+    if DOCUMENT_START.match("\n" + text[:4]):
         starts.insert(0, 0)
     pieces: list[Piece] = []
     if not starts or starts[0] > 0:

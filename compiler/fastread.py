@@ -33,6 +33,10 @@ own emitter and loads that with orjson, then proves the result equal to the exac
 - The limits hold (compiler.limits): a document that may hold more than MAX_DOCUMENT_NODES nodes is not
   parsed, one deeper than MAX_DEPTH or over the node limit once loaded is refused; the exact reader then
   reports it. There are no aliases on this path.
+A text of SPLIT_MIN_CHARS or more is cut into chunks at document starts (compiler.docsplit's cut: each chunk is
+a stream of its own), which compiler.fanout may read in other processes; every step above is then taken chunk by
+chunk, which is the same as over the whole text (the screens look at characters and at line starts; each chunk
+starts a line). A caller's `vouch` (a check of each document's value) runs where the document was read.
 Locations are not taken from this reader: a diagnostic composes the text again with the exact reader
 (compiler.source.SourceText), so positions are the same on both paths. tests/test_fastread.py holds the two
 readers (and the Go ones) equal on tables, generated documents, every example, golden case and corpus file,
@@ -43,18 +47,23 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
+import marshal
 import math
 import re
 from collections.abc import Callable
 from typing import Any, Final
 
-from mxjob_gitops.compiler import goscalar
-from mxjob_gitops.compiler.docsplit import split_documents
+from mxjob_gitops.compiler import fanout, goscalar
+from mxjob_gitops.compiler.docsplit import DOCUMENT_START, Piece, split_documents
 from mxjob_gitops.compiler.limits import MAX_DEPTH, MAX_DOCUMENT_NODES
 
 # Below this many characters (in the text or read by the run so far) the exact reader is used: importing the
 # native modules costs more than they save.
 FAST_READ_MIN_CHARS: Final = 256 * 1024
+# From this many characters on, the text is cut into parts for compiler.fanout's workers: below it, starting a
+# process and sending its documents back costs more than the part's reading.
+SPLIT_MIN_CHARS: Final = 4 * 1024 * 1024
 # Wraps every native parse. rapidyaml prints each parse error on file descriptor 2 before it raises (its default
 # error callback; the Python binding cannot replace it), and the exact reader then reports the error properly. The
 # command line points descriptor 2 at the null device meanwhile (compiler/cli/quietfd.py sets this); the compiler
@@ -74,22 +83,44 @@ class _Refused(Exception):
     """The fast reader cannot vouch for this text: the exact reader must read it."""
 
 
-def read_documents(text: str, *, values: bool = False) -> list[tuple[Any, int, bool]] | None:
+# A check of a document's value (and whether it holds a float) that a caller wants done as each is read, in the
+# process that read it (compiler.fanout): see read_documents.
+Vouch = Callable[[Any, bool], bool]
+Read = tuple[Any, int, bool, bool]
+
+
+def read_documents(text: str, *, values: bool = False, vouch: Vouch | None = None) -> list[Read] | None:
     """Each document of the stream as (its JSON text: `load` gives its value; with `values`, the value itself,
-    index of its first character, whether it holds a float), nulls included (the exact reader counts them), or
-    None when the exact reader must read the text. JSON text unless asked: a render streams its documents
-    (compiler.stream), so the values of a whole large file must not be alive at once (loading again costs
-    orjson's time twice, a tenth of the whole); a caller that keeps them all asks for values."""
-    if _refused(text):
-        return None
-    pieces = split_documents(text)
-    if pieces is None:
-        return None
+    index of its first character, whether it holds a float, what `vouch` says of it (False without one)), nulls
+    included (the exact reader counts them), or None when the exact reader must read the text. JSON text unless
+    asked: a render streams its documents (compiler.stream), so the values of a whole large file must not be
+    alive at once (loading again costs orjson's time twice, a tenth of the whole); a caller that keeps them all
+    asks for values. `vouch` runs wherever the document was read, so a large text's checks are shared out with
+    its reading (compiler.validation.clean_document)."""
+    count = fanout.workers if len(text) >= SPLIT_MIN_CHARS else 1
     try:
         with native_parse_guard():
-            return _read(text, pieces, values)
+            parts = fanout.run(functools.partial(_read_chunk, text, values, vouch), _chunks(text, count))
     except Exception:  # _Refused, rapidyaml's parse errors, orjson's JSONDecodeError: the exact reader decides
         return None
+    documents: list[Read] = []
+    for part in parts:
+        documents.extend(marshal.loads(part) if isinstance(part, bytes) else part)
+    return documents
+
+
+def _chunks(text: str, count: int) -> list[tuple[int, int]]:
+    """The text cut into at most `count` runs of about equal length, each but the first starting at a line that
+    starts a document (compiler.docsplit's cut): (start, end) character indexes."""
+    cuts = [0]
+    for part in range(1, count):
+        found = DOCUMENT_START.search(text, max(len(text) * part // count, cuts[-1]))
+        if found is None:
+            break
+        if found.start() + 1 > cuts[-1]:
+            cuts.append(found.start() + 1)
+    cuts.append(len(text))
+    return list(itertools.pairwise(cuts))
 
 
 def _refused(text: str) -> bool:
@@ -110,17 +141,38 @@ def load(document: str) -> Any:
     return orjson.loads(document)
 
 
-def _read(text: str, pieces: list[Any], values: bool) -> list[tuple[Any, int, bool]]:
+def _read_chunk(text: str, values: bool, vouch: Vouch | None, chunk: tuple[int, int], here: bool) -> list[Read] | bytes:
+    """_read_part for text[start:end], which _chunks cut so that the screens of the text and its pieces are
+    those of the whole text taken chunk by chunk: each chunk starts at a line's start, and the stream is the
+    concatenation of its pieces as independent streams (compiler.docsplit)."""
+    start, end = chunk
+    part = text[start:end]
+    if _refused(part):
+        raise _Refused
+    pieces = split_documents(part)
+    if pieces is None:
+        raise _Refused
+    if start:
+        pieces = [Piece(piece.offset + start, piece.text, piece.documents) for piece in pieces]
+    return _read_part(text, values, vouch, pieces, here)
+
+
+def _read_part(text: str, values: bool, vouch: Vouch | None, part: list[Piece], here: bool) -> list[Read] | bytes:
+    """The documents of a run of pieces as read_documents gives them; values sent from another process (not
+    `here`, compiler.fanout) come marshalled, which loads in two thirds of orjson's time. `text` is the whole
+    stream the pieces are cut from. Raises _Refused (or rapidyaml's, orjson's errors) where the exact reader
+    must read the text."""
     import orjson
     import ryml
 
-    events = _libyaml_events(text)
+    start, end = part[0].offset, part[-1].offset + len(part[-1].text)
+    events = _libyaml_events(text[start:end])
     tree = ryml.Tree()
-    documents: list[tuple[Any, int, bool]] = []
+    read: list[tuple[Any, str | None, int, bool]] = []
     keys: set[str] = set()
     strings: set[str] = set()
     counted = 2  # the stream's start and end
-    for piece in pieces:
+    for piece in part:
         if piece.documents == 0:
             continue
         if 2 * len(piece.text) + 4 > MAX_DOCUMENT_NODES and _node_bound(piece.text) > MAX_DOCUMENT_NODES:
@@ -137,12 +189,28 @@ def _read(text: str, pieces: list[Any], values: bool) -> list[tuple[Any, int, bo
             data = orjson.loads(json)
             implied, floats = _events(data, keys, strings)
             counted += implied
-            documents.append((data if values else json, piece.offset + _start(piece.text), floats))
+            # Kept until the part is proven: the value where it is given or vouched for, else the JSON text.
+            kept = (data if values or vouch else None, None if values else json)
+            read.append((*kept, piece.offset + _start(piece.text), floats))
     if counted != events:  # a duplicate key collapsed, or rapidyaml read a structure libyaml did not
         raise _Refused
     if not all(_key_ok(text, key) for key in keys) or not all(_string_ok(text, value) for value in strings):
         raise _Refused
-    return documents
+    documents = [
+        (data if values else json, start, floats, _vouched(vouch, data, floats)) for data, json, start, floats in read
+    ]
+    return documents if here or not values else marshal.dumps(documents)
+
+
+def _vouched(vouch: Vouch | None, data: Any, floats: bool) -> bool:
+    """What the caller's vouch says; one that raises vouches for nothing (the caller's own check, made again
+    later, meets the same error there): the reading does not depend on it."""
+    if vouch is None:
+        return False
+    try:
+        return vouch(data, floats)
+    except Exception:
+        return False
 
 
 def _node_bound(text: str) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
-from mxjob_gitops.compiler.fastread import FAST_READ_MIN_CHARS, read_documents
+from mxjob_gitops.compiler.fastread import FAST_READ_MIN_CHARS, Read, Vouch, read_documents
 from mxjob_gitops.compiler.fastread import load as load_document
 from mxjob_gitops.compiler.goloader import GoLoader
 from mxjob_gitops.compiler.limits import (
@@ -105,6 +105,9 @@ class SourceDocument:
     start: int | None = field(default=None, compare=False, repr=False)  # character index, kept from the parse
     # False when the reader saw no float in it (compiler.fastread): no object of it needs a walk for floats.
     floats: bool | None = field(default=None, compare=False, repr=False)
+    # True when the reader's caller checked every object of it as given and found nothing to report (the vouch of
+    # compiler.fastread.read_documents; compiler.validation.clean_document): its checks need not run again.
+    vouched: bool = field(default=False, compare=False, repr=False)
 
     def locate(self, path: Sequence[str | int], *, key: bool = False) -> Location:
         if not path and self.start is not None and self.source is not None:  # nothing to compose again
@@ -142,15 +145,16 @@ class ParseResult:
     diagnostics: list[Diagnostic]
 
 
-def parse_text(text: str, file: str, *, fast: bool = True) -> ParseResult:
+def parse_text(text: str, file: str, *, fast: bool = True, vouch: Vouch | None = None) -> ParseResult:
     """Split a YAML or JSON stream into documents; empty documents are skipped as kubectl does.
 
     Limits (compiler.limits) come first: nesting depth on the event stream, aliases on each composed
     document before it is constructed; a document over a limit ends the file with one located error.
     A large text is read by compiler.fastread when it can prove its reading equal to this one (then nothing but
     non-mapping documents is to report, and positions still come from this reader); `fast=False` never uses it.
+    `vouch` is the fast reader's (compiler.fastread.read_documents): documents it read are marked with its answer.
     """
-    stream = ParseStream(text, file, fast=fast, whole=True)
+    stream = ParseStream(text, file, fast=fast, whole=True, vouch=vouch)
     documents = list(stream)
     return ParseResult([] if stream.discard else documents, stream.diagnostics)
 
@@ -162,10 +166,13 @@ class ParseStream:
     already yielded must be dropped (a document over a limit: nothing from the file is used).
     """
 
-    def __init__(self, text: str, file: str, *, fast: bool = True, whole: bool = False) -> None:
+    def __init__(
+        self, text: str, file: str, *, fast: bool = True, whole: bool = False, vouch: Vouch | None = None
+    ) -> None:
         """`fast=False`: never compiler.fastread (the tests' reference). `whole`: the caller keeps every document
-        (parse_text), so the fast reader may hand over values at once instead of JSON text to load in turn."""
-        self.text, self.file, self.fast, self.whole = text, file, fast, whole
+        (parse_text), so the fast reader may hand over values at once instead of JSON text to load in turn.
+        `vouch`: see parse_text."""
+        self.text, self.file, self.fast, self.whole, self.vouch = text, file, fast, whole, vouch
         self.diagnostics: list[Diagnostic] = []
         self.discard = False
 
@@ -175,7 +182,7 @@ class ParseStream:
         # Large texts, and every text once the run has read that much (rapidyaml's import has paid for itself): the
         # fast reader refuses a text over a limit, reported below.
         if self.fast and max(len(text), run_budget().input_bytes) >= FAST_READ_MIN_CHARS:
-            fast = read_documents(text, values=self.whole)
+            fast = read_documents(text, values=self.whole, vouch=self.vouch)
             if fast is not None:
                 yield from self._fast_documents(fast, source)
                 return
@@ -219,16 +226,16 @@ class ParseStream:
                 )
             )
 
-    def _fast_documents(self, documents: list[tuple[Any, int, bool]], source: SourceText) -> Iterator[SourceDocument]:
+    def _fast_documents(self, documents: list[Read], source: SourceText) -> Iterator[SourceDocument]:
         """What _documents yields for a text compiler.fastread read (it read it only if nothing is to report
         but documents that are not mappings); each value is made when its turn comes."""
         documents.reverse()
         index = 0
         while documents:
-            entry, start, floats = documents.pop()
+            entry, start, floats, vouched = documents.pop()
             data = entry if self.whole else load_document(entry)
             if data is not None:
-                document = SourceDocument(data, self.file, index, source, start, floats)
+                document = SourceDocument(data, self.file, index, source, start, floats, vouched)
                 if not isinstance(data, dict):
                     self.diagnostics.append(_not_a_mapping(document, data))
                 yield document
@@ -310,7 +317,11 @@ def iter_objects(document: SourceDocument) -> Iterator[tuple[JsonPath, Any]]:
 
     List items are yielded whatever they are, so that a caller can report the ones that are not objects.
     """
-    data = document.data
+    return objects_of(document.data)
+
+
+def objects_of(data: Any) -> Iterator[tuple[JsonPath, Any]]:
+    """iter_objects of a document's value."""
     if not isinstance(data, dict):
         return
     kind = data.get("kind")

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from typing import Any, Final
 
+from mxjob_gitops.compiler.convert import is_mxjob
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity, format_path
+from mxjob_gitops.compiler.fastread import Vouch
 from mxjob_gitops.compiler.job import CompiledJob
 from mxjob_gitops.compiler.kubeschema import accepted_fast, has_schema, schema_errors, validator_for
 from mxjob_gitops.compiler.kubevalidate import check_object
 from mxjob_gitops.compiler.pipeline import Manifest, Plan
 from mxjob_gitops.compiler.schema import has_float
-from mxjob_gitops.compiler.source import SourceDocument
+from mxjob_gitops.compiler.source import SourceDocument, objects_of
 
 
 class Status(enum.StrEnum):
@@ -90,6 +94,9 @@ class Report:
 def validate_plan(plan: Plan, kubernetes_version: str, strict: bool) -> Iterator[ObjectResult]:
     """Results for every object of every valid item; invalid inputs are already in plan.diagnostics."""
     for item, (document, prefix) in zip(plan.items, plan.origins, strict=True):
+        if not isinstance(item, CompiledJob) and document.vouched and item is _object_at(document, prefix):
+            yield _valid(item, document.locate(prefix))
+            continue
         generated = isinstance(item, CompiledJob)
         origin = document.locate(prefix)
         # The compiler writes ints and strings of its own and copies every other number from the job, so a job
@@ -108,6 +115,57 @@ def validate_plan(plan: Plan, kubernetes_version: str, strict: bool) -> Iterator
             )
 
 
+def vouch_for(version: str, strict: bool) -> Vouch:
+    """The reader's vouch (compiler.fastread.read_documents) that lets validate_plan skip the checks of a
+    document: clean_document for this version and strictness."""
+    return functools.partial(clean_document, version, strict)
+
+
+def clean_document(version: str, strict: bool, data: Any, floats: bool) -> bool:
+    """Whether every object of a document's value, checked as given, is valid with nothing to report; by _check
+    itself. validate_plan uses the answer only for objects that pass through the compiler as they are, so a
+    document with an MXJob (compiled, unless its rendering is given too), or with what the compiler refuses
+    before any check (no apiVersion, kind or metadata mapping) is not vouched for."""
+    checked = False
+    for _prefix, obj in objects_of(data):
+        if (
+            not isinstance(obj, dict)
+            or not isinstance(obj.get("apiVersion"), str)
+            or not isinstance(obj.get("kind"), str)
+            or not isinstance(obj.get("metadata"), dict)
+            or is_mxjob(obj)
+        ):
+            return False
+        result = _check(obj, version, strict, _NOWHERE, None, False, None if floats else False)
+        if result.status is not Status.VALID or result.findings:
+            return False
+        checked = True
+    return checked
+
+
+_NOWHERE: Final = Location("")
+
+
+def _object_at(document: SourceDocument, prefix: JsonPath) -> Any:
+    """The object of the document at prefix (iter_objects' prefixes: () or ("items", n))."""
+    return document.data if not prefix else document.data["items"][prefix[1]]
+
+
+def _valid(manifest: Manifest, origin: Location, generated: bool = False) -> ObjectResult:
+    """_check's result for an object it finds valid with nothing to report."""
+    metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
+    assert isinstance(metadata, dict)
+    return ObjectResult(
+        str(manifest.get("apiVersion", "")),
+        str(manifest.get("kind", "")),
+        str(metadata.get("namespace") or ""),
+        str(metadata.get("name") or ""),
+        Status.VALID,
+        origin,
+        generated,
+    )
+
+
 def _no_float(document: SourceDocument) -> bool | None:
     """False when the reader saw no float anywhere in the document (then no object in it holds one), else None."""
     return False if document.floats is False else None
@@ -122,17 +180,7 @@ def _check(
     generated: bool,
     floats: bool | None,
 ) -> ObjectResult:
-    metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
-    assert isinstance(metadata, dict)
-    result = ObjectResult(
-        str(manifest.get("apiVersion", "")),
-        str(manifest.get("kind", "")),
-        str(metadata.get("namespace") or ""),
-        str(metadata.get("name") or ""),
-        Status.VALID,
-        origin,
-        generated,
-    )
+    result = _valid(manifest, origin, generated)
     if not has_schema(manifest, version):
         return replace(result, status=Status.SKIPPED)
     fast = accepted_fast(manifest, version, strict, floats=floats)

@@ -55,7 +55,7 @@ def _agree(text: str) -> bool:
         return False
     exact = parse_text(text, "t.yaml", fast=False)
     assert [d.code for d in exact.diagnostics if d.code != Code.NOT_AN_OBJECT] == [], (text, exact.diagnostics)
-    loaded = [(fastread.load(json), start) for json, start, _floats in fast]
+    loaded = [(fastread.load(json), start) for json, start, _floats, _vouched in fast]
     kept = [(index, data, start) for index, (data, start) in enumerate(loaded) if data is not None]
     assert [_typed(data) for _index, data, _start in kept] == [_typed(d.data) for d in exact.documents], text
     assert [(index, start) for index, _data, start in kept] == [(d.index, d.start) for d in exact.documents], text

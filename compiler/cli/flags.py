@@ -25,6 +25,7 @@ ENVIRONMENT = (
         "render -o: folder for what each DIR's files were (default $XDG_CACHE_HOME/mxjob-gitops/render-o)",
     ),
     ("XDG_CACHE_HOME", "the cache root, ~/.cache when unset (render -o keeps what each DIR's files were there)"),
+    ("MXJOB_JOBS", "processes that read a large input at once (1 to 8; default: the CPUs this process may use)"),
     ("MXJOB_DEBUG", "set to 1: as -v (a traceback on an internal error)"),
     ("NO_COLOR", "set: never colour diff output"),
 )

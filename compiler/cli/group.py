@@ -83,8 +83,11 @@ def cli() -> None:
 
     Shell completion: mxjob completion bash|zsh|fish (see its --help).
     """
-    from mxjob_gitops.compiler.cli import quietfd
+    from mxjob_gitops.compiler.cli import forked, quietfd
+    from mxjob_gitops.compiler.cli.exits import guarded
     from mxjob_gitops.compiler.limits import new_run
 
     new_run()  # the input budgets count per command invocation (compiler.limits.RunBudget)
     quietfd.install()
+    with guarded():  # a bad MXJOB_JOBS is a usage error, exit 2
+        forked.install()

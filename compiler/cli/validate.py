@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import gc
 import sys
 from collections.abc import Iterator
@@ -88,7 +89,8 @@ def validate(
     from mxjob_gitops.compiler.cli.reporters import reporter
     from mxjob_gitops.compiler.kubeschema import VersionUnavailable, resolve_version
     from mxjob_gitops.compiler.pipeline import compile_documents
-    from mxjob_gitops.compiler.validation import Report, validate_plan
+    from mxjob_gitops.compiler.source import parse_text
+    from mxjob_gitops.compiler.validation import Report, validate_plan, vouch_for
 
     paths = paths_or_stdin(paths)
     with guarded(), paused_gc():
@@ -96,7 +98,9 @@ def validate(
             version = resolve_version(kubernetes_version)
         except VersionUnavailable as exc:
             raise fail(str(exc), USAGE) from None
-        inputs = read_inputs(paths)
+        # Objects given as they are are checked while they are read, in the processes that read a large input
+        # (compiler.fanout); what passes is not checked again (compiler.validation.vouch_for).
+        inputs = read_inputs(paths, parse=functools.partial(parse_text, vouch=vouch_for(version, strict)))
         if skip_non_kubernetes:
             inputs = kubernetes_files_only(inputs)
         # Rendered output (a `render` stream or `-o` directory) carries each job's ConfigMap: its MXJob is checked

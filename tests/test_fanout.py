@@ -1,0 +1,236 @@
+"""Work shared out over processes (compiler.fanout, compiler/cli/forked.py) gives what one process gives.
+
+The runner is held to compiler.fanout.one_by_one: results in order, a child's failure or death made up for here
+with the task's own result or exception, no fork beside another thread. The fast reader cut into chunks read in
+children is held to the same reader in one piece, on every example, golden and corpus text and their renderings,
+on generated streams and on randomly edited ones (so a refusal may sit in any chunk). The checks done while
+reading (compiler.validation.vouch_for) are held to the checks validate_plan makes without them, on every
+object of both mutation catalogs; and `mxjob validate` prints the same with one process and with three.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mxjob_gitops.compiler import RenderOptions, compile_documents, fanout, fastread, source
+from mxjob_gitops.compiler.cli import forked
+from mxjob_gitops.compiler.emit import to_yaml
+from mxjob_gitops.compiler.kubeschema import resolve_version
+from mxjob_gitops.compiler.source import parse_text
+from mxjob_gitops.compiler.validation import validate_plan, vouch_for
+from tests import hidden_mutations
+from tests.conftest import run_cli
+from tests.kube_mutations import apply, catalog, version_gated
+from tests.test_fastread import _block, _inputs_and_renderings
+
+# --- the runner --------------------------------------------------------------------------------------------------
+
+
+def _square(part: int, here: bool) -> tuple[int, bool, int]:
+    return part * part, here, os.getpid()
+
+
+def test_results_come_in_order_from_children() -> None:
+    results = forked.run_forked(_square, [1, 2, 3, 4])
+    assert [value for value, _here, _pid in results] == [1, 4, 9, 16]
+    assert [here for _value, here, _pid in results] == [True, False, False, False]
+    pids = {pid for _value, _here, pid in results}
+    assert len(pids) == 4 and os.getpid() in pids  # the first here, each other in a process of its own
+
+
+def _fails_in_children(part: int, here: bool) -> int:
+    if not here:
+        raise RuntimeError("only in a child")
+    return part
+
+
+def _dies_in_children(part: int, here: bool) -> int:
+    if not here:
+        os._exit(7)
+    return part
+
+
+def test_a_part_a_child_could_not_do_is_done_here() -> None:
+    assert forked.run_forked(_fails_in_children, [1, 2, 3]) == [1, 2, 3]
+    assert forked.run_forked(_dies_in_children, [1, 2, 3]) == [1, 2, 3]
+
+
+def _refuses(part: int, here: bool) -> int:
+    if part == 2:
+        raise ValueError(f"part {part}")
+    return part
+
+
+def test_a_part_that_fails_everywhere_raises_its_own_exception() -> None:
+    with pytest.raises(ValueError, match="part 2"):
+        forked.run_forked(_refuses, [1, 2, 3])
+    with pytest.raises(ValueError, match="part 2"):
+        forked.run_forked(_refuses, [2, 1])  # the first part, here: the children are ended and reaped
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # no child left behind
+
+
+def test_no_fork_beside_another_thread() -> None:
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        results = forked.run_forked(_square, [1, 2])
+    finally:
+        stop.set()
+        other.join()
+    assert {pid for _value, _here, pid in results} == {os.getpid()}
+    assert [here for _value, here, _pid in results] == [True, True]
+
+
+@pytest.mark.parametrize("value", ["0", "9", "-1", "two", "1.5", "٣"])
+def test_a_bad_mxjob_jobs_is_a_usage_error(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MXJOB_JOBS", value)
+    result = run_cli(["validate", "-"], stdin="a: 1\n")
+    assert result.exit_code == 2
+    assert "MXJOB_JOBS" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_default_follows_cpus_and_the_cgroup_quota(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(16)))
+    cpu_max = tmp_path / "cpu.max"
+    monkeypatch.setattr(forked, "_CGROUP_CPU_MAX", cpu_max)
+    assert forked.default_workers() == forked.MAX_WORKERS  # no cgroup file
+    for text, expected in [("max 100000\n", 8), ("150000 100000\n", 2), ("50000 100000\n", 1), ("bad\n", 8)]:
+        cpu_max.write_text(text)
+        assert forked.default_workers() == expected, text
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1})
+    cpu_max.write_text("max 100000\n")
+    assert forked.default_workers() == 2
+
+
+# --- the fast reader in chunks ------------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def in_chunks(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every text over a few bytes is cut into up to three chunks, read in children."""
+    monkeypatch.setattr(fastread, "SPLIT_MIN_CHARS", 16)
+    monkeypatch.setattr(fanout, "workers", 3)
+    monkeypatch.setattr(fanout, "run", forked.run_forked)
+    yield
+
+
+_SLOW_WITH_FIXTURE = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]  # in_chunks holds for every example
+
+
+def _one_piece(text: str, values: bool) -> Any:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fanout, "workers", 1)
+        patch.setattr(fanout, "run", fanout.one_by_one)
+        return fastread.read_documents(text, values=values)
+
+
+def _same_in_chunks(text: str) -> bool:
+    """Whether the text was read; either way, in chunks exactly as in one piece."""
+    for values in (False, True):
+        assert fastread.read_documents(text, values=values) == _one_piece(text, values), text
+    return fastread.read_documents(text) is not None
+
+
+def test_chunks_of_every_input_and_rendering_read_as_one(in_chunks: None) -> None:
+    texts = [text for _name, text in _inputs_and_renderings()]
+    assert sum(map(_same_in_chunks, texts)) >= 40
+    assert any(len(fastread._chunks(text, 3)) == 3 for text in texts)  # really cut
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=_SLOW_WITH_FIXTURE)
+@given(st.lists(_block(), min_size=1, max_size=8), st.sampled_from(["", "# head\n", "a: 1\n"]))
+def test_chunks_of_generated_streams_read_as_one(in_chunks: None, documents: list[str], head: str) -> None:
+    _same_in_chunks(head + "".join(f"---\n{document}\n" for document in documents))
+
+
+_STREAMS = [text for _name, text in _inputs_and_renderings() if text.count("\n---") >= 3 and len(text) < 60_000]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=_SLOW_WITH_FIXTURE)
+@given(st.data())
+def test_chunks_of_edited_streams_read_as_one(in_chunks: None, data: st.DataObject) -> None:
+    """An edit anywhere, so that what refuses a text (a tab, a `%` line, a syntax error) may be in any chunk."""
+    text = data.draw(st.sampled_from(_STREAMS))
+    at = data.draw(st.integers(0, len(text)))
+    char = data.draw(st.sampled_from(["\t", "\n%YAML 1.2\n", "\n...\n", "]", " &a", "\n---\n", ":", "\x01", "é"]))
+    _same_in_chunks(text[:at] + char + text[at:])
+
+
+# --- checks done while reading ------------------------------------------------------------------------------------
+
+
+def _catalog_objects() -> list[dict[str, Any]]:
+    """Every object of both mutation catalogs, valid and invalid, each with a name of its own."""
+    bases = hidden_mutations.render_bases()
+    objects = [apply(bases[kind.lower()], edits) for _name, kind, edits in [*catalog(), *version_gated()]]
+    objects += [
+        hidden_mutations.apply(copy.deepcopy(bases[case.base]), case.steps)
+        for case in hidden_mutations.CASES
+        if ":job" not in case.base
+    ]
+    for number, obj in enumerate(objects):
+        metadata = obj.get("metadata")
+        if isinstance(metadata, dict) and isinstance(metadata.get("name"), str) and metadata["name"]:
+            metadata["name"] = f"{metadata['name'][:50]}-{number}"
+    return objects
+
+
+def _catalog_stream() -> str:
+    """The catalogs' objects the fast reader reads (not those with a tab, an alias, ...), as one stream; those
+    over 64 KiB (the annotation-size cases) are left out to keep the stream small."""
+    texts = ["---\n" + to_yaml(obj) for obj in _catalog_objects()]
+    return "".join(text for text in texts if len(text) < 65_536 and fastread.read_documents(text) is not None)
+
+
+CATALOG_STREAM = _catalog_stream()
+
+
+def _results(text: str, version: str, strict: bool, vouched: bool) -> tuple[list[Any], list[Any], int]:
+    vouch = vouch_for(version, strict) if vouched else None
+    parsed = parse_text(text, "catalog.yaml", vouch=vouch)
+    options = RenderOptions(keep_rendered=True, kubernetes_version=version)
+    plan = compile_documents(parsed.documents, options)
+    results = list(validate_plan(plan, version, strict))
+    return results, [*parsed.diagnostics, *plan.diagnostics], sum(d.vouched for d in parsed.documents)
+
+
+@pytest.mark.parametrize("version", ["1.20", "1.36", None])
+@pytest.mark.parametrize("strict", [True, False])
+def test_checks_while_reading_report_what_validate_reports(
+    version: str | None, strict: bool, in_chunks: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(source, "FAST_READ_MIN_CHARS", 0)
+    resolved = resolve_version(version or "1.35")
+    plain, plain_diagnostics, none = _results(CATALOG_STREAM, resolved, strict, vouched=False)
+    vouched, vouched_diagnostics, clean = _results(CATALOG_STREAM, resolved, strict, vouched=True)
+    assert none == 0 and 100 < clean < len(vouched)  # the reader vouched for the valid ones only
+    assert sum(r.status.value == "invalid" for r in plain) > 100
+    assert vouched == plain
+    assert vouched_diagnostics == plain_diagnostics
+
+
+def test_validate_prints_the_same_with_one_process_or_three(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stream over SPLIT_MIN_CHARS with invalid objects in every chunk, through the whole command."""
+    text = CATALOG_STREAM
+    while len(text) < fastread.SPLIT_MIN_CHARS:
+        text += text
+    path = tmp_path / "big.yaml"
+    path.write_text(text)
+    runs = {}
+    for jobs in ("1", "3"):
+        monkeypatch.setenv("MXJOB_JOBS", jobs)
+        runs[jobs] = run_cli(["validate", "--format", "json", str(path)])
+    assert runs["1"].exit_code == runs["3"].exit_code == 1
+    assert runs["1"].stdout == runs["3"].stdout and runs["1"].stderr == runs["3"].stderr
+    assert '"invalid"' in runs["1"].stdout
