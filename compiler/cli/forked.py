@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import pickle
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -88,6 +87,8 @@ def run_forked(task: Callable[[T, bool], R], parts: Sequence[T]) -> list[R]:
 
 def _start(task: Callable[[T, bool], R], part: T) -> tuple[int, int] | None:
     """A child working on the part: (its process id, the pipe's reading end), or None when none could start."""
+    import pickle  # here, not at the top: every command's start-up imports this module, few commands fork
+
     try:
         reading, writing = os.pipe()
     except OSError:
@@ -122,6 +123,8 @@ def _collect(child: tuple[int, int]) -> tuple[object] | None:
         os.waitpid(pid, 0)
     if not payload:
         return None
+    import pickle
+
     try:
         sent = pickle.loads(payload)  # written by this process's own fork, above
     except Exception:  # a truncated payload: the child died while writing
