@@ -70,13 +70,25 @@ def _refuses(part: int, here: bool) -> int:
     return part
 
 
-def test_a_part_that_fails_everywhere_raises_its_own_exception() -> None:
+def test_a_part_that_fails_everywhere_raises_its_own_exception(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[int] = []
+    fork = os.fork
+
+    def recorded_fork() -> int:
+        pid = fork()
+        if pid:
+            started.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recorded_fork)
     with pytest.raises(ValueError, match="part 2"):
         forked.run_forked(_refuses, [1, 2, 3])
     with pytest.raises(ValueError, match="part 2"):
-        forked.run_forked(_refuses, [2, 1])  # the first part, here: the children are ended and reaped
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # no child left behind
+        forked.run_forked(_refuses, [2, 1, 3])  # the first part, here: the children are ended and reaped
+    assert len(started) == 4
+    for pid in started:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # reaped: no child left behind
 
 
 def test_no_fork_beside_another_thread() -> None:
