@@ -55,7 +55,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from mxjob_gitops.compiler import fanout, goscalar
-from mxjob_gitops.compiler.docsplit import DOCUMENT_START, Piece, split_documents
+from mxjob_gitops.compiler.docsplit import DOCUMENT_START, split_documents
 from mxjob_gitops.compiler.limits import MAX_DEPTH, MAX_DOCUMENT_NODES
 
 # Below this many characters (in the text or read by the run so far) the exact reader is used: importing the
@@ -142,9 +142,15 @@ def load(document: str) -> Any:
 
 
 def _read_chunk(text: str, values: bool, vouch: Vouch | None, chunk: tuple[int, int], here: bool) -> list[Read] | bytes:
-    """_read_part for text[start:end], which _chunks cut so that the screens of the text and its pieces are
-    those of the whole text taken chunk by chunk: each chunk starts at a line's start, and the stream is the
-    concatenation of its pieces as independent streams (compiler.docsplit)."""
+    """The documents of text[start:end] as read_documents gives them; values sent from another process (not
+    `here`, compiler.fanout) come marshalled, which loads in two thirds of orjson's time. _chunks cut the
+    text so that the screens of a chunk and of its pieces are those of the whole text taken chunk by chunk:
+    each chunk starts at a line's start, and the stream is the concatenation of its pieces as independent
+    streams (compiler.docsplit). Raises _Refused (or rapidyaml's, orjson's errors) where the exact reader must
+    read the text."""
+    import orjson
+    import ryml
+
     start, end = chunk
     part = text[start:end]
     if _refused(part):
@@ -152,27 +158,13 @@ def _read_chunk(text: str, values: bool, vouch: Vouch | None, chunk: tuple[int, 
     pieces = split_documents(part)
     if pieces is None:
         raise _Refused
-    if start:
-        pieces = [Piece(piece.offset + start, piece.text, piece.documents) for piece in pieces]
-    return _read_part(text, values, vouch, pieces, here)
-
-
-def _read_part(text: str, values: bool, vouch: Vouch | None, part: list[Piece], here: bool) -> list[Read] | bytes:
-    """The documents of a run of pieces as read_documents gives them; values sent from another process (not
-    `here`, compiler.fanout) come marshalled, which loads in two thirds of orjson's time. `text` is the whole
-    stream the pieces are cut from. Raises _Refused (or rapidyaml's, orjson's errors) where the exact reader
-    must read the text."""
-    import orjson
-    import ryml
-
-    start, end = part[0].offset, part[-1].offset + len(part[-1].text)
-    events = _libyaml_events(text[start:end])
+    events = _libyaml_events(part)
     tree = ryml.Tree()
     read: list[tuple[Any, str | None, int, bool]] = []
     keys: set[str] = set()
     strings: set[str] = set()
     counted = 2  # the stream's start and end
-    for piece in part:
+    for piece in pieces:
         if piece.documents == 0:
             continue
         if 2 * len(piece.text) + 4 > MAX_DOCUMENT_NODES and _node_bound(piece.text) > MAX_DOCUMENT_NODES:
@@ -189,16 +181,14 @@ def _read_part(text: str, values: bool, vouch: Vouch | None, part: list[Piece], 
             data = orjson.loads(json)
             implied, floats = _events(data, keys, strings)
             counted += implied
-            # Kept until the part is proven: the value where it is given or vouched for, else the JSON text.
+            # Kept until the chunk is proven: the value where it is given or vouched for, else the JSON text.
             kept = (data if values or vouch else None, None if values else json)
-            read.append((*kept, piece.offset + _start(piece.text), floats))
+            read.append((*kept, start + piece.offset + _start(piece.text), floats))
     if counted != events:  # a duplicate key collapsed, or rapidyaml read a structure libyaml did not
         raise _Refused
     if not all(_key_ok(text, key) for key in keys) or not all(_string_ok(text, value) for value in strings):
         raise _Refused
-    documents = [
-        (data if values else json, start, floats, _vouched(vouch, data, floats)) for data, json, start, floats in read
-    ]
+    documents = [(data if values else json, at, fl, _vouched(vouch, data, fl)) for data, json, at, fl in read]
     return documents if here or not values else marshal.dumps(documents)
 
 
