@@ -18,7 +18,8 @@ that changed between 1.20 and 1.36 needs no flag: v1.20.2 is compared with `--ku
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import copy
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,6 +109,18 @@ def render_bases() -> dict[str, dict[str, Any]]:
             for doc in docs:
                 found.setdefault(doc["kind"].lower(), doc)
     return found
+
+
+def mutated_objects(bases: dict[str, dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every edit of both catalogs (tests/kube_mutations.py's, then this one's) made to a copy of its base, from
+    render_bases: (the base's name, the edited object). The kube catalog's bases are named by lower-cased kind."""
+    from tests.kube_mutations import apply as apply_edits
+    from tests.kube_mutations import catalog, version_gated
+
+    for _name, kind, edits in [*catalog(), *version_gated()]:
+        yield kind.lower(), apply_edits(bases[kind.lower()], edits)
+    for case in CASES:
+        yield case.base, apply(copy.deepcopy(bases[case.base]), case.steps)
 
 
 CASES: list[Case] = []

@@ -10,7 +10,6 @@ object of both mutation catalogs; and `mxjob validate` prints the same with one 
 
 from __future__ import annotations
 
-import copy
 import os
 import threading
 from collections.abc import Iterator
@@ -29,7 +28,6 @@ from mxjob_gitops.compiler.source import parse_text
 from mxjob_gitops.compiler.validation import validate_plan, vouch_for
 from tests import hidden_mutations
 from tests.conftest import run_cli
-from tests.kube_mutations import apply, catalog, version_gated
 from tests.test_fastread import _block, _inputs_and_renderings
 
 # --- the runner --------------------------------------------------------------------------------------------------
@@ -184,13 +182,8 @@ def test_chunks_of_edited_streams_read_as_one(in_chunks: None, data: st.DataObje
 
 def _catalog_objects() -> list[dict[str, Any]]:
     """Every object of both mutation catalogs, valid and invalid, each with a name of its own."""
-    bases = hidden_mutations.render_bases()
-    objects = [apply(bases[kind.lower()], edits) for _name, kind, edits in [*catalog(), *version_gated()]]
-    objects += [
-        hidden_mutations.apply(copy.deepcopy(bases[case.base]), case.steps)
-        for case in hidden_mutations.CASES
-        if ":job" not in case.base
-    ]
+    mutated = hidden_mutations.mutated_objects(hidden_mutations.render_bases())
+    objects = [obj for base, obj in mutated if not base.endswith(":job")]
     for number, obj in enumerate(objects):
         metadata = obj.get("metadata")
         if isinstance(metadata, dict) and isinstance(metadata.get("name"), str) and metadata["name"]:

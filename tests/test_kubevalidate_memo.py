@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from mxjob_gitops.compiler.diagnostics import Diagnostic
 from mxjob_gitops.compiler.kubevalidate import memo, pod
 from tests import hidden_mutations
-from tests.kube_mutations import apply, catalog, version_gated
 
 VERSIONS = [None, "1.20", "1.32", "1.36"]
 
@@ -24,12 +23,9 @@ def _specs() -> Iterator[Any]:
     bases = hidden_mutations.render_bases()
     for base in hidden_mutations.EXAMPLE_PODS:
         yield bases[base]["spec"]
-    for _name, kind, edits in [*catalog(), *version_gated()]:
-        if kind == "Pod":
-            yield apply(bases["pod"], edits).get("spec")
-    for case in hidden_mutations.CASES:
-        if case.base in hidden_mutations.EXAMPLE_PODS:
-            yield hidden_mutations.apply(copy.deepcopy(bases[case.base]), case.steps).get("spec")
+    for base, obj in hidden_mutations.mutated_objects(bases):
+        if base in hidden_mutations.EXAMPLE_PODS:
+            yield obj.get("spec")
 
 
 SPECS = list(_specs())
