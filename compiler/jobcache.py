@@ -11,6 +11,9 @@ compiler.gang._first_members). So an entry is reused when
   * every PriorityClass name the first compile looked up has the same value, of the same type, and the same
     source description on this side (any other use of the two maps, such as iterating them, asks for the
     whole maps to be equal).
+The same holds for every other object: pipeline.Checker's checks of one (is it an object, its kind, its
+names) read that object and the Service name rule of the Kubernetes version alone, so an object that passed
+them is known by identity (`passed`) and only its place in the input is checked again.
 Diagnostics are kept unlocated: the caller locates them in its own document, so file names, lines and
 columns are exactly those of an uncached compile. Everything else a job's place in the input decides (an
 "also produced by" duplicate, the output-size estimate, a job passed through because its ConfigMap is in
@@ -28,7 +31,7 @@ from typing import Any, Generic, TypeVar
 from mxjob_gitops.compiler.diagnostics import Diagnostic
 from mxjob_gitops.compiler.job import CompiledJob, compile_object
 from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import Manifest, Plan
+from mxjob_gitops.compiler.pipeline import Manifest, PassedObjects, Plan
 
 V = TypeVar("V")
 Compiled = tuple[CompiledJob | None, list[Diagnostic]]
@@ -119,6 +122,7 @@ class CompileCache:
     def __init__(self) -> None:
         self._by_object: dict[int, list[_Entry]] = {}
         self._by_text: dict[str, list[_Entry]] = {}
+        self.passed: PassedObjects = {}  # objects other than MXJobs that passed pipeline.Checker's checks
         self.compiled = 0  # how many objects were compiled, not found: for tests
         self.reused = 0
 

@@ -12,6 +12,7 @@ becomes the prefix of Service names).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from typing import Any, Final
@@ -97,10 +98,12 @@ def name_problem(kind: str, name: str, *, prefix: bool = False, relaxed_service:
     return rule(name)
 
 
+@functools.lru_cache(maxsize=1024)  # a stream has few kinds and apiVersions, each checked once per object
 def kind_problem(kind: str) -> str:
     return "" if _KIND.fullmatch(kind) else "must be a CamelCase identifier of at most 63 letters and digits"
 
 
+@functools.lru_cache(maxsize=1024)
 def api_version_problem(api_version: str) -> str:
     if len(api_version) <= MAX_SUBDOMAIN + MAX_LABEL + 1 and _API_VERSION.fullmatch(api_version):
         return ""

@@ -4,7 +4,7 @@ PriorityClass objects found across documents, diagnostics located, and a lazy, d
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,7 @@ from mxjob_gitops.compiler.limits import estimated_output_bytes, output_problem
 from mxjob_gitops.compiler.model import MXJob
 from mxjob_gitops.compiler.names import identity_problems
 from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.source import SourceDocument, iter_objects
+from mxjob_gitops.compiler.source import SourceDocument, objects_of
 
 if TYPE_CHECKING:
     from mxjob_gitops.compiler.jobcache import CompileCache
@@ -30,6 +30,9 @@ Identity = tuple[str, str, str, str]
 CompileObject = Callable[
     [Manifest, RenderOptions, bool, Mapping[str, int], Mapping[str, str]], tuple[CompiledJob | None, list[Diagnostic]]
 ]
+# id(object) -> (the object, kept alive so that its id stays its own; the relaxed Service name rule it passed
+# under; its identity): see Checker.
+PassedObjects = dict[int, tuple[Manifest, bool, Identity]]
 
 
 @dataclass(slots=True)
@@ -92,15 +95,16 @@ def compile_documents(
     calls compiles an MXJob found in both once (`mxjob diff`; see compiler.jobcache).
     """
     plan = Plan(options)
-    priorities, sources = priority_classes(documents, options)
-    rendered = rendered_jobs(documents) if options.keep_rendered else set()
-    checker = Checker(options, defaults, priorities, sources, rendered, cache.compile if cache else None)
-    for document in documents:
-        for prefix, obj in iter_objects(document):
-            item = checker.add(document, prefix, obj)
-            if item is not None:
-                plan.items.append(item)
-                plan.origins.append((document, prefix))
+    objects = [(document, prefix, obj) for document in documents for prefix, obj in objects_of(document.data)]
+    facts = InputFacts()
+    for document, _prefix, obj in objects:
+        facts.learn(document, obj)
+    checker = facts.checker(options, defaults, cache)
+    for document, prefix, obj in objects:
+        item = checker.add(document, prefix, obj)
+        if item is not None:
+            plan.items.append(item)
+            plan.origins.append((document, prefix))
     plan.diagnostics = checker.all_diagnostics()
     return plan
 
@@ -117,10 +121,14 @@ class Checker:
         sources: dict[str, str],
         rendered: set[tuple[str, str]],
         compile: CompileObject | None = None,
+        passed: PassedObjects | None = None,
     ) -> None:
-        """`compile`: compile_object, or a memo of it (compiler.jobcache)."""
+        """`compile`: compile_object, or a memo of it; `passed`: the objects other than MXJobs that passed every
+        check of `add` before, shared by the Checkers of the two sides of a diff (compiler.jobcache)."""
         self.options, self.defaults, self.rendered = options, defaults, rendered
         self.compile = compile or compile_object
+        self.passed = passed
+        self.relaxed = relaxed_service_names(options.kubernetes_version)
         self.priorities, self.sources = priorities, sources
         self.diagnostics: list[Diagnostic] = []
         self.seen: dict[Identity, tuple[SourceDocument, JsonPath]] = {}
@@ -134,8 +142,13 @@ class Checker:
         """The valid item for one object (None when it is invalid); its diagnostics go to self.diagnostics.
 
         `document` is remembered as where the object's identities were first seen: it need not hold data."""
-        problem, at = ("", ()) if isinstance(obj, dict) and is_mxjob(obj) else _not_an_object(obj)
-        look_alike = None if problem else legacy_kind_problem(obj)
+        known = self.passed.get(id(obj)) if self.passed is not None else None
+        if known is not None and known[0] is obj and known[1] == self.relaxed:
+            self._produced(known[2], document, prefix)
+            return obj
+        job_spec = isinstance(obj, dict) and is_mxjob(obj)
+        problem, at = ("", ()) if job_spec else _not_an_object(obj)
+        look_alike = None if problem or job_spec else legacy_kind_problem(obj)  # None for an MXJob anyway
         if look_alike is not None:
             self.diagnostics.append(locate(look_alike, document, prefix, None))
             if look_alike.severity is Severity.ERROR:
@@ -144,13 +157,12 @@ class Checker:
             hint = "every document, and every item of a List, needs apiVersion, kind and metadata.name"
             self.diagnostics.append(locate(error(Code.NOT_AN_OBJECT, problem, at, hint), document, prefix, None))
             return None
-        relaxed = relaxed_service_names(self.options.kubernetes_version)
-        bad_identity = [locate(d, document, prefix, None) for d in identity_problems(obj, relaxed)]
+        bad_identity = [locate(d, document, prefix, None) for d in identity_problems(obj, self.relaxed)]
         if bad_identity:
             self.diagnostics.extend(bad_identity)
             return None
         item: CompiledJob | Manifest
-        if is_mxjob(obj) and identity(obj)[2:] not in self.rendered:
+        if job_spec and identity(obj)[2:] not in self.rendered:
             compiled, found = self.compile(obj, self.options, self.defaults, self.priorities, self.sources)
             conversion = compiled.conversion if compiled else None
             self.diagnostics.extend(locate(d, document, prefix, conversion) for d in found)
@@ -164,11 +176,17 @@ class Checker:
                 self._estimate(job, document, prefix)
         else:
             item, identities = obj, [identity(obj)]
+            if self.passed is not None and look_alike is None and not job_spec:
+                self.passed[id(obj)] = (obj, self.relaxed, identities[0])
         for ident in identities:
-            first = self.seen.setdefault(ident, (document, prefix))
-            if first[0] is not document or first[1] != prefix:
-                self._duplicate(ident, first, document, prefix)
+            self._produced(ident, document, prefix)
         return item
+
+    def _produced(self, ident: Identity, document: SourceDocument, prefix: JsonPath) -> None:
+        """Remember where an identity was first produced; a second producer is an error (MXJ210)."""
+        first = self.seen.setdefault(ident, (document, prefix))
+        if first[0] is not document or first[1] != prefix:
+            self._duplicate(ident, first, document, prefix)
 
     def _duplicate(
         self, ident: Identity, first: tuple[SourceDocument, JsonPath], document: SourceDocument, prefix: JsonPath
@@ -202,44 +220,54 @@ def _not_an_object(obj: Any) -> tuple[str, JsonPath]:
     return (f"not a Kubernetes object: no {', '.join(missing)}" if missing else ""), ()
 
 
-def rendered_jobs(documents: Iterable[SourceDocument]) -> set[tuple[str, str]]:
-    """Jobs whose ConfigMap is present: the input is a rendering, not a spec, for those."""
-    found: set[tuple[str, str]] = set()
-    for document in documents:
-        for _prefix, obj in iter_objects(document):
-            if not isinstance(obj, dict):
-                continue
-            labels = (obj.get("metadata") or {}).get("labels") if isinstance(obj.get("metadata"), dict) else None
-            if obj.get("kind") == "ConfigMap" and isinstance(labels, dict) and c.LABEL_JOB_NAME in labels:
-                found.add((identity(obj)[2], str(labels[c.LABEL_JOB_NAME])))
-    return found
+@dataclass(slots=True)
+class InputFacts:
+    """What compiling an object learns from the other objects of the input: the PriorityClass values (with where
+    each was found) and the jobs whose ConfigMap is present (the input is a rendering, not a spec, for those)."""
 
+    priorities: dict[str, int] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    rendered: set[tuple[str, str]] = field(default_factory=set)
 
-def priority_classes(
-    documents: Iterable[SourceDocument], options: RenderOptions
-) -> tuple[dict[str, int], dict[str, str]]:
-    """PriorityClass values known offline: objects in the input, overridden by --priority-class."""
-    values, sources = input_priority_classes(documents)
-    for name, value in options.priority_classes:
-        values[name] = value
-        sources[name] = "--priority-class"
-    return values, sources
+    def learn(self, document: SourceDocument, obj: Any) -> None:
+        """Take in one object of the document (a later PriorityClass of the same name wins)."""
+        kind = obj.get("kind") if isinstance(obj, dict) else None
+        if kind != "PriorityClass" and kind != "ConfigMap":
+            return
+        metadata = obj.get("metadata")
+        if not isinstance(metadata, dict):
+            return
+        if kind == "PriorityClass":
+            name, value = metadata.get("name"), obj.get("value")
+            if isinstance(name, str) and isinstance(value, int):
+                self.priorities[name] = value
+                self.sources[name] = f"PriorityClass object at {document.file}, document {document.index + 1}"
+            return
+        labels = metadata.get("labels")
+        if isinstance(labels, dict) and c.LABEL_JOB_NAME in labels:
+            self.rendered.add((identity(obj)[2], str(labels[c.LABEL_JOB_NAME])))
 
+    def absorb(self, other: InputFacts) -> None:
+        """Take in what another part of the input taught (read after this one)."""
+        self.priorities.update(other.priorities)
+        self.sources.update(other.sources)
+        self.rendered |= other.rendered
 
-def input_priority_classes(documents: Iterable[SourceDocument]) -> tuple[dict[str, int], dict[str, str]]:
-    """The values of the PriorityClass objects in documents, and where each was found."""
-    values: dict[str, int] = {}
-    sources: dict[str, str] = {}
-    for document in documents:
-        for _prefix, obj in iter_objects(document):
-            if not isinstance(obj, dict):
-                continue
-            value = obj.get("value")
-            name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
-            if obj.get("kind") == "PriorityClass" and isinstance(name, str) and isinstance(value, int):
-                values[name] = value
-                sources[name] = f"PriorityClass object at {document.file}, document {document.index + 1}"
-    return values, sources
+    def checker(self, options: RenderOptions, defaults: bool = True, cache: CompileCache | None = None) -> Checker:
+        """A Checker for the objects of this input (a `cache` shared with another input's: compiler.jobcache)."""
+        priorities, sources = self.priority_classes(options)
+        rendered = self.rendered if options.keep_rendered else set()
+        if cache is None:
+            return Checker(options, defaults, priorities, sources, rendered)
+        return Checker(options, defaults, priorities, sources, rendered, cache.compile, cache.passed)
+
+    def priority_classes(self, options: RenderOptions) -> tuple[dict[str, int], dict[str, str]]:
+        """The PriorityClass values known offline: the input's, overridden by --priority-class."""
+        values, sources = dict(self.priorities), dict(self.sources)
+        for name, value in options.priority_classes:
+            values[name] = value
+            sources[name] = "--priority-class"
+        return values, sources
 
 
 def identity(obj: Manifest) -> Identity:

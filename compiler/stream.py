@@ -23,7 +23,7 @@ from mxjob_gitops.compiler.job import CompiledJob
 from mxjob_gitops.compiler.jsonutil import as_dict
 from mxjob_gitops.compiler.limits import job_output_bytes, output_limit
 from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import Checker, Manifest, input_priority_classes, rendered_jobs
+from mxjob_gitops.compiler.pipeline import Checker, InputFacts, Manifest
 from mxjob_gitops.compiler.source import ParseStream, SourceDocument, iter_objects
 
 
@@ -37,9 +37,7 @@ class StreamedRender:
         self.checked = False  # every object was checked before the first item was yielded
         self.parse_diagnostics: list[Diagnostic] = []
         self._stored: list[tuple[SourceDocument, bytes]] = []
-        self._priorities: dict[str, int] = {}
-        self._sources: dict[str, str] = {}
-        self._rendered: set[tuple[str, str]] = set()
+        self._facts = InputFacts()
         self._checker: Checker | None = None
         self._checked = 0  # diagnostics of the checker already looked at by `ok`
         self._failed = False
@@ -48,24 +46,17 @@ class StreamedRender:
     def read(self, stream: ParseStream) -> None:
         """Parse one input document by document, keeping each as bytes (nothing of it when the file is refused)."""
         stored: list[tuple[SourceDocument, bytes]] = []
-        priorities: dict[str, int] = {}
-        sources: dict[str, str] = {}
-        rendered: set[tuple[str, str]] = set()
+        facts = InputFacts()
         estimate = 0
         for document in stream:
-            values, where = input_priority_classes([document])
-            priorities.update(values)
-            sources.update(where)
-            if self.options.keep_rendered:
-                rendered |= rendered_jobs([document])
+            for _prefix, obj in iter_objects(document):
+                facts.learn(document, obj)
+                estimate += _rough_estimate(obj)
             stored.append((dataclasses.replace(document, data=None), marshal.dumps(document.data)))
-            estimate += sum(_rough_estimate(obj) for _prefix, obj in iter_objects(document))
         self.parse_diagnostics.extend(stream.diagnostics)
         if not stream.discard:
             self._stored.extend(stored)
-            self._priorities.update(priorities)
-            self._sources.update(sources)
-            self._rendered |= rendered
+            self._facts.absorb(facts)
             self._estimate += estimate
 
     def items(self) -> Iterator[CompiledJob | Manifest]:
@@ -90,11 +81,7 @@ class StreamedRender:
     def _compile(
         self, stored: list[tuple[SourceDocument, bytes]], drop: bool = False
     ) -> Iterator[CompiledJob | Manifest]:
-        priorities, sources = dict(self._priorities), dict(self._sources)
-        for name, value in self.options.priority_classes:
-            priorities[name] = value
-            sources[name] = "--priority-class"
-        checker = self._checker = Checker(self.options, True, priorities, sources, self._rendered)
+        checker = self._checker = self._facts.checker(self.options)
         self._checked = 0
         for slim, blob in _popped(stored) if drop else stored:
             document = dataclasses.replace(slim, data=marshal.loads(blob))

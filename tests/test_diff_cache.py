@@ -15,10 +15,11 @@ from hypothesis import strategies as st
 
 from mxjob_gitops.compiler import jobcache
 from mxjob_gitops.compiler.cli import inputs
+from mxjob_gitops.compiler.diagnostics import Code
 from mxjob_gitops.compiler.job import compile_object
 from mxjob_gitops.compiler.jobcache import CompileCache
 from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import Manifest, Plan
+from mxjob_gitops.compiler.pipeline import Manifest, Plan, compile_documents
 from mxjob_gitops.compiler.source import parse_text
 from tests.conftest import run_cli
 from tests.helpers import container, job, replica
@@ -26,7 +27,14 @@ from tests.helpers import container, job, replica
 Tree = dict[str, list[dict[str, Any]]]  # file name -> its documents
 NAMES = ("alpha", "beta", "gamma", "delta")
 GANG = ["--gang-scheduler", "volcano"]
-OPTIONS: tuple[list[str], ...] = ([], GANG, GANG, ["--target", "argocd", *GANG], ["--no-job", "-n", "team"])
+OPTIONS: tuple[list[str], ...] = (
+    [],
+    GANG,
+    GANG,
+    ["--target", "argocd", *GANG],
+    ["--no-job", "-n", "team"],
+    ["--kubernetes-version", "1.35"],
+)
 
 
 def _job(
@@ -42,6 +50,22 @@ def _job(
     if not valid:
         spec["spec"]["mxReplicaSpecs"]["Worker"]["replicas"] = -1
     return spec
+
+
+# Objects other than MXJobs, which pass through (pipeline.Checker): fine, a bad name (error), a Service name that
+# is valid from Kubernetes 1.36 only, a pre-Kubeflow look-alike (warning), no name (error), one kind: List.
+PASSING: tuple[dict[str, Any], ...] = (
+    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"a": "1"}},
+    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "Settings"}},
+    {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "1-front"}, "spec": {"ports": [{"port": 80}]}},
+    {"apiVersion": "mlkube.io/v1beta1", "kind": "MXJob", "metadata": {"name": "ancient"}, "spec": {}},
+    {"apiVersion": "v1", "kind": "Secret", "metadata": {}},
+    {
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "l"}}],
+    },
+)
 
 
 def _priority_class(value: int) -> dict[str, Any]:
@@ -68,6 +92,8 @@ def trees(draw: st.DrawFn) -> Tree:
         tree.setdefault(f"f{position % 3}.yaml", []).append(spec)
     if draw(st.booleans()):
         tree.setdefault("priorities.yaml", []).append(_priority_class(draw(st.sampled_from((10, -10)))))
+    for obj in draw(st.lists(st.sampled_from(PASSING), max_size=2)):
+        tree.setdefault(draw(st.sampled_from(("f0.yaml", "objects.yaml"))), []).append(obj)
     return tree
 
 
@@ -91,7 +117,9 @@ def edited(draw: st.DrawFn, tree: Tree) -> Tree:
         document = new[file][index]
         if edit == "priority":
             new["priorities.yaml"] = [_priority_class(draw(st.sampled_from((10, -10, 30))))]
-        elif document.get("kind") != "MXJob" or edit == "delete":
+        elif edit == "duplicate":
+            new.setdefault(draw(st.sampled_from(("f1.yaml", "f5.yaml"))), []).append(document)
+        elif document.get("apiVersion") != "kubeflow.org/v1" or edit == "delete":
             del new[file][index]
         elif edit == "change":
             replacement = draw(jobs)
@@ -100,8 +128,6 @@ def edited(draw: st.DrawFn, tree: Tree) -> Tree:
         elif edit == "move":
             del new[file][index]
             new.setdefault(draw(st.sampled_from(("f0.yaml", "f1.yaml", "f4.yaml"))), []).append(document)
-        elif edit == "duplicate":
-            new.setdefault(draw(st.sampled_from(("f1.yaml", "f5.yaml"))), []).append(document)
         else:
             document["spec"]["mxReplicaSpecs"]["Worker"]["replicas"] = -1
     return {file: docs for file, docs in new.items() if docs}
@@ -117,11 +143,28 @@ def _full_render(old: Plan, new: Plan) -> tuple[list[Manifest], list[Manifest]]:
     return list(old.manifests()), list(new.manifests())
 
 
+class _Forgetful(dict[int, Any]):
+    """A memo that remembers nothing."""
+
+    def __setitem__(self, key: int, value: Any) -> None:
+        pass
+
+
+def _forgetful_init(self: CompileCache) -> None:
+    _ORIGINAL_INIT(self)
+    self.passed = _Forgetful()
+
+
+_ORIGINAL_INIT = CompileCache.__init__
+
+
 @contextlib.contextmanager
 def _without_shortcuts() -> Iterator[None]:
-    """The diff as it was before any sharing: every file parsed, every job compiled and rendered on each side."""
+    """The diff as it was before any sharing: every file parsed, every object checked and every job compiled and
+    rendered on each side."""
     with (
         mock.patch.object(inputs, "SharedParses", lambda: parse_text),
+        mock.patch.object(CompileCache, "__init__", _forgetful_init),
         mock.patch.object(CompileCache, "compile", lambda self, *args: compile_object(*args)),
         mock.patch.object(jobcache, "differing_manifests", _full_render),
     ):
@@ -210,3 +253,37 @@ def test_equal_but_differently_typed_values_are_different_jobs() -> None:
     first = cache.compile(spec, RenderOptions(), True, {}, {})
     second = cache.compile(other, RenderOptions(), True, {}, {})
     assert second is not first and first[0] is not None and second[0] is None
+
+
+def test_an_object_that_passed_is_checked_again_under_another_service_name_rule() -> None:
+    """A Service named 1-front is valid from Kubernetes 1.36 on (RelaxedServiceNameValidation), not before."""
+    cache = CompileCache()
+    documents = parse_text(yaml.safe_dump_all([PASSING[0], PASSING[2]]), "objects.yaml").documents
+    modern = compile_documents(documents, RenderOptions(kubernetes_version="1.36"), cache=cache)
+    assert modern.ok and len(cache.passed) == 2
+    older = compile_documents(documents, RenderOptions(kubernetes_version="1.35"), cache=cache)
+    assert [d.code for d in older.diagnostics] == [Code.INVALID_NAME]
+    assert older.items == [PASSING[0]]
+    again = compile_documents(documents, RenderOptions(kubernetes_version="1.36"), cache=cache)
+    assert again.ok and again.items == modern.items
+
+
+def test_only_objects_other_than_jobs_that_passed_without_a_word_are_remembered() -> None:
+    cache = CompileCache()
+    spec = _job("alpha", 1, "mxnet:1.9", None, True)
+    documents = parse_text(yaml.safe_dump_all([*PASSING, spec]), "objects.yaml").documents
+    plan = compile_documents(documents, RenderOptions(kubernetes_version="1.36"), cache=cache)
+    remembered = sorted(obj["metadata"]["name"] for obj, _relaxed, _identity in cache.passed.values())
+    assert remembered == ["1-front", "l", "settings"]
+    assert {d.code for d in plan.diagnostics} == {Code.INVALID_NAME, Code.UNSUPPORTED_VERSION, Code.NOT_AN_OBJECT}
+
+
+def test_an_object_that_passed_on_the_old_side_is_still_a_duplicate_on_the_new() -> None:
+    old_tree: Tree = {"f0.yaml": [_job("alpha", 1, "mxnet:1.9", None, True), PASSING[0]]}
+    new_tree: Tree = {"f0.yaml": old_tree["f0.yaml"], "f1.yaml": [PASSING[0]]}
+    with tempfile.TemporaryDirectory() as name:
+        _write(Path(name) / "old", old_tree)
+        _write(Path(name) / "new", new_tree)
+        _assert_same_as_full(old_tree, new_tree, [], "text")
+        result = run_cli(["diff", str(Path(name) / "old"), str(Path(name) / "new")])
+    assert result.exit_code == 2 and "ConfigMap settings is also produced by" in result.stderr
