@@ -103,3 +103,25 @@ def test_probe_sees_a_module_that_is_imported(heavy: str, tmp_path: Path) -> Non
     else:
         modules = _imported("render", "-o", str(tmp_path / "out"), str(EXAMPLE))
     assert heavy in modules
+
+
+def test_diff_compares_objects_without_importing_pydantic(tmp_path: Path) -> None:
+    """deepdiff imports pydantic when it is installed (half of deepdiff's import time) to know pydantic models;
+    a diff holds JSON values only, so the diff imports deepdiff with pydantic kept out (main.import_paused)."""
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(EXAMPLE.read_text().replace("mxjob/mxnet:gpu", "mxjob/mxnet:gpu-2", 1))
+    modules = _imported("diff", "--exit-zero", str(EXAMPLE), str(changed))
+    assert "deepdiff" in modules
+    assert not {name for name in modules if name == "pydantic" or name.startswith("pydantic.")}
+
+
+def test_a_module_hidden_from_one_import_can_be_imported_after() -> None:
+    probe = (
+        "import sys; from mxjob_gitops.compiler.cli.main import import_paused\n"
+        "import_paused('deepdiff', hidden=('pydantic',))\n"
+        "assert 'pydantic' not in sys.modules\n"
+        "import pydantic.main\n"
+        "print(pydantic.main.BaseModel.__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout == "BaseModel\n"
