@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
+from mxjob_gitops.compiler.docsplit import Piece
 from mxjob_gitops.compiler.fastread import FAST_READ_MIN_CHARS, Read, Vouch, read_documents
 from mxjob_gitops.compiler.fastread import load as load_document
 from mxjob_gitops.compiler.goloader import GoLoader
@@ -145,16 +146,19 @@ class ParseResult:
     diagnostics: list[Diagnostic]
 
 
-def parse_text(text: str, file: str, *, fast: bool = True, vouch: Vouch | None = None) -> ParseResult:
+def parse_text(
+    text: str, file: str, *, fast: bool = True, vouch: Vouch | None = None, pieces: Sequence[Piece] | None = None
+) -> ParseResult:
     """Split a YAML or JSON stream into documents; empty documents are skipped as kubectl does.
 
     Limits (compiler.limits) come first: nesting depth on the event stream, aliases on each composed
     document before it is constructed; a document over a limit ends the file with one located error.
     A large text is read by compiler.fastread when it can prove its reading equal to this one (then nothing but
     non-mapping documents is to report, and positions still come from this reader); `fast=False` never uses it.
-    `vouch` is the fast reader's (compiler.fastread.read_documents): documents it read are marked with its answer.
+    `vouch` is the fast reader's (compiler.fastread.read_documents): documents it read are marked with its answer;
+    `pieces` too (the text's compiler.docsplit.split_documents, when the caller has cut it already).
     """
-    stream = ParseStream(text, file, fast=fast, whole=True, vouch=vouch)
+    stream = ParseStream(text, file, fast=fast, whole=True, vouch=vouch, pieces=pieces)
     documents = list(stream)
     return ParseResult([] if stream.discard else documents, stream.diagnostics)
 
@@ -167,12 +171,20 @@ class ParseStream:
     """
 
     def __init__(
-        self, text: str, file: str, *, fast: bool = True, whole: bool = False, vouch: Vouch | None = None
+        self,
+        text: str,
+        file: str,
+        *,
+        fast: bool = True,
+        whole: bool = False,
+        vouch: Vouch | None = None,
+        pieces: Sequence[Piece] | None = None,
     ) -> None:
         """`fast=False`: never compiler.fastread (the tests' reference). `whole`: the caller keeps every document
         (parse_text), so the fast reader may hand over values at once instead of JSON text to load in turn.
-        `vouch`: see parse_text."""
+        `vouch`, `pieces`: see parse_text."""
         self.text, self.file, self.fast, self.whole, self.vouch = text, file, fast, whole, vouch
+        self.pieces = pieces
         self.diagnostics: list[Diagnostic] = []
         self.discard = False
 
@@ -182,7 +194,7 @@ class ParseStream:
         # Large texts, and every text once the run has read that much (rapidyaml's import has paid for itself): the
         # fast reader refuses a text over a limit, reported below.
         if self.fast and max(len(text), run_budget().input_bytes) >= FAST_READ_MIN_CHARS:
-            fast = read_documents(text, values=self.whole, vouch=self.vouch)
+            fast = read_documents(text, values=self.whole, vouch=self.vouch, pieces=self.pieces)
             if fast is not None:
                 yield from self._fast_documents(fast, source)
                 return

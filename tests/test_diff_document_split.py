@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler.cli.inputs import SharedParses
-from mxjob_gitops.compiler.docsplit import split_documents
+from mxjob_gitops.compiler.docsplit import Piece, split_along, split_documents
 from mxjob_gitops.compiler.source import ParseResult, parse_text
 
 # Lines that are each their own trap for a cut by text: document markers inside block scalars, indented and
@@ -90,6 +90,38 @@ def test_pieces_put_together_are_the_text(text: str) -> None:
     if pieces is not None:
         assert "".join(p.text for p in pieces) == text
         assert [p.offset for p in pieces] == [text.index(p.text, p.offset) for p in pieces]
+
+
+def _along(text: str, others: list[str]) -> list[Piece] | None:
+    earlier = [piece for other in others for piece in split_documents(other) or []]
+    return split_along(text, earlier, {piece.text: at for at, piece in enumerate(earlier)})
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(texts, min_size=1, max_size=3), st.data())
+def test_a_text_cut_along_earlier_pieces_is_cut_as_alone(others: list[str], data: st.DataObject) -> None:
+    """Cut along other texts' pieces, a text is cut exactly as by itself, whatever it shares with them: here it
+    is made of their lines and pieces, with lines and pieces dropped, added and moved."""
+    pieces = [piece.text for other in others for piece in split_documents(other) or []] + others
+    parts = data.draw(st.lists(st.sampled_from(pieces) | st.sampled_from(LINES).map(lambda line: line + "\n")))
+    text = "".join(parts) + data.draw(st.sampled_from(("", "---", "--- x", "...", "%", "a: 1", "\n---\n")))
+    assert _along(text, others) == split_documents(text)
+
+
+@given(st.lists(texts, min_size=1, max_size=2), texts)
+def test_any_text_cut_along_earlier_pieces_is_cut_as_alone(others: list[str], text: str) -> None:
+    assert _along(text, others) == split_documents(text)
+
+
+def test_pieces_found_along_earlier_ones_reuse_their_texts() -> None:
+    old = "".join(f"---\nname: job-{n}\n" for n in range(6))
+    new = old.replace("job-2\n", "job-2b\n").replace("---\nname: job-4\n", "")
+    earlier = split_documents(old)
+    assert earlier is not None
+    found = split_along(new, earlier, {piece.text: at for at, piece in enumerate(earlier)})
+    assert found == split_documents(new)
+    assert found is not None
+    assert [any(p.text is e.text for e in earlier) for p in found] == [True, True, False, True, True]
 
 
 def test_a_stream_is_cut_before_each_document_start() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -47,9 +48,9 @@ def test_diff_parses_unchanged_files_once_with_the_same_report(tmp_path: Path, m
     _tree(new, {"a": 2, "b": 3, "c": 2})
     parsed: list[str] = []
 
-    def counting(text: str, file: str) -> object:
+    def counting(text: str, file: str, **options: Any) -> object:
         parsed.append(file)
-        return parse_text(text, file)
+        return parse_text(text, file, **options)
 
     monkeypatch.setattr(inputs, "parse_text", counting)
     shared = run_cli(["diff", "--format", "json", str(old), str(new)])

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents, fanout, fastread, source
 from mxjob_gitops.compiler.cli import forked
+from mxjob_gitops.compiler.docsplit import split_documents
 from mxjob_gitops.compiler.emit import to_yaml
 from mxjob_gitops.compiler.kubeschema import resolve_version
 from mxjob_gitops.compiler.source import parse_text
@@ -146,9 +147,14 @@ def _one_piece(text: str, values: bool) -> Any:
 
 
 def _same_in_chunks(text: str) -> bool:
-    """Whether the text was read; either way, in chunks exactly as in one piece."""
+    """Whether the text was read; either way, in chunks exactly as in one piece, and so when given the text's
+    pieces (cut by the caller: cli.inputs.SharedParses)."""
+    pieces = split_documents(text)
     for values in (False, True):
-        assert fastread.read_documents(text, values=values) == _one_piece(text, values), text
+        whole = _one_piece(text, values)
+        assert fastread.read_documents(text, values=values) == whole, text
+        if pieces is not None:
+            assert fastread.read_documents(text, values=values, pieces=pieces) == whole, text
     return fastread.read_documents(text) is not None
 
 

@@ -17,7 +17,7 @@ import click
 
 from mxjob_gitops.compiler.cli.exits import CommandError
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, Location, Severity
-from mxjob_gitops.compiler.docsplit import Piece, split_documents
+from mxjob_gitops.compiler.docsplit import Piece, split_along, split_documents
 from mxjob_gitops.compiler.limits import MAX_INPUT_BYTES, RunBudget, run_budget
 from mxjob_gitops.compiler.source import ParseResult, SourceDocument, SourceText, parse_text
 
@@ -145,21 +145,28 @@ def _note_earlier_renders(root: Path, skipped: list[Path]) -> None:
 class SharedParses:
     """A parser that parses each distinct document text once: `mxjob diff` reads most documents with the same
     text on both sides (a pull request touches few jobs). A file is cut into its documents' texts where that is
-    exact (compiler.docsplit), the documents not seen before are parsed in one go, and each document is shared,
+    exact (compiler.docsplit; along the pieces of the files cut before, so that what it repeats of them is
+    compared rather than searched), the documents not seen before are parsed in one go, and each document is shared,
     renamed to the file, index and position it was read at; sharing is safe because compiling never writes into
     its input (compiler.convert.writable_v1 copies the parts it changes). A file with parse diagnostics is
     parsed whole every time, exactly as parse_text reports it, so each side reports its own."""
 
     def __init__(self) -> None:
         self._known: dict[str, tuple[Any, int] | None] = {}  # piece text -> (data, start in it) or no document
+        self._earlier: list[Piece] = []  # the pieces of every text cut so far, in order
+        self._where: dict[str, int] = {}  # a piece's text -> its index in _earlier
 
     def __call__(self, text: str, file: str) -> ParseResult:
-        pieces = split_documents(text)
+        pieces = split_along(text, self._earlier, self._where) if self._earlier else split_documents(text)
         if pieces is None:
             return parse_text(text, file)
-        failed = self._learn([p for p in pieces if p.text not in self._known], text, file)
-        if failed is not None:
-            return failed
+        for piece in pieces:
+            self._where.setdefault(piece.text, len(self._earlier))
+            self._earlier.append(piece)
+        unknown = [p for p in pieces if p.text not in self._known]
+        parsed = self._learn(unknown, text, file, pieces if len(unknown) == len(pieces) else None)
+        if parsed is not None:
+            return parsed
         source = SourceText(file, text)
         documents: list[SourceDocument] = []
         index = 0
@@ -170,14 +177,14 @@ class SharedParses:
             index += 1 if known is not None or piece.documents else 0
         return ParseResult(documents, [])
 
-    def _learn(self, pieces: list[Piece], text: str, file: str) -> ParseResult | None:
+    def _learn(self, pieces: list[Piece], text: str, file: str, whole: list[Piece] | None) -> ParseResult | None:
         """Parse the new pieces together (one stream: they are independent) and remember their documents; when
         that has diagnostics, or an uncertain first piece turns out to hold no mapping (a null document or
-        none?), nothing is remembered and the whole text's own parse is returned."""
+        none?), nothing is remembered and the whole text's own parse is returned. `whole`: the text's pieces
+        when they are all new, and the text's own parse is then returned too."""
         if not pieces:
             return None
-        whole = "".join(p.text for p in pieces) == text
-        parsed = parse_text(text if whole else "".join(p.text for p in pieces), file)
+        parsed = parse_text(text, file, pieces=whole) if whole else parse_text("".join(p.text for p in pieces), file)
         if parsed.diagnostics:
             return parsed if whole else parse_text(text, file)
         ends = list(itertools.accumulate(len(p.text) for p in pieces))
@@ -191,7 +198,7 @@ class SharedParses:
             return parse_text(text, file)
         for at, piece in enumerate(pieces):
             self._known[piece.text] = found.get(at)
-        return None
+        return parsed if whole else None
 
 
 def read_inputs(
