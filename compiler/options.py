@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.asciinum import whole
 from mxjob_gitops.compiler.gang import GangScheduler
 from mxjob_gitops.compiler.limits import DEFAULT_MAX_PODS
 from mxjob_gitops.compiler.names import dns1123_label
@@ -102,10 +103,10 @@ def priority_pairs(values: Iterable[str]) -> tuple[tuple[str, int], ...]:
     parsed: list[tuple[str, int]] = []
     for value in values:
         name, _, number = (part.strip() for part in value.partition("="))
-        try:
-            parsed.append((name, int(number)))
-        except ValueError:
-            raise ValueError(f"{value!r}: use NAME=VALUE, VALUE an integer") from None
+        magnitude = whole(number.removeprefix("-"))  # a PriorityClass value may be negative
+        if magnitude is None:
+            raise ValueError(f"{value!r}: use NAME=VALUE, VALUE an integer")
+        parsed.append((name, -magnitude if number.startswith("-") else magnitude))
         if not name:
             raise ValueError(f"{value!r}: use NAME=VALUE")
     return tuple(parsed)
@@ -120,10 +121,9 @@ def _namespace(text: str) -> str | None:
 
 
 def _max_pods(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"{text[:80]!r}: use a whole number of pods") from None
+    value = whole(text)
+    if value is None:
+        raise ValueError(f"{text[:80]!r}: use a whole number of pods (digits 0-9)")
     if value < 1:
         raise ValueError(f"{value}: use at least 1")
     return value
@@ -154,7 +154,7 @@ def _exit_codes(text: str) -> str:
 
 def kubernetes_minor(text: str) -> str:
     """'1.36', '1.36.2' or 'v1.36' → '1.36'; ValueError for anything else."""
-    match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?", text.strip())
+    match = re.fullmatch(r"v?([0-9]+)\.([0-9]+)(?:\.[0-9]+)?", text.strip())  # \d would match other scripts' digits
     if match is None:
         raise ValueError(f"{text!r}: use a Kubernetes version like 1.37")
     return f"{int(match.group(1))}.{int(match.group(2))}"

@@ -9,8 +9,9 @@ from typing import Any
 
 import click
 
+from mxjob_gitops.compiler.asciinum import decimal, whole
 from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, fail, guarded
-from mxjob_gitops.compiler.cli.flags import cluster_options, verbosity, verbosity_options
+from mxjob_gitops.compiler.cli.flags import DecimalRange, WholeRange, cluster_options, verbosity, verbosity_options
 from mxjob_gitops.reconciler.jobs import DEFAULT_MAX_PODS
 from mxjob_gitops.reconciler.vocabulary import RestartMode
 
@@ -45,6 +46,17 @@ def configure_logging(fmt: str, verbosity: int = 0) -> None:
     logger.propagate = False
 
 
+MAX_PORT = 65_535
+
+
+def _address(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """[HOST]:PORT for reconciler.health, the port in ASCII digits from 0 to MAX_PORT (a usage error otherwise)."""
+    port = whole(value.rpartition(":")[2])
+    if port is None or port > MAX_PORT:
+        raise click.BadParameter(f"{value!r}: give [HOST]:PORT, the port a whole number from 0 to {MAX_PORT}")
+    return value
+
+
 @click.command(short_help="Turn pod exit codes into MXJob status and restarts (a small controller).")
 @cluster_options
 @click.option("-n", "--namespace", "namespaces", multiple=True, help="Watch this namespace (repeatable; default all).")
@@ -71,8 +83,12 @@ def configure_logging(fmt: str, verbosity: int = 0) -> None:
     show_default=True,
     help="Where Argo CD Applications live, for refresh nudges in gitops mode.",
 )
-@click.option("--metrics-address", default=":8080", show_default=True, help="Prometheus /metrics address.")
-@click.option("--health-address", default=":8081", show_default=True, help="/healthz and /readyz address.")
+@click.option(
+    "--metrics-address", default=":8080", show_default=True, callback=_address, help="Prometheus /metrics address."
+)
+@click.option(
+    "--health-address", default=":8081", show_default=True, callback=_address, help="/healthz and /readyz address."
+)
 @click.option(
     "--leader-election/--no-leader-election",
     default=True,
@@ -94,14 +110,14 @@ def configure_logging(fmt: str, verbosity: int = 0) -> None:
 )
 @click.option(
     "--workers",
-    type=click.IntRange(1, 64),
+    type=WholeRange(1, 64),
     default=4,
     show_default=True,
     help="Jobs reconciled at the same time (one job is never worked on twice at once).",
 )
 @click.option(
     "--watch-timeout",
-    type=click.IntRange(1, 3600),
+    type=WholeRange(1, 3600),
     default=60,
     show_default=True,
     help="Server-side watch timeout (s); a watch silent this long plus 10 s is re-listed, and "
@@ -109,14 +125,14 @@ def configure_logging(fmt: str, verbosity: int = 0) -> None:
 )
 @click.option(
     "--max-pods",
-    type=click.IntRange(1),
+    type=WholeRange(1),
     default=DEFAULT_MAX_PODS,
     show_default=True,
     help="Refuse (Event + Refused condition) a job with more pods, or more replicas of one type.",
 )
 @click.option(
     "--pass-timeout",
-    type=click.FloatRange(1),
+    type=DecimalRange(1),
     default=60.0,
     show_default=True,
     help="--once: seconds each job may spend (its own requests and waits, retries and restarts included).",
@@ -201,13 +217,13 @@ def _once(reconciler: Any, timeout: float) -> None:
 
 
 def _timings(text: str) -> tuple[int, float, float]:
-    try:
-        first, second, third = text.split(",")
-        lease, renew, retry = int(first), float(second), float(third)
-    except ValueError:
-        raise fail(
-            f"--leader-election-timings {text!r}: LEASE,RENEW,RETRY (whole seconds, then seconds)", USAGE
-        ) from None
+    """LEASE,RENEW,RETRY in ASCII digits, `15,10,2` or `15,10,0.5`: no spaces, signs, exponents, `inf` or `nan`."""
+    parts = text.split(",")
+    lease, renew, retry = (
+        (whole(parts[0]), decimal(parts[1]), decimal(parts[2])) if len(parts) == 3 else (None, None, None)
+    )
+    if lease is None or renew is None or retry is None:
+        raise fail(f"--leader-election-timings {text!r}: LEASE,RENEW,RETRY (whole seconds, then seconds)", USAGE)
     if not 0 < retry < renew < lease:
         raise fail(
             "--leader-election-timings: the lease must outlast the renew deadline, which must outlast the retry period",

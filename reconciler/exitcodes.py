@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from mxjob_gitops.compiler.asciinum import whole
+
 PERMANENT_CODES = frozenset({1, 2, 126, 127, 128, 139})
 RETRYABLE_CODES = frozenset({130, 137, 138, 143})
 OOM_KILLED = "OOMKilled"
@@ -39,8 +41,10 @@ class ExitTable:
         for item in filter(None, (part.strip() for part in text.split(","))):
             key, _, value = item.partition("=")
             key = key.strip()
-            if not (key.isdigit() or key in (OOM_KILLED, EVICTED)):
-                raise ValueError(f"{item!r}: the key is an exit code, {OOM_KILLED} or {EVICTED}")
+            code = whole(key)  # as str(code) writes it: `007` is 7; `٣` or `³` would never match a code
+            if code is None and key not in (OOM_KILLED, EVICTED):
+                raise ValueError(f"{item!r}: the key is an exit code (digits 0-9), {OOM_KILLED} or {EVICTED}")
+            key = key if code is None else str(code)
             try:
                 overrides[key] = ExitClass(value.strip().lower())
             except ValueError:

@@ -8,12 +8,18 @@ from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from mxjob_gitops.compiler.asciinum import whole
+
 if TYPE_CHECKING:
     from mxjob_gitops.reconciler.controller import Controller
 
 
 def http_server(address: str, controller: Controller) -> ThreadingHTTPServer:
-    host, _, port = address.rpartition(":")
+    """Serve on [HOST]:PORT (reconcile's --metrics-address and --health-address, checked there)."""
+    host, _, digits = address.rpartition(":")
+    port = whole(digits)
+    if port is None:
+        raise ValueError(f"{address!r}: the port is not a whole number in the digits 0-9")
     registry = controller.reconciler.metrics.registry
 
     class Handler(BaseHTTPRequestHandler):
@@ -37,6 +43,6 @@ def http_server(address: str, controller: Controller) -> ThreadingHTTPServer:
             self.end_headers()
             self.wfile.write(body)
 
-    server = ThreadingHTTPServer((host or "0.0.0.0", int(port)), Handler)
+    server = ThreadingHTTPServer((host or "0.0.0.0", port), Handler)
     threading.Thread(target=server.serve_forever, name=f"http-{address}", daemon=True).start()
     return server

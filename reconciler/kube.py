@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
+from mxjob_gitops.compiler.asciinum import whole
 from mxjob_gitops.reconciler.vocabulary import WatchEventType
 
 FIELD_MANAGER = "mxjob-reconciler"
@@ -305,12 +306,14 @@ class Transient(ClusterError):
 
 
 def _retry_after(exc: Exception) -> float | None:
+    """The server's Retry-After in whole seconds, else None, as client-go reads it (k8s.io/client-go/rest/request.go
+    `retryAfterSeconds`: strconv.Atoi of the header). Go's header reader drops the spaces around a value; a sign,
+    a fraction, `inf`, `nan` or an HTTP date is no hint here (client-go ignores the last three, and a server's
+    wait is never negative)."""
     headers = getattr(exc, "headers", None) or {}
-    try:
-        value = float(str(headers.get("Retry-After")))
-    except ValueError:
-        return None
-    return max(0.0, value)
+    text = headers.get("Retry-After")
+    seconds = whole(text.strip(" \t")) if isinstance(text, str) else None
+    return float(seconds) if seconds is not None else None
 
 
 def _raise(exc: Exception, what: str) -> NoReturn:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.asciinum import whole
 from mxjob_gitops.reconciler.kueue import KueuePod
 from mxjob_gitops.reconciler.kueue import trimmed as kueue_parts
 from mxjob_gitops.reconciler.vocabulary import CleanPodPolicy, ConditionType, PodPhase, RestartPolicy
@@ -90,8 +91,8 @@ class PodView:
         metadata = pod.get("metadata") or {}
         labels = metadata.get("labels") or {}
         replica_type = replica_types.get(str(labels.get(c.LABEL_REPLICA_TYPE, "")))
-        index = str(labels.get(c.LABEL_REPLICA_INDEX, ""))
-        if replica_type is None or not index.isdigit():
+        index = whole(str(labels.get(c.LABEL_REPLICA_INDEX, "")))
+        if replica_type is None or index is None:
             return None
         status = pod.get("status") or {}
         code: int | None = None
@@ -116,7 +117,7 @@ class PodView:
             str(metadata.get("name")),
             str(metadata.get("uid") or ""),
             replica_type,
-            int(index),
+            index,
             PodPhase.parse(status.get("phase")),
             code,
             reason,

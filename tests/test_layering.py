@@ -77,9 +77,11 @@ def test_only_one_module_imports_the_kubernetes_client() -> None:
 
 # What the reconciler may use of the compiler: the package's exported names, the operator's vocabulary, and
 # the CLI's contract with its subcommands: exit codes, the shared flag vocabulary and the optional-extra check
-# (the reconciler's `reconcile` command plugs into `mxjob` and must take the same flags as every other command).
+# (the reconciler's `reconcile` command plugs into `mxjob` and must take the same flags as every other command),
+# and the readers of numbers in supplied text (flags, headers, labels read one way everywhere).
 PUBLIC_MODULES = {
     "mxjob_gitops.compiler",
+    "mxjob_gitops.compiler.asciinum",
     "mxjob_gitops.compiler.constants",
     "mxjob_gitops.compiler.replicas",
     "mxjob_gitops.compiler.cli.exits",

@@ -12,7 +12,7 @@ import click
 from mxjob_gitops.compiler.cli.common import compile_inputs, paused_gc
 from mxjob_gitops.compiler.cli.diffreport import FORMATS
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
-from mxjob_gitops.compiler.cli.flags import cluster_options, paths_or_stdin, verbosity_options
+from mxjob_gitops.compiler.cli.flags import WholeRange, cluster_options, paths_or_stdin, verbosity_options
 from mxjob_gitops.compiler.cli.inputs import Inputs
 from mxjob_gitops.compiler.cli.options import kubernetes_version_option, render_options
 from mxjob_gitops.compiler.diagnostics import Diagnostic, Severity, has_errors
@@ -67,7 +67,7 @@ from mxjob_gitops.compiler.pipeline import Manifest, Plan
     "context_lines",
     default=3,
     show_default=True,
-    type=click.IntRange(0, 50),
+    type=WholeRange(0, 50),
     metavar="N",
     help="Lines of context in each object's diff (as diff -U).",
 )
@@ -89,7 +89,7 @@ from mxjob_gitops.compiler.pipeline import Manifest, Plan
     "--max-length",
     default=65_536,
     show_default=True,
-    type=click.IntRange(4_096, None),
+    type=WholeRange(4_096),
     help="markdown: the most characters in one comment.",
 )
 @click.option("--summary-only", is_flag=True, help="markdown: only the summary table.")

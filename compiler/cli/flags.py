@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 
 import click
 
+from mxjob_gitops.compiler.asciinum import decimal, whole
+
 F = TypeVar("F", bound=Callable[..., Any])
 _META = "mxjob.verbosity"
 # Every environment variable that changes behaviour; listed in `mxjob --help` (the flags' own help shows theirs).
@@ -35,26 +37,48 @@ MAX_LOCK_TIMEOUT_SECONDS = 86_400.0  # a day: past that, waiting is not what any
 
 
 def lock_timeout(default: float) -> float:
-    """MXJOB_LOCK_TIMEOUT: a finite number of seconds from 0 to a day (`nan`, `inf`, `-1` or `soon` are usage
-    errors, exit 2, that name the variable; `nan` would otherwise compare false and wait forever)."""
-    import math
-
+    """MXJOB_LOCK_TIMEOUT: seconds from 0 to a day in ASCII digits, `2` or `0.5` (`nan`, `inf`, `-1`, `1e1`, `٣`,
+    ` 3` or `soon` are usage errors, exit 2, that name the variable; `nan` would otherwise compare false and wait
+    forever). Unset or blank: the default."""
     from mxjob_gitops.compiler.cli.exits import CommandError
     from mxjob_gitops.compiler.escape import terminal
 
     text = os.environ.get("MXJOB_LOCK_TIMEOUT")
     if text is None or not text.strip():
         return default
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = math.nan
-    if not (math.isfinite(seconds) and 0 <= seconds <= MAX_LOCK_TIMEOUT_SECONDS):
+    seconds = decimal(text)
+    if seconds is None or seconds > MAX_LOCK_TIMEOUT_SECONDS:
         raise CommandError(
             f"MXJOB_LOCK_TIMEOUT={terminal(text[:40])!r}: give the seconds render -o waits for another render of "
             f"the same directory, a number from 0 to {MAX_LOCK_TIMEOUT_SECONDS:g}"
         )
     return seconds
+
+
+class WholeRange(click.IntRange):
+    """click.IntRange, its bounds, help and messages, for a flag written in ASCII digits only (compiler.asciinum):
+    `٣`, `1_0`, `-1`, `0x10` or ` 3` is a usage error (exit 2) that names the flag."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            number = whole(value)
+            if number is None:
+                self.fail(f"{value!r} is not a whole number in the digits 0-9.", param, ctx)
+            value = number
+        return super().convert(value, param, ctx)
+
+
+class DecimalRange(click.FloatRange):
+    """click.FloatRange for a flag written as ASCII digits with an optional point (`2`, `0.5`): no sign,
+    exponent, `inf` or `nan` (compiler.asciinum.decimal)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            number = decimal(value)
+            if number is None:
+                self.fail(f"{value!r} is not a number of the form 2 or 0.5.", param, ctx)
+            value = number
+        return super().convert(value, param, ctx)
 
 
 def _remember(ctx: click.Context, param: click.Parameter, value: int | bool) -> None:

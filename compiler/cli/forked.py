@@ -37,17 +37,17 @@ def install() -> None:
 
 
 def configured_workers() -> int:
-    """MXJOB_JOBS, an integer from 1 to MAX_WORKERS (anything else is a usage error that names the variable),
-    or default_workers()."""
+    """MXJOB_JOBS, a whole number from 1 to MAX_WORKERS in ASCII digits (anything else, ` 3` and `٣` too, is a
+    usage error that names the variable), or default_workers() when unset or blank."""
+    from mxjob_gitops.compiler.asciinum import whole
     from mxjob_gitops.compiler.cli.exits import CommandError
     from mxjob_gitops.compiler.escape import terminal
 
     text = os.environ.get("MXJOB_JOBS")
     if text is None or not text.strip():
         return default_workers()
-    digits = text.strip()
-    count = int(digits) if digits.isascii() and digits.isdigit() else 0  # int() also reads other scripts' digits
-    if not 1 <= count <= MAX_WORKERS:
+    count = whole(text)
+    if count is None or not 1 <= count <= MAX_WORKERS:
         raise CommandError(f"MXJOB_JOBS={terminal(text)}: expected a whole number of processes from 1 to {MAX_WORKERS}")
     return count
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from mxjob_gitops.compiler.asciinum import whole
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, Exit, guarded
 from mxjob_gitops.compiler.cli.flags import verbosity_options
 from mxjob_gitops.compiler.cli.options import render_options
@@ -119,7 +120,8 @@ def result_of(diagnostic: Diagnostic, resource_list: dict[str, Any]) -> dict[str
     file_path = _annotation(item, PATH_ANNOTATIONS)
     if file_path is not None:
         index = _annotation(item, INDEX_ANNOTATIONS)
-        result["file"] = {"path": file_path, **({"index": int(index)} if index and index.isdigit() else {})}
+        number = whole(index) if index is not None else None  # isdigit() also passed `³`, which int() refuses
+        result["file"] = {"path": file_path, **({"index": number} if number is not None else {})}
     return result
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from mxjob_gitops.compiler.asciinum import whole
+
 PERMANENT_CODES = frozenset({1, 2, 126, 127, 128, 139})
 RETRYABLE_CODES = frozenset({130, 137, 138, 143})
 EVICTED = "Evicted"
@@ -24,11 +26,12 @@ def parse_overrides(text: str, base: Mapping[str, bool] | None = None) -> Overri
     overrides = dict(base or {})
     for item in filter(None, (part.strip() for part in text.split(","))):
         key, _, value = (part.strip() for part in item.partition("="))
-        if not (key.isdigit() or key in (OOM_KILLED, EVICTED)):
-            raise ValueError(f"{item!r}: the key is an exit code, {OOM_KILLED} or {EVICTED}")
+        code = whole(key)  # isdigit() also passed `٣` and `³` (int() read the first as 3 and failed on the second)
+        if code is None and key not in (OOM_KILLED, EVICTED):
+            raise ValueError(f"{item!r}: the key is an exit code (digits 0-9), {OOM_KILLED} or {EVICTED}")
         if value.lower() not in ("retryable", "permanent"):
             raise ValueError(f"{item!r}: the class is retryable or permanent")
-        overrides[str(int(key)) if key.isdigit() else key] = value.lower() == "retryable"
+        overrides[key if code is None else str(code)] = value.lower() == "retryable"
     return overrides
 
 
