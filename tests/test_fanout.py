@@ -103,6 +103,39 @@ def test_no_fork_beside_another_thread() -> None:
     assert [here for _value, here, _pid in results] == [True, True]
 
 
+def test_a_task_in_the_background_answers_from_a_child() -> None:
+    parent = os.getpid()
+    with forked.in_background(lambda: (os.getpid(), sum(range(1000)))) as task:
+        answer = task.result()
+        assert task.ready() and task.result() == answer
+    assert isinstance(answer, tuple) and answer[0] != parent and answer[1] == 499_500
+
+
+def test_a_background_task_that_dies_or_fails_answers_none() -> None:
+    with forked.in_background(lambda: os._exit(3)) as died, forked.in_background(lambda: 1 // 0) as failed:
+        assert died.result() is None and failed.result() is None
+
+
+def test_a_background_task_not_waited_for_is_ended_and_reaped() -> None:
+    with forked.in_background(lambda: threading.Event().wait(60)) as task:
+        child = task._child
+        assert child is not None and not task.ready()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child[0], os.WNOHANG)
+
+
+def test_no_background_child_beside_another_thread() -> None:
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        with forked.in_background(os.getpid) as task:
+            assert task.ready() and task.result() is None
+    finally:
+        stop.set()
+        thread.join()
+
+
 @pytest.mark.parametrize("value", ["0", "9", "-1", "two", "1.5", "٣"])
 def test_a_bad_mxjob_jobs_is_a_usage_error(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MXJOB_JOBS", value)

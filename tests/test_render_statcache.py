@@ -10,13 +10,23 @@ from pathlib import Path
 
 import pytest
 
-from mxjob_gitops.compiler.cli import statcache
+from mxjob_gitops.compiler.cli import forked, output_dir, statcache
 from mxjob_gitops.compiler.cli.statcache import StatCache, cache_file
 from tests.conftest import run_cli
 from tests.helpers import job, replica
 
 POD = "pod-j-worker-0.yaml"
-DATA_DIGEST = hashlib.sha256(b"data").digest()
+DATA_DIGEST = hashlib.sha256(b"data").hexdigest()
+
+
+@pytest.fixture(params=["here", "meanwhile"], autouse=True)
+def looked_at(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test twice: stat data looked at by holds() itself, and by unchanged_files in a child process while
+    the render runs (every file, its answer awaited: cli.output_dir._looked_at_meanwhile)."""
+    if request.param == "meanwhile":
+        monkeypatch.setattr(output_dir, "PREFETCH_MIN_FILES", 1)
+        monkeypatch.setattr(forked.Background, "ready", lambda self: True)
+    return str(request.param)
 
 
 def _render(out: Path, spec: Path) -> str:
@@ -169,3 +179,26 @@ def test_records_of_directories_not_rendered_for_a_month_are_dropped(tmp_path: P
     _after_a_tick(out)
     _render(out, spec)
     assert not old.exists() and recent.exists() and cache_file(out).exists()
+
+
+def test_an_unchanged_record_is_not_written_again_but_kept(tmp_path: Path) -> None:
+    spec, out = _recorded(tmp_path)
+    record = cache_file(out)
+    text = record.read_text(encoding="utf-8")
+    month = time.time() - (statcache.STALE_DAYS + 1) * 86_400
+    os.utime(record, (month, month))
+    assert "0 written" in _render(out, spec)
+    assert record.read_text(encoding="utf-8") == text and record.stat().st_mtime > month + 86_400
+
+
+def test_the_files_looked_at_meanwhile_are_those_holds_trusts(tmp_path: Path) -> None:
+    _, out = _recorded(tmp_path)
+    pod = out / POD
+    pod.write_bytes(pod.read_bytes())  # the same bytes, a new ctime: no longer as recorded
+    directory = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        cache = StatCache.load(out, time.time_ns())
+        found = cache.unchanged_files(directory)
+    finally:
+        os.close(directory)
+    assert found == set(cache.known) - {POD} and len(found) >= 5

@@ -9,6 +9,10 @@ errors are those of compiler.fanout.one_by_one whatever happens to the workers.
 
 MXJOB_JOBS sets how many processes may work at once; by default, the CPUs this process may run on and its
 cgroup's CPU quota allows, at most MAX_WORKERS.
+
+`in_background` uses the same children for one task that runs while this process goes on with other work (render -o
+looks at the files of DIR while the jobs are rendered): its answer is taken when ready, and None (do the work
+here) stands for no answer, whatever the reason.
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import select
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Final, TypeVar, cast
 
@@ -83,6 +88,52 @@ def run_forked(task: Callable[[T, bool], R], parts: Sequence[T]) -> list[R]:
         for child in children:
             if child is not None:
                 _abandon(child)
+
+
+class Background:
+    """A task running in a forked child; `ready()` polls, `result()` waits. Use it as a context manager: a child
+    whose result was not taken is ended and reaped on leaving."""
+
+    def __init__(self, child: tuple[int, int] | None) -> None:
+        self._child = child
+        self._taken = False
+        self._result: object = None
+
+    def ready(self) -> bool:
+        """Whether result() would not wait: the child has answered or ended (or there is none)."""
+        if self._child is None or self._taken:
+            return True
+        with contextlib.suppress(OSError, ValueError):
+            return bool(select.select([self._child[1]], [], [], 0)[0])
+        return True
+
+    def result(self) -> object:
+        """The task's result, or None when no child ran it or it failed or died."""
+        if not self._taken:
+            self._taken = True
+            child, self._child = self._child, None
+            sent = _collect(child) if child is not None else None
+            self._result = sent[0] if sent is not None else None
+        return self._result
+
+    def end(self) -> None:
+        if self._child is not None:
+            child, self._child = self._child, None
+            _abandon(child)
+
+
+@contextlib.contextmanager
+def in_background(task: Callable[[], object]) -> Iterator[Background]:
+    """task() in a forked child while this process goes on (none where run_forked would not fork: the result is
+    then None at once)."""
+    started = None
+    if hasattr(os, "fork") and threading.active_count() == 1:
+        started = _start(lambda _part, _here: task(), None)
+    background = Background(started)
+    try:
+        yield background
+    finally:
+        background.end()
 
 
 def _start(task: Callable[[T, bool], R], part: T) -> tuple[int, int] | None:

@@ -13,7 +13,9 @@ it, only when all of these hold:
   This is stricter than Git's rule, which also trusts a change made within the clock tick in which the file
   was looked at, if the index was written in a later tick. The price: a file written by a render is recorded
   only once the next render has read it.
-Every other file is read and compared, as before. The record is a cache and nothing more: it lives outside DIR
+The stat data may be looked at before the render needs it (unchanged_files, in another process while the jobs
+are rendered: cli.output_dir); that is still after the time stamp, so the same holds. Every other file is read
+and compared, as before. The record is a cache and nothing more: it lives outside DIR
 (so DIR's Git history never sees it), is keyed by DIR's real path, and a missing, stale or unreadable record
 only costs the reads. A system clock stepped backwards could make a change look old; so it could for Git.
 """
@@ -25,13 +27,16 @@ import hashlib
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mxjob_gitops.compiler.cli.dirfd import read_regular as read_regular
 
 STALE_DAYS = 30
-_HEADER = "# mxjob render -o stat cache v2: name, SHA-256 of (size mtime_ns ctime_ns inode device NUL SHA-256)\n"
+_HEADER = "# mxjob render -o stat cache v3: name, SHA-256 of its bytes, size mtime_ns ctime_ns inode device\n"
+# Below this many recorded files, looking at them while the render runs (unchanged_files) costs more than it saves.
+PREFETCH_MIN_FILES = 1_000
 
 
 def cache_root() -> Path:
@@ -48,11 +53,12 @@ def cache_file(directory: Path) -> Path:
     return cache_root() / f"{key}.stat"
 
 
-def _entry(info: os.stat_result, digest: bytes) -> bytes:
-    """One file's record: the SHA-256 of its stat data and of the SHA-256 `digest` of the bytes it holds (32 bytes
-    in memory; render -o has that digest for its index already, so the bytes are hashed once)."""
-    stat_data = f"{info.st_size} {info.st_mtime_ns} {info.st_ctime_ns} {info.st_ino} {info.st_dev}\0"
-    return hashlib.sha256(stat_data.encode() + digest).digest()
+def stat_fields(info: os.stat_result) -> str:
+    """What of a file's stat data is recorded (and must be found again for the file to be trusted unread)."""
+    return f"{info.st_size} {info.st_mtime_ns} {info.st_ctime_ns} {info.st_ino} {info.st_dev}"
+
+
+Entry = tuple[str, str]  # the hex SHA-256 of the bytes a file held, and its stat_fields then
 
 
 @dataclass(slots=True)
@@ -61,8 +67,11 @@ class StatCache:
 
     path: Path
     since: int  # a time stamp of DIR's file system taken before any file was read (ns)
-    known: dict[str, bytes] = field(default_factory=dict)  # name -> _entry(): what the last render trusted
-    seen: dict[str, bytes] = field(default_factory=dict)
+    known: dict[str, Entry] = field(default_factory=dict)  # what the last render trusted
+    recorded: dict[str, Entry] = field(default_factory=dict)  # the whole record as read (known is used up)
+    seen: dict[str, Entry] = field(default_factory=dict)
+    # Names whose stat data was found as recorded after `since` (unchanged_files), when known.
+    unchanged: Callable[[], set[str]] = field(default=set)
 
     @classmethod
     def load(cls, directory: Path, since: int) -> StatCache:
@@ -72,24 +81,43 @@ class StatCache:
                 if handle.readline() != _HEADER:
                     return cache
                 for line in handle:
-                    name, _, digest = line.rstrip("\n").partition(" ")
-                    with contextlib.suppress(ValueError):  # a damaged line: that file is read
-                        cache.known[name] = bytes.fromhex(digest)
+                    name, _, rest = line.rstrip("\n").partition(" ")
+                    digest, _, fields = rest.partition(" ")
+                    if len(digest) == 64 and fields:  # else a damaged line: that file is read
+                        cache.known[name] = (digest, fields)
         except (OSError, UnicodeDecodeError):
             cache.known.clear()
+        cache.recorded = dict(cache.known)
         return cache
 
-    def holds(self, dir_fd: int, name: str, data: bytes, digest: bytes) -> bool:
-        """Whether DIR/name is a regular file holding exactly `data`, whose SHA-256 is `digest`: by its recorded
+    def unchanged_files(self, dir_fd: int) -> set[str]:
+        """The recorded names that are regular files with their recorded stat data now (through DIR's descriptor,
+        never following a link): what holds() would find, to be looked at before the render needs it."""
+        found: set[str] = set()
+        for name, (_digest, fields) in self.known.items():
+            try:
+                info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and stat_fields(info) == fields:
+                found.add(name)
+        return found
+
+    def holds(self, dir_fd: int, name: str, data: bytes, digest: str) -> bool:
+        """Whether DIR/name is a regular file holding exactly `data`, whose hex SHA-256 is `digest`: by its recorded
         stat data, else by reading it (through DIR's descriptor, never following a link: cli.dirfd)."""
+        recorded = self.known.pop(name, None)  # popped: the record is held once, in `seen` or `known`
+        if recorded is not None and recorded[0] == digest and name in self.unchanged():
+            self.seen[name] = recorded
+            return True
         try:
             info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         except OSError:
             return False
         if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
             return False
-        entry = _entry(info, digest)
-        if self.known.pop(name, None) == entry:  # popped: the record is held once, in `seen` or `known`
+        entry = (digest, stat_fields(info))
+        if recorded == entry:
             self.seen[name] = entry
             return True
         if read_regular(dir_fd, name, len(data)) != data:
@@ -99,13 +127,20 @@ class StatCache:
         return True
 
     def save(self, names: set[str]) -> None:
-        """Record the files of `names` that were found unchanged and may be trusted; best effort."""
+        """Record the files of `names` that were found unchanged and may be trusted (unless that is the record as
+        it was read); best effort."""
+        entries = {name: entry for name, entry in self.seen.items() if name in names}
+        if entries == self.recorded:
+            with contextlib.suppress(OSError):
+                os.utime(self.path)  # in use: _prune keeps it
+            _prune(self.path.parent)
+            return
         temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with temporary.open("w", encoding="utf-8") as handle:
                 handle.write(_HEADER)
-                handle.writelines(f"{n} {e.hex()}\n" for n, e in sorted(self.seen.items()) if n in names)
+                handle.writelines(f"{n} {d} {f}\n" for n, (d, f) in sorted(entries.items()))
             os.replace(temporary, self.path)
         except OSError:
             with contextlib.suppress(OSError):
