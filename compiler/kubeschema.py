@@ -22,12 +22,7 @@ from typing import TYPE_CHECKING, Any
 from mxjob_gitops.compiler.diagnostics import Code
 from mxjob_gitops.compiler.names import api_version_problem, kind_problem
 from mxjob_gitops.compiler.quantity import with_quantity_rule
-from mxjob_gitops.compiler.schema import explain, has_float, schema_dir, strict_integer_validator
-
-try:  # compiled validator for the objects that are valid; jsonschema explains the others
-    import jsonschema_rs
-except ImportError:  # pragma: no cover - the explaining validator alone is complete
-    jsonschema_rs = None  # type: ignore[assignment]
+from mxjob_gitops.compiler.schema import explain, has_float, rust_validators, schema_dir, strict_integer_validator
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -253,16 +248,15 @@ def has_schema(manifest: dict[str, Any], version: str) -> bool:
 @functools.cache
 def _fast_registry(version: str, strict: bool) -> Any:
     document = {"$id": DEFINITIONS_URI, "$defs": _definitions(version, strict)}
-    return jsonschema_rs.Registry([(DEFINITIONS_URI, document)])
+    return rust_validators().Registry([(DEFINITIONS_URI, document)])
 
 
 @functools.cache
 def _fast_validator(version: str, strict: bool, source: str, name: str) -> Any:
+    rust = rust_validators()  # a compiled validator for the objects that are valid; jsonschema explains the others
     if source == "own":
-        return jsonschema_rs.validator_for(_own_schema(name, strict))
-    return jsonschema_rs.validator_for(
-        _kubernetes_schema(version, strict, name), registry=_fast_registry(version, strict)
-    )
+        return rust.validator_for(_own_schema(name, strict))
+    return rust.validator_for(_kubernetes_schema(version, strict, name), registry=_fast_registry(version, strict))
 
 
 def accepted_fast(manifest: dict[str, Any], version: str, strict: bool, *, floats: bool | None = None) -> bool:
@@ -272,7 +266,7 @@ def accepted_fast(manifest: dict[str, Any], version: str, strict: bool, *, float
 
     `floats=False` is the caller's word that the object holds no float (None: walk it to find out)."""
     found = _lookup(manifest, version)
-    if found is None or jsonschema_rs is None:
+    if found is None or rust_validators() is None:
         return False
     if not _fast_validator(version, strict, *found).is_valid(manifest):
         return False

@@ -125,3 +125,20 @@ def test_a_module_hidden_from_one_import_can_be_imported_after() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout == "BaseModel\n"
+
+
+def test_a_diff_of_renderings_builds_no_schema_validator(tmp_path: Path) -> None:
+    """The jobs of a rendering pass through (their ConfigMap is there): no spec is checked against the MXJob schema,
+    so jsonschema_rs (0.02 s to import) is never loaded."""
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    rendered = subprocess.run(
+        [sys.executable, "-m", "mxjob_gitops.compiler.cli", "render", str(EXAMPLE)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    old.write_text(rendered, encoding="utf-8")
+    new.write_text(rendered.replace("mxjob/mxnet:gpu", "mxjob/mxnet:gpu-2", 1), encoding="utf-8")
+    modules = _imported("diff", "--exit-zero", str(old), str(new))
+    assert "deepdiff" in modules and "jsonschema_rs" not in modules

@@ -111,7 +111,7 @@ def test_findings_are_the_same_with_and_without_the_fast_path(monkeypatch: pytes
         RenderOptions(),
     )
     fast = list(validate_plan(plan, VERSION, True))
-    monkeypatch.setattr(kubeschema, "jsonschema_rs", None)
+    monkeypatch.setattr(kubeschema, "rust_validators", lambda: None)
     slow = list(validate_plan(plan, VERSION, True))
     assert fast == slow and all(result.findings for result in fast)
 
@@ -146,7 +146,7 @@ def _results_both_ways(job: dict[str, Any]) -> tuple[list[ObjectResult], list[Ob
     """validate_plan's results as it runs, and with the explaining validator alone (no fast path at all)."""
     plan = compile_documents(parse_text(json.dumps(job), "job.json").documents, RenderOptions())
     fast = list(validate_plan(plan, VERSION, True))
-    with mock.patch.object(kubeschema, "jsonschema_rs", None):
+    with mock.patch.object(kubeschema, "rust_validators", lambda: None):
         slow = list(validate_plan(plan, VERSION, True))
     return fast, slow, plan
 
