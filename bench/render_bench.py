@@ -153,12 +153,20 @@ try:
     main(sys.argv[1:])
 except SystemExit as exc:
     assert not exc.code, exc.code
-sys.stderr.write(json.dumps(sorted(name for name in sys.modules if name.startswith("mxjob_gitops"))))
+ours = sorted(name for name in sys.modules if name.startswith("mxjob_gitops"))
+# Libraries imported when first needed (jsonschema_rs for the schema check) are loaded by the render too.
+libraries = sorted(
+    name for name, module in sys.modules.items()
+    if "." not in name and not name.startswith("_") and name not in sys.stdlib_module_names and name != "mxjob_gitops"
+    and getattr(module, "__spec__", None) is not None  # not a pseudo-module such as cython_runtime
+)
+sys.stderr.write(json.dumps(ours + libraries))
 """
 
 
 def _ours(small: Path) -> list[str]:
-    """The project's modules `mxjob render small.yaml` imports (sorted: importing one imports what it needs)."""
+    """The modules `mxjob render small.yaml` imports: the project's (sorted: importing one imports what it needs)
+    and the top-level third-party ones (some of which are imported only when first needed)."""
     done = subprocess.run(
         [sys.executable, "-c", _LOADED, "render", str(small)], capture_output=True, text=True, check=True, cwd=REPO
     )

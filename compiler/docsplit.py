@@ -114,8 +114,8 @@ def _next_cut(text: str, start: int) -> int:
 
 
 def _has_marker(text: str, start: int, end: int) -> bool:
-    """Whether a `%` or `...` marker starts at a line feed in text[start:end], where `end` is a cut or the text's
-    end: text[end - 1] is then a line feed, so no marker reaches `end`, and none needs the text after it."""
+    """Whether a `%` or `...` marker starts at a line feed in text[start:end], where `end` is the text's end or a
+    cut (text[end - 1] is then a line feed, so no marker reaches `end` or needs the text after it)."""
     return _MARKER.search(text, start, end) is not None
 
 

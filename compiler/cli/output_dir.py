@@ -196,22 +196,17 @@ def _looked_at_meanwhile(cache: StatCache, dir_fd: int) -> Iterator[None]:
     from mxjob_gitops.compiler.cli.forked import in_background
 
     with in_background(functools.partial(cache.unchanged_files, dir_fd)) as looking:
-        found: set[str] | None = None
 
-        def unchanged() -> set[str]:
-            nonlocal found
-            if found is None:
-                if not looking.ready():
-                    return set()  # not yet: holds() looks for itself meanwhile
+        def poll() -> None:
+            if looking.ready():  # else holds() looks at the file itself meanwhile
                 result = looking.result()
-                found = result if isinstance(result, set) else set()
-            return found
+                cache.unchanged = result if isinstance(result, set) else set()
 
-        cache.unchanged = unchanged
+        cache.poll = poll
         try:
             yield
         finally:
-            cache.unchanged = set
+            cache.poll, cache.unchanged = None, None
 
 
 def _prepare(directory: Path) -> None:

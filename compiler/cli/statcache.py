@@ -70,8 +70,10 @@ class StatCache:
     known: dict[str, Entry] = field(default_factory=dict)  # what the last render trusted
     recorded: dict[str, Entry] = field(default_factory=dict)  # the whole record as read (known is used up)
     seen: dict[str, Entry] = field(default_factory=dict)
-    # Names whose stat data was found as recorded after `since` (unchanged_files), when known.
-    unchanged: Callable[[], set[str]] = field(default=set)
+    # Names whose stat data was found as recorded after `since` (unchanged_files), once known; until then `poll`
+    # is asked, before each file, whether they are (it sets `unchanged` when they are).
+    unchanged: set[str] | None = None
+    poll: Callable[[], None] | None = None
 
     @classmethod
     def load(cls, directory: Path, since: int) -> StatCache:
@@ -107,7 +109,9 @@ class StatCache:
         """Whether DIR/name is a regular file holding exactly `data`, whose hex SHA-256 is `digest`: by its recorded
         stat data, else by reading it (through DIR's descriptor, never following a link: cli.dirfd)."""
         recorded = self.known.pop(name, None)  # popped: the record is held once, in `seen` or `known`
-        if recorded is not None and recorded[0] == digest and name in self.unchanged():
+        if self.unchanged is None and self.poll is not None:
+            self.poll()
+        if recorded is not None and recorded[0] == digest and self.unchanged is not None and name in self.unchanged:
             self.seen[name] = recorded
             return True
         try:
