@@ -96,7 +96,12 @@ Read = tuple[Any, int, bool, bool]
 
 
 def read_documents(
-    text: str, *, values: bool = False, vouch: Vouch | None = None, pieces: Sequence[Piece] | None = None
+    text: str,
+    *,
+    values: bool = False,
+    vouch: Vouch | None = None,
+    pieces: Sequence[Piece] | None = None,
+    cut: list[Piece] | None = None,
 ) -> list[Read] | None:
     """Each document of the stream as (its JSON text: `load` gives its value; with `values`, the value itself,
     index of its first character, whether it holds a float, what `vouch` says of it (False without one)), nulls
@@ -105,7 +110,8 @@ def read_documents(
     alive at once (loading again costs orjson's time twice, a tenth of the whole); a caller that keeps them all
     asks for values. `vouch` runs wherever the document was read, so a large text's checks are shared out with
     its reading (compiler.validation.clean_document). `pieces`: split_documents(text), when the caller has cut
-    the text already (each chunk then takes its own pieces instead of cutting again)."""
+    the text already (each chunk then takes its own pieces instead of cutting again); else `cut`, when given, is
+    filled with them where the text was read here (the chunks cut it, each in its process)."""
     count = fanout.workers if len(text) >= SPLIT_MIN_CHARS else 1
     try:
         with native_parse_guard():
@@ -113,8 +119,14 @@ def read_documents(
     except Exception:  # _Refused, rapidyaml's parse errors, orjson's JSONDecodeError: the exact reader decides
         return None
     documents: list[Read] = []
+    starts: list[tuple[int, int | None]] = []
     for part in parts:
-        documents.extend(marshal.loads(part) if isinstance(part, bytes) else part)
+        read, cuts = marshal.loads(part) if isinstance(part, bytes) else part
+        documents.extend(read)
+        starts.extend(cuts)
+    if cut is not None and pieces is None:
+        ends = [at for at, _count in starts[1:]] + [len(text)]
+        cut.extend(Piece(at, text[at:end], count) for (at, count), end in zip(starts, ends, strict=True))
     return documents
 
 
@@ -159,8 +171,9 @@ def _read_chunk(
     cut: Sequence[Piece] | None,
     chunk: tuple[int, int],
     here: bool,
-) -> list[Read] | bytes:
-    """The documents of text[start:end] as read_documents gives them; values sent from another process (not
+) -> tuple[list[Read], list[tuple[int, int | None]]] | bytes:
+    """The documents of text[start:end] as read_documents gives them, and where its pieces start with how many
+    documents each holds (none when `cut` gave them); values sent from another process (not
     `here`, compiler.fanout) come marshalled, which loads in two thirds of orjson's time. _chunks cut the
     text so that the screens of a chunk and of its pieces are those of the whole text taken chunk by chunk:
     each chunk starts at a line's start, and the stream is the concatenation of its pieces as independent
@@ -213,7 +226,8 @@ def _read_chunk(
     if not all(_key_ok(text, key) for key in keys) or not all(_string_ok(text, value) for value in strings):
         raise _Refused
     documents = [(data if values else json, at, fl, _vouched(vouch, data, fl)) for data, json, at, fl in read]
-    return documents if here or not values else marshal.dumps(documents)
+    starts = [(base + piece.offset, piece.documents) for piece in pieces] if cut is None else []
+    return (documents, starts) if here or not values else marshal.dumps((documents, starts))
 
 
 def _offset(piece: Piece) -> int:

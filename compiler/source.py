@@ -147,7 +147,13 @@ class ParseResult:
 
 
 def parse_text(
-    text: str, file: str, *, fast: bool = True, vouch: Vouch | None = None, pieces: Sequence[Piece] | None = None
+    text: str,
+    file: str,
+    *,
+    fast: bool = True,
+    vouch: Vouch | None = None,
+    pieces: Sequence[Piece] | None = None,
+    cut: list[Piece] | None = None,
 ) -> ParseResult:
     """Split a YAML or JSON stream into documents; empty documents are skipped as kubectl does.
 
@@ -156,9 +162,10 @@ def parse_text(
     A large text is read by compiler.fastread when it can prove its reading equal to this one (then nothing but
     non-mapping documents is to report, and positions still come from this reader); `fast=False` never uses it.
     `vouch` is the fast reader's (compiler.fastread.read_documents): documents it read are marked with its answer;
-    `pieces` too (the text's compiler.docsplit.split_documents, when the caller has cut it already).
+    `pieces` and `cut` too (the text's compiler.docsplit.split_documents, when the caller has cut it already; or
+    to be filled with it where the fast reader cut it).
     """
-    stream = ParseStream(text, file, fast=fast, whole=True, vouch=vouch, pieces=pieces)
+    stream = ParseStream(text, file, fast=fast, whole=True, vouch=vouch, pieces=pieces, cut=cut)
     documents = list(stream)
     return ParseResult([] if stream.discard else documents, stream.diagnostics)
 
@@ -179,12 +186,13 @@ class ParseStream:
         whole: bool = False,
         vouch: Vouch | None = None,
         pieces: Sequence[Piece] | None = None,
+        cut: list[Piece] | None = None,
     ) -> None:
         """`fast=False`: never compiler.fastread (the tests' reference). `whole`: the caller keeps every document
         (parse_text), so the fast reader may hand over values at once instead of JSON text to load in turn.
-        `vouch`, `pieces`: see parse_text."""
+        `vouch`, `pieces`, `cut`: see parse_text."""
         self.text, self.file, self.fast, self.whole, self.vouch = text, file, fast, whole, vouch
-        self.pieces = pieces
+        self.pieces, self.cut = pieces, cut
         self.diagnostics: list[Diagnostic] = []
         self.discard = False
 
@@ -194,7 +202,7 @@ class ParseStream:
         # Large texts, and every text once the run has read that much (rapidyaml's import has paid for itself): the
         # fast reader refuses a text over a limit, reported below.
         if self.fast and max(len(text), run_budget().input_bytes) >= FAST_READ_MIN_CHARS:
-            fast = read_documents(text, values=self.whole, vouch=self.vouch, pieces=self.pieces)
+            fast = read_documents(text, values=self.whole, vouch=self.vouch, pieces=self.pieces, cut=self.cut)
             if fast is not None:
                 yield from self._fast_documents(fast, source)
                 return

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents, fanout, fastread, source
 from mxjob_gitops.compiler.cli import forked
-from mxjob_gitops.compiler.docsplit import split_documents
+from mxjob_gitops.compiler.cli.inputs import SharedParses
+from mxjob_gitops.compiler.docsplit import Piece, split_documents
 from mxjob_gitops.compiler.emit import to_yaml
 from mxjob_gitops.compiler.kubeschema import resolve_version
 from mxjob_gitops.compiler.source import parse_text
@@ -185,10 +186,31 @@ def _same_in_chunks(text: str) -> bool:
     pieces = split_documents(text)
     for values in (False, True):
         whole = _one_piece(text, values)
-        assert fastread.read_documents(text, values=values) == whole, text
+        cut: list[Piece] = []
+        assert fastread.read_documents(text, values=values, cut=cut) == whole, text
+        assert cut == (pieces if whole is not None else []), text  # the chunks' own cuts, put together
         if pieces is not None:
             assert fastread.read_documents(text, values=values, pieces=pieces) == whole, text
     return fastread.read_documents(text) is not None
+
+
+def test_a_diff_reading_in_chunks_shares_as_parse_text_reads(in_chunks: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SharedParses lets the fast reader cut the first text (in each chunk's process) and cuts the next along it:
+    each reads as parse_text reads it, and the second shares the first one's documents."""
+    monkeypatch.setattr(source, "FAST_READ_MIN_CHARS", 0)
+    texts = [text for _name, text in _inputs_and_renderings() if text.count("\n---") >= 6][:6]
+    assert texts
+    for text in texts:
+        parse = SharedParses()
+        first = parse(text, "old.yaml")
+        edited = text.replace("\n---", "\n---\n# moved\n---", 1)
+        second = parse(edited, "new.yaml")
+        for mine, theirs in ((first, parse_text(text, "old.yaml")), (second, parse_text(edited, "new.yaml"))):
+            assert [(d.index, d.start, d.data) for d in mine.documents] == [
+                (d.index, d.start, d.data) for d in theirs.documents
+            ]
+            assert mine.diagnostics == theirs.diagnostics
+        assert any(a.data is b.data for a in first.documents for b in second.documents)
 
 
 def test_chunks_of_every_input_and_rendering_read_as_one(in_chunks: None) -> None:

@@ -157,16 +157,22 @@ class SharedParses:
         self._where: dict[str, int] = {}  # a piece's text -> its index in _earlier
 
     def __call__(self, text: str, file: str) -> ParseResult:
-        pieces = split_along(text, self._earlier, self._where) if self._earlier else split_documents(text)
+        if not self._earlier:  # nothing known: read it whole, and let the fast reader cut it (in its processes)
+            cut: list[Piece] = []
+            parsed = parse_text(text, file, cut=cut)
+            pieces = cut or split_documents(text)
+            if pieces is not None:
+                self._cut(pieces)
+                self._remember(pieces, text, file, parsed)
+            return parsed
+        pieces = split_along(text, self._earlier, self._where)
         if pieces is None:
             return parse_text(text, file)
-        for piece in pieces:
-            self._where.setdefault(piece.text, len(self._earlier))
-            self._earlier.append(piece)
+        self._cut(pieces)
         unknown = [p for p in pieces if p.text not in self._known]
-        parsed = self._learn(unknown, text, file, pieces if len(unknown) == len(pieces) else None)
-        if parsed is not None:
-            return parsed
+        failed = self._learn(unknown, text, file, pieces if len(unknown) == len(pieces) else None)
+        if failed is not None:
+            return failed
         source = SourceText(file, text)
         documents: list[SourceDocument] = []
         index = 0
@@ -177,28 +183,42 @@ class SharedParses:
             index += 1 if known is not None or piece.documents else 0
         return ParseResult(documents, [])
 
+    def _cut(self, pieces: list[Piece]) -> None:
+        for piece in pieces:
+            self._where.setdefault(piece.text, len(self._earlier))
+            self._earlier.append(piece)
+
     def _learn(self, pieces: list[Piece], text: str, file: str, whole: list[Piece] | None) -> ParseResult | None:
         """Parse the new pieces together (one stream: they are independent) and remember their documents; when
         that has diagnostics, or an uncertain first piece turns out to hold no mapping (a null document or
         none?), nothing is remembered and the whole text's own parse is returned. `whole`: the text's pieces
-        when they are all new, and the text's own parse is then returned too."""
+        when they are all new: the text's own parse is then returned whatever happens."""
         if not pieces:
             return None
-        parsed = parse_text(text, file, pieces=whole) if whole else parse_text("".join(p.text for p in pieces), file)
+        if whole:
+            parsed = parse_text(text, file, pieces=whole)
+            self._remember(pieces, text, file, parsed)
+            return parsed
+        parsed = parse_text("".join(p.text for p in pieces), file)
+        return None if self._remember(pieces, text, file, parsed) else parse_text(text, file)
+
+    def _remember(self, pieces: list[Piece], text: str, file: str, parsed: ParseResult) -> bool:
+        """Remember the documents `parsed` (of the pieces as one stream) found in each piece; False, remembering
+        nothing, when it has diagnostics or a piece's documents cannot be told (cannot happen: compiler.docsplit)."""
         if parsed.diagnostics:
-            return parsed if whole else parse_text(text, file)
+            return False
         ends = list(itertools.accumulate(len(p.text) for p in pieces))
         found: dict[int, tuple[Any, int]] = {}
         for document in parsed.documents:
             at = bisect.bisect_right(ends, document.start or 0)
-            if at in found or pieces[at].documents == 0:  # cannot happen (see compiler.docsplit): parse it whole
-                return parse_text(text, file)
+            if at in found or pieces[at].documents == 0:
+                return False
             found[at] = (document.data, (document.start or 0) - (ends[at - 1] if at else 0))
         if any(pieces[at].documents is None for at in range(len(pieces)) if at not in found):
-            return parse_text(text, file)
+            return False
         for at, piece in enumerate(pieces):
             self._known[piece.text] = found.get(at)
-        return parsed if whole else None
+        return True
 
 
 def read_inputs(
