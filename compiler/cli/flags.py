@@ -60,12 +60,8 @@ class WholeRange(click.IntRange):
     `٣`, `1_0`, `-1`, `0x10` or ` 3` is a usage error (exit 2) that names the flag."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, str):
-            number = whole(value)
-            if number is None:
-                self.fail(f"{value!r} is not a whole number in the digits 0-9.", param, ctx)
-            value = number
-        return super().convert(value, param, ctx)
+        number = _ascii_number(self, value, whole, "a whole number in the digits 0-9", param, ctx)
+        return super().convert(number, param, ctx)
 
 
 class DecimalRange(click.FloatRange):
@@ -73,12 +69,26 @@ class DecimalRange(click.FloatRange):
     exponent, `inf` or `nan` (compiler.asciinum.decimal)."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, str):
-            number = decimal(value)
-            if number is None:
-                self.fail(f"{value!r} is not a number of the form 2 or 0.5.", param, ctx)
-            value = number
-        return super().convert(value, param, ctx)
+        number = _ascii_number(self, value, decimal, "a number of the form 2 or 0.5", param, ctx)
+        return super().convert(number, param, ctx)
+
+
+def _ascii_number(
+    kind: click.IntRange | click.FloatRange,
+    value: Any,
+    read: Callable[[str], float | None],
+    form: str,
+    param: click.Parameter | None,
+    ctx: click.Context | None,
+) -> Any:
+    """A flag's text read by `read` (click's range type then checks the bounds); a value that is no text (a
+    default) is left as it is."""
+    if not isinstance(value, str):
+        return value
+    number = read(value)
+    if number is None:
+        kind.fail(f"{value!r} is not {form}.", param, ctx)
+    return number
 
 
 def _remember(ctx: click.Context, param: click.Parameter, value: int | bool) -> None:
