@@ -79,16 +79,16 @@ class StatCache:
     def load(cls, directory: Path, since: int) -> StatCache:
         cache = cls(cache_file(directory), since)
         try:
-            with cache.path.open(encoding="utf-8") as handle:
-                if handle.readline() != _HEADER:
-                    return cache
-                for line in handle:
-                    name, _, rest = line.rstrip("\n").partition(" ")
-                    digest, _, fields = rest.partition(" ")
-                    if len(digest) == 64 and fields:  # else a damaged line: that file is read
-                        cache.known[name] = (digest, fields)
+            text = cache.path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
-            cache.known.clear()
+            return cache
+        if not text.startswith(_HEADER):
+            return cache
+        for line in text[len(_HEADER) :].split("\n"):
+            name, _, rest = line.partition(" ")
+            digest, _, fields = rest.partition(" ")
+            if len(digest) == 64 and fields:  # else a damaged line: that file is read
+                cache.known[name] = (digest, fields)
         cache.recorded = dict(cache.known)
         return cache
 
