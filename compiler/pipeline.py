@@ -4,7 +4,6 @@ PriorityClass objects found across documents, diagnostics located, and a lazy, d
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -19,13 +18,10 @@ from mxjob_gitops.compiler.kubevalidate.pod import relaxed_service_names
 from mxjob_gitops.compiler.legacy import legacy_kind_problem
 from mxjob_gitops.compiler.limits import estimated_output_bytes, output_problem
 from mxjob_gitops.compiler.model import MXJob
-from mxjob_gitops.compiler.names import (
-    api_version_problem,
-    dns1123_label,
-    identity_problems,
-    kind_problem,
-    name_problem,
-)
+from mxjob_gitops.compiler.names import identity_problems
+from mxjob_gitops.compiler.objectcheck import Identity as Identity
+from mxjob_gitops.compiler.objectcheck import identity as identity  # re-exported: part of the public API
+from mxjob_gitops.compiler.objectcheck import not_an_object, passing_identity
 from mxjob_gitops.compiler.options import RenderOptions
 from mxjob_gitops.compiler.source import SourceDocument, objects_of
 
@@ -33,7 +29,6 @@ if TYPE_CHECKING:
     from mxjob_gitops.compiler.jobcache import CompileCache
 
 Manifest = dict[str, Any]
-Identity = tuple[str, str, str, str]
 CompileObject = Callable[
     [Manifest, RenderOptions, bool, Mapping[str, int], Mapping[str, str]], tuple[CompiledJob | None, list[Diagnostic]]
 ]
@@ -161,7 +156,7 @@ class Checker:
             self._produced(passing, document, prefix)
             return plain
         job_spec = isinstance(obj, dict) and is_mxjob(obj)
-        problem, at = ("", ()) if job_spec else _not_an_object(obj)
+        problem, at = ("", ()) if job_spec else not_an_object(obj)
         look_alike = None if problem or job_spec else legacy_kind_problem(obj)  # None for an MXJob anyway
         if look_alike is not None:
             self.diagnostics.append(locate(look_alike, document, prefix, None))
@@ -221,57 +216,6 @@ class Checker:
             self.too_big = locate(problem, document, prefix, None)
 
 
-def passing_identity(obj: Any, relaxed: bool) -> Identity | None:
-    """The identity of an object other than an MXJob on which Checker.add's checks (_not_an_object,
-    legacy_kind_problem, identity_problems) find nothing, found at a third of their cost (a rendering holds tens of
-    thousands of such objects); None where they may find something: they then run for their diagnostics.
-    tests/test_pipeline_checks.py holds add() with it to add() without it."""
-    if type(obj) is not dict:
-        return None
-    kind, api_version, metadata = obj.get("kind"), obj.get("apiVersion"), obj.get("metadata")
-    if type(kind) is not str or type(api_version) is not str or type(metadata) is not dict:
-        return None
-    if not _plain_kind(kind, api_version):
-        return None
-    name, prefix, namespace = metadata.get("name"), metadata.get("generateName"), metadata.get("namespace")
-    if name is not None and (type(name) is not str or name_problem(kind, name, relaxed_service=relaxed)):
-        return None
-    if prefix is not None and (
-        type(prefix) is not str or name_problem(kind, prefix, prefix=True, relaxed_service=relaxed)
-    ):
-        return None
-    if namespace is not None and (type(namespace) is not str or _namespace_problem(namespace)):
-        return None
-    named = name or prefix
-    return (api_version, kind, namespace or "", named) if named else None
-
-
-@functools.lru_cache(maxsize=1024)
-def _plain_kind(kind: str, api_version: str) -> bool:
-    """A kind and apiVersion that are valid and say nothing of MXJobs (a real MXJob or a look-alike)."""
-    return bool(kind and api_version) and not (
-        kind.lower() == c.KIND.lower() or kind_problem(kind) or api_version_problem(api_version)
-    )
-
-
-@functools.lru_cache(maxsize=1024)
-def _namespace_problem(namespace: str) -> str:
-    return dns1123_label(namespace)  # a stream has few namespaces
-
-
-def _not_an_object(obj: Any) -> tuple[str, JsonPath]:
-    """Why this is no Kubernetes object (applying it would fail the whole sync) and where, or '' when it is one."""
-    if not isinstance(obj, dict):
-        return f"a {type(obj).__name__} where a Kubernetes object belongs", ()
-    missing = [key for key in ("apiVersion", "kind") if not isinstance(obj.get(key), str) or not obj.get(key)]
-    metadata = obj.get("metadata")
-    if metadata is not None and not isinstance(metadata, dict):
-        return f"not a Kubernetes object: metadata is a {type(metadata).__name__}, not a mapping", ("metadata",)
-    if not isinstance(metadata, dict) or not (metadata.get("name") or metadata.get("generateName")):
-        missing.append("metadata.name")
-    return (f"not a Kubernetes object: no {', '.join(missing)}" if missing else ""), ()
-
-
 @dataclass(slots=True)
 class InputFacts:
     """What compiling an object learns from the other objects of the input: the PriorityClass values (with where
@@ -320,18 +264,6 @@ class InputFacts:
             values[name] = value
             sources[name] = "--priority-class"
         return values, sources
-
-
-def identity(obj: Manifest) -> Identity:
-    metadata = obj.get("metadata")
-    if not isinstance(metadata, dict):
-        metadata = {}
-    return (
-        str(obj.get("apiVersion", "")),
-        str(obj.get("kind", "")),
-        str(metadata.get("namespace") or ""),
-        str(metadata.get("name") or metadata.get("generateName") or ""),
-    )
 
 
 def job_identities(job: MXJob, options: RenderOptions, gang: Gang | None) -> Iterator[Identity]:

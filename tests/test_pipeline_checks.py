@@ -1,4 +1,4 @@
-"""Checker.add's shortcut for objects that pass its checks (pipeline.passing_identity) decides exactly as the
+"""Checker.add's shortcut for objects that pass its checks (objectcheck.passing_identity) decides exactly as the
 checks themselves: on generated objects, valid and not, every item, diagnostic, identity and memo entry is the
 same with the shortcut and without it."""
 
@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler import pipeline
+from mxjob_gitops.compiler.objectcheck import passing_identity
 from mxjob_gitops.compiler.options import RenderOptions
 from mxjob_gitops.compiler.pipeline import InputFacts, PassedObjects
 from mxjob_gitops.compiler.source import SourceDocument
@@ -86,4 +87,4 @@ def test_the_shortcut_decides_as_the_checks(obj: Any, relaxed: bool) -> None:
     ],
 )
 def test_which_objects_take_the_shortcut(obj: dict[str, Any], relaxed: bool, expected: bool) -> None:
-    assert (pipeline.passing_identity(obj, relaxed) is not None) is expected
+    assert (passing_identity(obj, relaxed) is not None) is expected
