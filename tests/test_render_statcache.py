@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mxjob_gitops.compiler.cli import forked, output_dir, statcache
+from mxjob_gitops.compiler.cli import forked, statcache
 from mxjob_gitops.compiler.cli.statcache import StatCache, cache_file
 from tests.conftest import run_cli
 from tests.helpers import job, replica
@@ -22,9 +22,9 @@ DATA_DIGEST = hashlib.sha256(b"data").hexdigest()
 @pytest.fixture(params=["here", "meanwhile"], autouse=True)
 def looked_at(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Each test twice: stat data looked at by holds() itself, and by unchanged_files in a child process while
-    the render runs (every file, its answer awaited: cli.output_dir._looked_at_meanwhile)."""
+    the render runs (every file, its answer awaited: statcache.looked_at_meanwhile)."""
     if request.param == "meanwhile":
-        monkeypatch.setattr(output_dir, "PREFETCH_MIN_FILES", 1)
+        monkeypatch.setattr(statcache, "PREFETCH_MIN_FILES", 1)
         monkeypatch.setattr(forked.Background, "ready", lambda self: True)
     return str(request.param)
 

@@ -37,7 +37,7 @@ from typing import Any
 
 from mxjob_gitops.compiler.cli import dirfd
 from mxjob_gitops.compiler.cli.exits import CommandError
-from mxjob_gitops.compiler.cli.statcache import PREFETCH_MIN_FILES, StatCache, cache_root
+from mxjob_gitops.compiler.cli.statcache import StatCache, cache_root, looked_at_meanwhile
 from mxjob_gitops.compiler.names import dns1123_label, kind_problem, name_problem
 
 INDEX = ".mxjob-render.index"
@@ -175,7 +175,7 @@ def write_output_dir(
             try:
                 owned = _read_index(fd)
                 cache = StatCache.load(directory, since=os.fstat(staging_fd).st_mtime_ns)
-                with _looked_at_meanwhile(cache, fd):
+                with looked_at_meanwhile(cache, fd):
                     names, staged, digests = _stage(out, staging_fd, owned, manifests, serialise, suffix, cache)
                 summary = _commit(out, staging, staging_fd, owned, names, staged, digests)
             finally:
@@ -187,29 +187,6 @@ def write_output_dir(
         raise OutputError(f"{directory / str(exc.filename or '')}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
-
-
-@contextlib.contextmanager
-def _looked_at_meanwhile(cache: StatCache, dir_fd: int) -> Iterator[None]:
-    """The recorded files' stat data looked at in another process while this one renders (cli.forked): an
-    unchanged re-render of 22,000 files spent a fifth of its time over what rendering to stdout costs on that."""
-    if len(cache.known) < PREFETCH_MIN_FILES:
-        yield
-        return
-    from mxjob_gitops.compiler.cli.forked import in_background
-
-    with in_background(functools.partial(cache.unchanged_files, dir_fd)) as looking:
-
-        def poll() -> None:
-            if looking.ready():  # else holds() looks at the file itself meanwhile
-                result = looking.result()
-                cache.unchanged = result if isinstance(result, set) else set()
-
-        cache.poll = poll
-        try:
-            yield
-        finally:
-            cache.poll, cache.unchanged = None, None
 
 
 def _prepare(directory: Path) -> None:

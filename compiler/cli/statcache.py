@@ -23,11 +23,12 @@ only costs the reads. A system clock stepped backwards could make a change look 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -151,6 +152,30 @@ class StatCache:
                 temporary.unlink(missing_ok=True)
             return
         _prune(self.path.parent)
+
+
+@contextlib.contextmanager
+def looked_at_meanwhile(cache: StatCache, dir_fd: int) -> Iterator[None]:
+    """The recorded files' stat data looked at in another process while this one renders (cli.forked), for
+    holds() to ask: an unchanged re-render of 22,000 files spent a fifth of its time over what rendering to stdout
+    costs on that."""
+    if len(cache.known) < PREFETCH_MIN_FILES:
+        yield
+        return
+    from mxjob_gitops.compiler.cli.forked import in_background
+
+    with in_background(functools.partial(cache.unchanged_files, dir_fd)) as looking:
+
+        def poll() -> None:
+            if looking.ready():  # else holds() looks at the file itself meanwhile
+                result = looking.result()
+                cache.unchanged = result if isinstance(result, set) else set()
+
+        cache.poll = poll
+        try:
+            yield
+        finally:
+            cache.poll, cache.unchanged = None, None
 
 
 def _prune(folder: Path) -> None:
