@@ -69,7 +69,6 @@ class StatCache:
     path: Path
     since: int  # a time stamp of DIR's file system taken before any file was read (ns)
     known: dict[str, Entry] = field(default_factory=dict)  # what the last render trusted
-    recorded: dict[str, Entry] = field(default_factory=dict)  # the whole record as read (known is used up)
     seen: dict[str, Entry] = field(default_factory=dict)
     # Names whose stat data was found as recorded after `since` (unchanged_files), once known; until then `poll`
     # is asked, before each file, whether they are (it sets `unchanged` when they are).
@@ -90,7 +89,6 @@ class StatCache:
             digest, _, fields = rest.partition(" ")
             if len(digest) == 64 and fields:  # else a damaged line: that file is read
                 cache.known[name] = (digest, fields)
-        cache.recorded = dict(cache.known)
         return cache
 
     def unchanged_files(self, dir_fd: int) -> set[str]:
@@ -109,7 +107,7 @@ class StatCache:
     def holds(self, dir_fd: int, name: str, data: bytes, digest: str) -> bool:
         """Whether DIR/name is a regular file holding exactly `data`, whose hex SHA-256 is `digest`: by its recorded
         stat data, else by reading it (through DIR's descriptor, never following a link: cli.dirfd)."""
-        recorded = self.known.pop(name, None)  # popped: the record is held once, in `seen` or `known`
+        recorded = self.known.get(name)
         if self.unchanged is None and self.poll is not None:
             self.poll()
         if recorded is not None and recorded[0] == digest and self.unchanged is not None and name in self.unchanged:
@@ -135,7 +133,7 @@ class StatCache:
         """Record the files of `names` that were found unchanged and may be trusted (unless that is the record as
         it was read); best effort."""
         entries = {name: entry for name, entry in self.seen.items() if name in names}
-        if entries == self.recorded:
+        if entries == self.known:
             with contextlib.suppress(OSError):
                 os.utime(self.path)  # in use: _prune keeps it
             _prune(self.path.parent)
