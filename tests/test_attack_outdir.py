@@ -8,12 +8,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler.cli import dirfd
-from mxjob_gitops.compiler.cli.output_dir import INDEX, JOURNAL, STAGING
+from mxjob_gitops.compiler.cli.output_dir import INDEX, JOURNAL, STAGING, _read_index
 from mxjob_gitops.compiler.cli.statcache import cache_root
 from tests.conftest import run_cli
 from tests.helpers import job, replica
@@ -94,6 +95,18 @@ def test_a_forged_index_removes_nothing_whose_bytes_it_does_not_know(tmp_path: P
     assert (deploy / "notes.md").read_text(encoding="utf-8") == "the team's notes"
     assert (deploy / "link.yaml").is_symlink() and "kept 2 file(s)" in result.stderr
     assert (repo / ".git" / "config").read_text().startswith("[http]")
+
+
+@pytest.mark.parametrize("names", [["", ".", "..", "pod-j.yaml"], ["", ".", "..", "a/b", "a\\b", "a\0b", "pod-j.yaml"]])
+def test_an_index_line_names_only_plain_components(names: list[str], tmp_path: Path) -> None:
+    """Every name the index holds passes dirfd.plain (no empty name, separator, NUL, `.` or `..`), whether or not
+    the index holds a separator anywhere."""
+    (tmp_path / INDEX).write_text("".join(f"{name} {'0' * 64}\n" for name in names), encoding="utf-8")
+    directory = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        assert list(_read_index(directory)) == ["pod-j.yaml"]
+    finally:
+        os.close(directory)
 
 
 def test_a_stale_file_the_render_wrote_is_removed_while_unchanged(tmp_path: Path) -> None:

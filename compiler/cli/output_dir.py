@@ -106,15 +106,12 @@ def _read_index(dir_fd: int) -> dict[str, str | None]:
     """The names the last render wrote with their digests (None: an index of an older version, without them).
     A name that is not one plain path component (a hand-edited index) is ignored."""
     data = dirfd.read_regular(dir_fd, INDEX, _STATE_LIMIT)
-    text = (data or b"").decode("utf-8", errors="replace")
-    # dirfd.plain, name by name only where the index holds a separator or NUL at all (it is thousands of lines).
-    maybe_unplain = "/" in text or "\\" in text or "\0" in text
     owned: dict[str, str | None] = {}
-    for line in text.splitlines():
+    for line in (data or b"").decode("utf-8", errors="replace").splitlines():
         if not line or line.startswith("#"):
             continue
         name, _, digest = line.partition(" ")
-        if dirfd.plain(name) if maybe_unplain else name not in (".", ".."):
+        if dirfd.plain(name):
             owned[name] = digest if len(digest) == 64 else None
     return owned
 
