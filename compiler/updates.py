@@ -29,8 +29,6 @@ def stored_jobs(objects: Iterable[Manifest], default_namespace: str | None = Non
     """The MXJobs among `objects` (a cluster's, or an old revision's), by namespace and name."""
     found: dict[JobKey, Manifest] = {}
     for obj in objects:
-        if obj.get("kind") != c.KIND:  # job_key's first test, without a call per object of a rendering
-            continue
         key = job_key(obj, default_namespace)
         if key is not None:
             found.setdefault(key, obj)
@@ -51,8 +49,6 @@ def refused_updates(old: dict[JobKey, Manifest], new: Plan) -> list[Diagnostic]:
         return found
     for item, (document, prefix) in zip(new.items, new.origins, strict=True):
         data, conversion = (item.conversion.data, item.conversion) if isinstance(item, CompiledJob) else (item, None)
-        if data.get("kind") != c.KIND:  # job_key's first test, without a call per object of a rendering
-            continue
         key = job_key(data, new.options.namespace)
         stored = old.get(key) if key is not None else None
         if stored is None:
