@@ -168,16 +168,16 @@ def _read_chunk(
     text: str,
     values: bool,
     vouch: Vouch | None,
-    cut: Sequence[Piece] | None,
+    given: Sequence[Piece] | None,
     chunk: tuple[int, int],
     here: bool,
 ) -> tuple[list[Read], list[tuple[int, int | None]]] | bytes:
     """The documents of text[start:end] as read_documents gives them, and where its pieces start with how many
-    documents each holds (none when `cut` gave them); values sent from another process (not
+    documents each holds (none when `given`); values sent from another process (not
     `here`, compiler.fanout) come marshalled, which loads in two thirds of orjson's time. _chunks cut the
     text so that the screens of a chunk and of its pieces are those of the whole text taken chunk by chunk:
     each chunk starts at a line's start, and the stream is the concatenation of its pieces as independent
-    streams (compiler.docsplit); the pieces of the whole text (`cut`) between the chunk's ends are its own.
+    streams (compiler.docsplit); the pieces of the whole text `given` between the chunk's ends are its own.
     Raises _Refused (or rapidyaml's, orjson's errors) where the exact reader must
     read the text."""
     import orjson
@@ -188,11 +188,11 @@ def _read_chunk(
     if _refused(part):
         raise _Refused
     pieces: Sequence[Piece] | None
-    if cut is None:
+    if given is None:
         pieces, base = split_documents(part), start
     else:  # _chunks cuts where a piece starts
-        first, last = (bisect.bisect_left(cut, at, key=_offset) for at in chunk)
-        pieces, base = cut[first:last], 0
+        first, last = (bisect.bisect_left(given, at, key=_offset) for at in chunk)
+        pieces, base = given[first:last], 0
     if pieces is None:
         raise _Refused
     events = _libyaml_events(part)
@@ -226,7 +226,7 @@ def _read_chunk(
     if not all(_key_ok(text, key) for key in keys) or not all(_string_ok(text, value) for value in strings):
         raise _Refused
     documents = [(data if values else json, at, fl, _vouched(vouch, data, fl)) for data, json, at, fl in read]
-    starts = [(base + piece.offset, piece.documents) for piece in pieces] if cut is None else []
+    starts = [(base + piece.offset, piece.documents) for piece in pieces] if given is None else []
     return (documents, starts) if here or not values else marshal.dumps((documents, starts))
 
 

@@ -72,7 +72,7 @@ def default_workers() -> int:
 
 def run_forked(task: Callable[[T, bool], R], parts: Sequence[T]) -> list[R]:
     """compiler.fanout's Runner: task(parts[0], True) here while each other part runs in a child."""
-    if len(parts) < 2 or not hasattr(os, "fork") or threading.active_count() > 1:
+    if len(parts) < 2 or not _may_fork():
         return fanout.one_by_one(task, parts)
     children: list[tuple[int, int] | None] = []
     try:
@@ -126,14 +126,16 @@ class Background:
 def in_background(task: Callable[[], object]) -> Iterator[Background]:
     """task() in a forked child while this process goes on (none where run_forked would not fork: the result is
     then None at once)."""
-    started = None
-    if hasattr(os, "fork") and threading.active_count() == 1:
-        started = _start(lambda _part, _here: task(), None)
-    background = Background(started)
+    background = Background(_start(lambda _part, _here: task(), None) if _may_fork() else None)
     try:
         yield background
     finally:
         background.end()
+
+
+def _may_fork() -> bool:
+    """A platform with fork and no other thread running (a fork copies only the calling thread)."""
+    return hasattr(os, "fork") and threading.active_count() == 1
 
 
 def _start(task: Callable[[T, bool], R], part: T) -> tuple[int, int] | None:

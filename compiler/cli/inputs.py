@@ -162,13 +162,13 @@ class SharedParses:
             parsed = parse_text(text, file, cut=cut)
             pieces = cut or split_documents(text)
             if pieces is not None:
-                self._cut(pieces)
+                self._keep(pieces)
                 self._remember(pieces, text, file, parsed)
             return parsed
         pieces = split_along(text, self._earlier, self._where)
         if pieces is None:
             return parse_text(text, file)
-        self._cut(pieces)
+        self._keep(pieces)
         unknown = [p for p in pieces if p.text not in self._known]
         failed = self._learn(unknown, text, file, pieces if len(unknown) == len(pieces) else None)
         if failed is not None:
@@ -183,7 +183,8 @@ class SharedParses:
             index += 1 if known is not None or piece.documents else 0
         return ParseResult(documents, [])
 
-    def _cut(self, pieces: list[Piece]) -> None:
+    def _keep(self, pieces: list[Piece]) -> None:
+        """Remember the pieces of a text cut, for the next texts to be cut along (docsplit.split_along)."""
         for piece in pieces:
             self._where.setdefault(piece.text, len(self._earlier))
             self._earlier.append(piece)
