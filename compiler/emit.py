@@ -168,13 +168,7 @@ class Emitter:
 
     def write_yaml_stream(self, documents: Iterable[dict[str, Any]], stream: TextSink) -> int:
         """Write a multi-document stream; returns the number of documents written."""
-        count = 0
-        for document in documents:
-            if count:
-                stream.write("---\n")
-            stream.write(self.to_yaml(document))
-            count += 1
-        return count
+        return write_yaml_texts(map(self.to_yaml, documents), stream)
 
     def _string(self, head: str, text: str, pad: str, out: list[str]) -> None:
         if "\n" in text:
@@ -289,14 +283,35 @@ def write_yaml_stream(documents: Iterable[dict[str, Any]], stream: TextSink, emi
     return (emitter or Emitter()).write_yaml_stream(documents, stream)
 
 
+def write_yaml_texts(texts: Iterable[str], stream: TextSink) -> int:
+    """Write documents already serialised by Emitter.to_yaml as one stream; returns how many were written."""
+    count = 0
+    for text in texts:
+        if count:
+            stream.write("---\n")
+        stream.write(text)
+        count += 1
+    return count
+
+
+def json_list_item(document: Any) -> str:
+    """One document's text inside write_json_texts' List (JSON strings hold no raw line break, so indenting its
+    lines by two levels is what the whole list's json.dumps does)."""
+    return json_text(document, indent=2, sort_keys=True).replace("\n", "\n    ")
+
+
 def write_json_list(documents: Iterable[dict[str, Any]], stream: TextSink) -> int:
     """Write a v1 List (what `kubectl get -o json` prints for many objects), item by item: the text is
-    to_json({"apiVersion": "v1", "kind": "List", "items": [...]}) exactly (JSON strings hold no raw line
-    break, so indenting an item's lines by two levels is what the whole list's json.dumps does)."""
+    to_json({"apiVersion": "v1", "kind": "List", "items": [...]}) exactly."""
+    return write_json_texts(map(json_list_item, documents), stream)
+
+
+def write_json_texts(texts: Iterable[str], stream: TextSink) -> int:
+    """write_json_list of documents already serialised by json_list_item."""
     count = 0
-    for document in documents:
+    for text in texts:
         stream.write(",\n    " if count else '{\n  "apiVersion": "v1",\n  "items": [\n    ')
-        stream.write(json_text(document, indent=2, sort_keys=True).replace("\n", "\n    "))
+        stream.write(text)
         count += 1
     empty = to_json({"apiVersion": "v1", "kind": "List", "items": []})
     stream.write('\n  ],\n  "kind": "List"\n}\n' if count else empty)

@@ -111,6 +111,17 @@ def compile_documents(
     return plan
 
 
+@dataclass(slots=True)
+class Examined:
+    """What Checker.examine found of one object: the valid item (None when invalid), its own diagnostics, the
+    identities of the objects it renders into, and a job's output-size estimate (None for other objects)."""
+
+    item: CompiledJob | Manifest | None
+    diagnostics: list[Diagnostic]
+    identities: list[Identity] = field(default_factory=list)
+    estimate: int | None = None
+
+
 class Checker:
     """Compiles objects one by one and keeps what checks across them need: the identity of every object
     produced (for "also produced by") and the running output estimate (for the output-size limit)."""
@@ -144,52 +155,63 @@ class Checker:
         """The valid item for one object (None when it is invalid); its diagnostics go to self.diagnostics.
 
         `document` is remembered as where the object's identities were first seen: it need not hold data."""
+        return self.account(document, prefix, self.examine(document, prefix, obj))
+
+    def examine(self, document: SourceDocument, prefix: JsonPath, obj: Any) -> Examined:
+        """What checking and compiling one object finds on its own, before the checks across objects: it reads
+        nothing of the objects added before (so compiler.stream may examine parts of an input in other
+        processes) and changes nothing but the `compile` and `passed` memos."""
         known = self.passed.get(id(obj)) if self.passed is not None else None
         if known is not None and known[0] is obj and known[1] == self.relaxed:
-            self._produced(known[2], document, prefix)
-            return obj
+            return Examined(obj, [], [known[2]])
         passing = passing_identity(obj, self.relaxed)
         if passing is not None:
             plain: Manifest = obj
             if self.passed is not None:
                 self.passed[id(plain)] = (plain, self.relaxed, passing)
-            self._produced(passing, document, prefix)
-            return plain
+            return Examined(plain, [], [passing])
+        found: list[Diagnostic] = []
         job_spec = isinstance(obj, dict) and is_mxjob(obj)
         problem, at = ("", ()) if job_spec else not_an_object(obj)
         look_alike = None if problem or job_spec else legacy_kind_problem(obj)  # None for an MXJob anyway
         if look_alike is not None:
-            self.diagnostics.append(locate(look_alike, document, prefix, None))
+            found.append(locate(look_alike, document, prefix, None))
             if look_alike.severity is Severity.ERROR:
-                return None
+                return Examined(None, found)
         if problem:
             hint = "every document, and every item of a List, needs apiVersion, kind and metadata.name"
-            self.diagnostics.append(locate(error(Code.NOT_AN_OBJECT, problem, at, hint), document, prefix, None))
-            return None
+            found.append(locate(error(Code.NOT_AN_OBJECT, problem, at, hint), document, prefix, None))
+            return Examined(None, found)
         bad_identity = [locate(d, document, prefix, None) for d in identity_problems(obj, self.relaxed)]
         if bad_identity:
-            self.diagnostics.extend(bad_identity)
-            return None
-        item: CompiledJob | Manifest
-        if job_spec and identity(obj)[2:] not in self.rendered:
-            compiled, found = self.compile(obj, self.options, self.defaults, self.priorities, self.sources)
-            conversion = compiled.conversion if compiled else None
-            self.diagnostics.extend(locate(d, document, prefix, conversion) for d in found)
-            if compiled is None:
-                return None
-            item, job = compiled, compiled.job
-            identities = (
-                list(job_identities(job, self.options, compiled.gang)) if job else [identity(compiled.conversion.data)]
-            )
-            if job is not None:
-                self._estimate(job, document, prefix)
-        else:
-            item, identities = obj, [identity(obj)]
+            return Examined(None, [*found, *bad_identity])
+        if not job_spec or identity(obj)[2:] in self.rendered:
+            ident = identity(obj)
             if self.passed is not None and look_alike is None and not job_spec:
-                self.passed[id(obj)] = (obj, self.relaxed, identities[0])
-        for ident in identities:
+                self.passed[id(obj)] = (obj, self.relaxed, ident)
+            return Examined(obj, found, [ident])
+        compiled, problems = self.compile(obj, self.options, self.defaults, self.priorities, self.sources)
+        conversion = compiled.conversion if compiled else None
+        found.extend(locate(d, document, prefix, conversion) for d in problems)
+        if compiled is None:
+            return Examined(None, found)
+        job = compiled.job
+        if job is None:
+            return Examined(compiled, found, [identity(compiled.conversion.data)])
+        estimate = estimated_output_bytes(
+            [(job.name, sum(r.replicas for r in job.replicas), [r.template for r in job.replicas])]
+        )
+        return Examined(compiled, found, list(job_identities(job, self.options, compiled.gang)), estimate)
+
+    def account(self, document: SourceDocument, prefix: JsonPath, examined: Examined) -> CompiledJob | Manifest | None:
+        """Take in what examine() found of the next object of the input, with the checks across objects (a second
+        producer of an object, the output-size limit); the item, or None when the object is invalid."""
+        self.diagnostics.extend(examined.diagnostics)
+        if examined.estimate is not None:
+            self._estimate(examined.estimate, document, prefix)
+        for ident in examined.identities:
             self._produced(ident, document, prefix)
-        return item
+        return examined.item
 
     def _produced(self, ident: Identity, document: SourceDocument, prefix: JsonPath) -> None:
         """Remember where an identity was first produced; a second producer is an error (MXJ210)."""
@@ -206,11 +228,9 @@ class Checker:
         problem = error(Code.DUPLICATE_OBJECT, message, (), "rename one of the jobs or objects")
         self.diagnostics.append(locate(problem, document, prefix, None))
 
-    def _estimate(self, job: MXJob, document: SourceDocument, prefix: JsonPath) -> None:
+    def _estimate(self, size: int, document: SourceDocument, prefix: JsonPath) -> None:
         """The output-size limit (compiler.limits), located at the job whose rendering would cross it."""
-        self.estimate += estimated_output_bytes(
-            [(job.name, sum(r.replicas for r in job.replicas), [r.template for r in job.replicas])]
-        )
+        self.estimate += size
         problem = output_problem(self.estimate, self.options.max_pods)
         if problem is not None and self.too_big is None:
             self.too_big = locate(problem, document, prefix, None)

@@ -9,22 +9,39 @@ in input order; the caller renders it and lets it go. What stays O(input): the i
 diagnostic positions), the marshal bytes, and the identity of every object produced (for duplicates).
 Diagnostics are exactly compile_documents' own (pipeline.Checker is shared), so the caller must hold the
 output back until items() is exhausted and `ok` is known.
+
+rendered(render) gives render(item) of each valid item instead, and spreads the work over compiler.fanout's
+workers: the input is cut into rounds of bounded output size, each round into parts, and each part's objects
+are examined (checked, compiled: Checker.examine) and rendered where the runner puts them. What examine
+leaves to the checks across objects (a second producer of an object, the output-size limit) is done here,
+on each part's records in input order (Checker.account), so diagnostics are those of items() exactly.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import itertools
 import marshal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from typing import Generic, NamedTuple, TypeVar
 
+from mxjob_gitops.compiler import fanout
 from mxjob_gitops.compiler.convert import is_mxjob
-from mxjob_gitops.compiler.diagnostics import Diagnostic, has_errors
+from mxjob_gitops.compiler.diagnostics import Diagnostic, JsonPath, has_errors
 from mxjob_gitops.compiler.job import CompiledJob
 from mxjob_gitops.compiler.jsonutil import as_dict
 from mxjob_gitops.compiler.limits import job_output_bytes, output_limit
 from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import Checker, InputFacts, Manifest
+from mxjob_gitops.compiler.pipeline import Checker, Examined, InputFacts, Manifest
 from mxjob_gitops.compiler.source import ParseStream, SourceDocument, iter_objects
+
+R = TypeVar("R")
+# rendered(): a round is cut when its estimated output passes this (what the parts of one round send back is
+# held here until the round is accounted for), and an input whose whole estimate is below FANOUT_MIN_BYTES is
+# done in this process (a process started for it would cost more than it saves).
+ROUND_BYTES = 64 * 1024 * 1024
+FANOUT_MIN_BYTES = 2 * 1024 * 1024
 
 
 class StreamedRender:
@@ -37,6 +54,8 @@ class StreamedRender:
         self.checked = False  # every object was checked before the first item was yielded
         self.parse_diagnostics: list[Diagnostic] = []
         self._stored: list[tuple[SourceDocument, bytes]] = []
+        self._weights: list[int] = []  # each stored document's _rough_estimate
+        self.valid_items = 0  # items yielded by items() or rendered by rendered()
         self._facts = InputFacts()
         self._checker: Checker | None = None
         self._checked = 0  # diagnostics of the checker already looked at by `ok`
@@ -46,18 +65,21 @@ class StreamedRender:
     def read(self, stream: ParseStream) -> None:
         """Parse one input document by document, keeping each as bytes (nothing of it when the file is refused)."""
         stored: list[tuple[SourceDocument, bytes]] = []
+        weights: list[int] = []
         facts = InputFacts()
-        estimate = 0
         for document in stream:
+            weight = 0
             for _prefix, obj in iter_objects(document):
                 facts.learn(document, obj)
-                estimate += _rough_estimate(obj)
+                weight += _rough_estimate(obj)
             stored.append((dataclasses.replace(document, data=None), marshal.dumps(document.data)))
+            weights.append(weight)
         self.parse_diagnostics.extend(stream.diagnostics)
         if not stream.discard:
             self._stored.extend(stored)
+            self._weights.extend(weights)
             self._facts.absorb(facts)
-            self._estimate += estimate
+            self._estimate += sum(weights)
 
     def items(self) -> Iterator[CompiledJob | Manifest]:
         """Each valid item in input order, compiled from its stored bytes (the bytes are dropped as it goes).
@@ -66,17 +88,54 @@ class StreamedRender:
         checked before the first item is yielded (compiled twice): an input over the limit is refused without
         rendering any of it, and a large rendering need not be held back (see cli.heldout).
         """
-        threshold = output_limit(self.options.max_pods) // 2
-        if self.check_first_above is not None:
-            threshold = min(threshold, self.check_first_above)
-        if self._estimate > threshold:
+        if self._check_first():
             for _item in self._compile(self._stored):
                 pass
             if not self.ok:
                 return
             self.checked = True
         self._stored.reverse()
-        yield from self._compile(self._stored, drop=True)
+        for item in self._compile(self._stored, drop=True):
+            self.valid_items += 1
+            yield item
+
+    def rendered(self, render: Callable[[CompiledJob | Manifest], R]) -> Iterator[R]:
+        """render(item) of each valid item in input order, while no error was found (`ok`); the same
+        diagnostics as items(). With more than one fanout worker, the items are examined and rendered in
+        parts, where the runner puts them (render must then be a function a forked process can run: it is
+        called there, and what it returns is sent back); see the module docstring."""
+        if fanout.workers < 2 or self._estimate < FANOUT_MIN_BYTES or self._check_first():
+            for item in self.items():
+                if self.ok:
+                    yield render(item)
+            return
+        checker = self._checker = self._facts.checker(self.options)
+        self._checked = 0
+        rounds = _cut(self._weights, ROUND_BYTES)
+        self.checked = len(rounds) == 1  # the round is accounted for before anything of it is handed out
+        for start, end in rounds:
+            # After an error the rest is only checked, as items() does: nothing more is rendered.
+            task = functools.partial(
+                _examine_part, self._stored, self._facts, self.options, render if self.ok else None
+            )
+            outputs: list[R] = []
+            for records in fanout.run(task, _parts(self._weights, start, end, fanout.workers)):
+                for record in records:
+                    checker.account(self._stored[record.document][0], record.prefix, record.examined)
+                    self.valid_items += record.valid
+                    if record.output is not None:
+                        outputs.append(record.output)
+            for index in range(start, end):  # the bytes are no longer needed; the documents stay (locations)
+                self._stored[index] = (self._stored[index][0], b"")
+            if self.ok:
+                yield from outputs
+
+    def _check_first(self) -> bool:
+        """Whether every job is to be checked before any is rendered (see items())."""
+        threshold = output_limit(self.options.max_pods) // 2
+        if self.check_first_above is not None:
+            threshold = min(threshold, self.check_first_above)
+        return self._estimate > threshold
 
     def _compile(
         self, stored: list[tuple[SourceDocument, bytes]], drop: bool = False
@@ -105,6 +164,68 @@ class StreamedRender:
         new, self._checked = checker.diagnostics[self._checked :], len(checker.diagnostics)
         self._failed = has_errors(self.parse_diagnostics) or has_errors(new) or checker.too_big is not None
         return not self._failed
+
+
+class _Record(NamedTuple, Generic[R]):
+    """One object of a part, as _examine_part sends it: where it is, what examine found (without the item: only
+    `output` crosses), and render(item) when the item is valid and its part had no error before it."""
+
+    document: int  # its index in StreamedRender._stored
+    prefix: JsonPath
+    examined: Examined
+    valid: bool
+    output: R | None
+
+
+def _examine_part(
+    stored: Sequence[tuple[SourceDocument, bytes]],
+    facts: InputFacts,
+    options: RenderOptions,
+    render: Callable[[CompiledJob | Manifest], R] | None,
+    part: tuple[int, int],
+    _here: bool,
+) -> list[_Record[R]]:
+    """The records of the documents stored[start:end] (a compiler.fanout task)."""
+    checker = facts.checker(options)
+    records: list[_Record[R]] = []
+    failed = False
+    for index in range(*part):
+        slim, blob = stored[index]
+        document = dataclasses.replace(slim, data=marshal.loads(blob))
+        for prefix, obj in iter_objects(document):
+            examined = checker.examine(slim, prefix, obj)
+            failed = failed or has_errors(examined.diagnostics)
+            valid = examined.item is not None
+            output = render(examined.item) if render is not None and examined.item is not None and not failed else None
+            records.append(_Record(index, prefix, dataclasses.replace(examined, item=None), valid, output))
+    return records
+
+
+def _cut(weights: Sequence[int], limit: int) -> list[tuple[int, int]]:
+    """Consecutive (start, end) ranges of the documents, each closed once its weights pass `limit`."""
+    ranges: list[tuple[int, int]] = []
+    start, total = 0, 0
+    for index, weight in enumerate(weights):
+        total += weight
+        if total > limit:
+            ranges.append((start, index + 1))
+            start, total = index + 1, 0
+    if start < len(weights) or not ranges:
+        ranges.append((start, len(weights)))
+    return ranges
+
+
+def _parts(weights: Sequence[int], start: int, end: int, count: int) -> list[tuple[int, int]]:
+    """stored[start:end] cut into at most `count` consecutive ranges of about equal weight (none empty)."""
+    total = sum(weights[start:end]) or 1
+    bounds = [start]
+    running = 0
+    for index in range(start, end):
+        running += weights[index]
+        if len(bounds) < count and running * count >= total * len(bounds) and index + 1 < end:
+            bounds.append(index + 1)
+    bounds.append(end)
+    return [(a, b) for a, b in itertools.pairwise(bounds) if a < b] or [(start, end)]
 
 
 def _popped(stored: list[tuple[SourceDocument, bytes]]) -> Iterator[tuple[SourceDocument, bytes]]:

@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mxjob_gitops.compiler.cli import dirfd
 from mxjob_gitops.compiler.cli.exits import CommandError
@@ -56,6 +56,26 @@ _FILE_LIMIT = 1 << 30  # bytes of a stale file read to compare it with its recor
 
 class OutputError(CommandError):
     """The directory cannot be written as asked (exit code 2); nothing in it was changed."""
+
+
+class Entry(NamedTuple):
+    """One file to write: its name, its bytes and their hex SHA-256, or, with `refused`, why the object cannot
+    be written (raised as an OutputError when the writer comes to it, as file_name would have)."""
+
+    name: str
+    data: bytes
+    digest: str
+    refused: str = ""
+
+
+def file_entry(manifest: dict[str, Any], serialise: Callable[[dict[str, Any]], str], suffix: str) -> Entry:
+    """The file of one manifest (work that may be done in another process: compiler.stream.rendered)."""
+    try:
+        name = file_name(manifest, suffix)
+    except OutputError as exc:
+        return Entry("", b"", "", str(exc))
+    data = serialise(manifest).encode("utf-8")
+    return Entry(name, data, _digest(data))
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,14 +163,7 @@ class _Dir:
         return dirfd.mac(self.key, dirfd.directory_identity(self.fd), *(p.encode() for p in parts))
 
 
-def write_output_dir(
-    directory: Path,
-    manifests: Iterable[dict[str, Any]],
-    serialise: Callable[[dict[str, Any]], str],
-    suffix: str,
-    *,
-    follow_symlink: bool = False,
-) -> WriteSummary:
+def write_output_dir(directory: Path, entries: Iterable[Entry], *, follow_symlink: bool = False) -> WriteSummary:
     """Stage every file, then commit through the journal; an OSError becomes an OutputError naming the path."""
     _prepare(directory)
     try:
@@ -173,7 +186,7 @@ def write_output_dir(
                 owned = _read_index(fd)
                 cache = StatCache.load(directory, since=os.fstat(staging_fd).st_mtime_ns)
                 with looked_at_meanwhile(cache, fd):
-                    names, staged, digests = _stage(out, staging_fd, owned, manifests, serialise, suffix, cache)
+                    names, staged, digests = _stage(out, staging_fd, owned, entries, cache)
                 summary = _commit(out, staging, staging_fd, owned, names, staged, digests)
             finally:
                 os.close(staging_fd)
@@ -236,40 +249,31 @@ def _ours(out: _Dir, name: str) -> bool:
 
 
 def _stage(
-    out: _Dir,
-    staging_fd: int,
-    owned: dict[str, str | None],
-    manifests: Iterable[dict[str, Any]],
-    serialise: Callable[[dict[str, Any]], str],
-    suffix: str,
-    cache: StatCache,
+    out: _Dir, staging_fd: int, owned: dict[str, str | None], entries: Iterable[Entry], cache: StatCache
 ) -> tuple[list[str], list[str], dict[str, str]]:
     """Every file name in order, the files staged, and each file's digest: a file this render owns that already
     holds the same bytes is left as it is (an unchanged re-render writes nothing but the index and the journal)."""
     names: list[str] = []
     staged: list[str] = []
     digests: dict[str, str] = {}
-    seen: set[str] = set()
 
-    def put(name: str, text: str) -> None:
+    def put(name: str, data: bytes, digest: str) -> None:
         if not dirfd.plain(name):
             raise OutputError(f"{out.path / name}: refusing to write outside {out.path}")
-        data = text.encode("utf-8")
-        hashed = hashlib.sha256(data)
-        digest = hashed.hexdigest()
         if name not in owned or not cache.holds(out.fd, name, data, digest):
             dirfd.write_new(staging_fd, name, data)
             staged.append(name)
         names.append(name)
         digests[name] = digest
 
-    for manifest in manifests:
-        name = file_name(manifest, suffix)
-        if name in seen or name in (KUSTOMIZATION, INDEX):
+    for name, data, digest, refused in entries:
+        if refused:
+            raise OutputError(refused)
+        if name in digests or name in (KUSTOMIZATION, INDEX):
             raise OutputError(f"two objects would both be written to {out.path / name}")
-        seen.add(name)
-        put(name, serialise(manifest))
-    put(KUSTOMIZATION, _kustomization(names))
+        put(name, data, digest)
+    kustomization = _kustomization(names).encode("utf-8")
+    put(KUSTOMIZATION, kustomization, _digest(kustomization))
     return names, staged, digests
 
 

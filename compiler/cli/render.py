@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import gc
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -17,6 +18,12 @@ from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail, guarded
 from mxjob_gitops.compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
 from mxjob_gitops.compiler.cli.options import check_field, kubernetes_version_option, render_options
 from mxjob_gitops.compiler.options import RenderOptions
+
+if TYPE_CHECKING:
+    from mxjob_gitops.compiler.job import CompiledJob
+    from mxjob_gitops.compiler.pipeline import Manifest
+
+T = TypeVar("T")
 
 # kubectl's `-o json` prints JSON; ours names a directory. A directory called like an output format is
 # almost always that habit, so it is refused unless written as a path (./json) or already there.
@@ -113,7 +120,8 @@ def render(
 
 
 class _Streamed:
-    """The inputs read into a StreamedRender, and its items as manifests, checked to the end (compiler.stream)."""
+    """The inputs read into a StreamedRender, and what each valid item renders into, checked to the end
+    (compiler.stream: the items may be compiled and rendered in other processes)."""
 
     def __init__(self, paths: tuple[str, ...], options: RenderOptions, skip: list[Path], check_first: bool) -> None:
         from mxjob_gitops.compiler.cli.heldout import SPILL_LIMIT
@@ -130,19 +138,21 @@ class _Streamed:
             else:
                 self.render.parse_diagnostics.append(unreadable(text, label))
         self.emitter = Emitter()
-        self.items = 0
+        self._rendered = 0
 
-    def manifests(self) -> Iterator[dict[str, Any]]:
-        """Every manifest while the input is valid; after the first error, the rest is only checked."""
+    def outputs(self, each: Callable[[dict[str, Any]], T]) -> Iterator[T]:
+        """each(manifest) of every manifest while the input is valid; after the first error, the rest is only
+        checked. `each` may run in another process (compiler.stream.rendered), its results sent back."""
+        for results in self.render.rendered(functools.partial(self._item_outputs, each)):
+            yield from results
+
+    def _item_outputs(self, each: Callable[[dict[str, Any]], T], item: CompiledJob | Manifest) -> list[T]:
         from mxjob_gitops.compiler.pipeline import item_manifests
 
-        streamed = self.render
-        for item in streamed.items():
-            self.items += 1
-            if not self.items % _COLLECT_EVERY:
-                gc.collect(1)
-            if streamed.ok:
-                yield from item_manifests(item, self.options, self.emitter.expect_prefix)
+        self._rendered += 1
+        if not self._rendered % _COLLECT_EVERY:
+            gc.collect(1)
+        return [each(manifest) for manifest in item_manifests(item, self.options, self.emitter.expect_prefix)]
 
     def finish(self) -> None:
         """Report every diagnostic; exit 1 on errors, 2 when the input held no object."""
@@ -152,27 +162,27 @@ class _Streamed:
         report(self.render.diagnostics, quiet=quiet())
         if has_errors(self.render.diagnostics):
             raise Exit(FINDINGS)
-        if not self.items:
+        if not self.render.valid_items:
             raise fail(NO_OBJECTS, USAGE)
 
-    def checked_manifests(self) -> Iterator[dict[str, Any]]:
-        """manifests(), then finish(): a consumer that stops at the exception has seen nothing invalid."""
-        yield from self.manifests()
+    def checked_outputs(self, each: Callable[[dict[str, Any]], T]) -> Iterator[T]:
+        """outputs(), then finish(): a consumer that stops at the exception has seen nothing invalid."""
+        yield from self.outputs(each)
         self.finish()
 
 
 def _render_stream(paths: tuple[str, ...], options: RenderOptions, fmt: str) -> None:
     """Render to standard output one job at a time (compiler.stream), the output held back until all is valid."""
     from mxjob_gitops.compiler.cli.heldout import HeldOutput, regular_stdout
-    from mxjob_gitops.compiler.emit import write_json_list
+    from mxjob_gitops.compiler.emit import json_list_item, write_json_texts, write_yaml_texts
 
     streamed = _Streamed(paths, options, [], check_first=not regular_stdout())
     held = HeldOutput(checked=lambda: streamed.render.checked)
     try:
         if fmt == "json":
-            write_json_list(streamed.manifests(), held)
+            write_json_texts(streamed.outputs(json_list_item), held)
         else:
-            streamed.emitter.write_yaml_stream(streamed.manifests(), held)
+            write_yaml_texts(streamed.outputs(streamed.emitter.to_yaml), held)
         streamed.finish()
     except BaseException:
         held.discard()
@@ -186,7 +196,7 @@ def _render_to_dir(
     """Render into DIR one job at a time: files are staged as they come and committed only when the whole input
     was valid (cli.output_dir). A failed render leaves no directory it created behind."""
     from mxjob_gitops.compiler.cli.flags import lock_timeout
-    from mxjob_gitops.compiler.cli.output_dir import LOCK_TIMEOUT_SECONDS, OutputError, write_output_dir
+    from mxjob_gitops.compiler.cli.output_dir import LOCK_TIMEOUT_SECONDS, OutputError, file_entry, write_output_dir
     from mxjob_gitops.compiler.emit import to_json
 
     lock_timeout(LOCK_TIMEOUT_SECONDS)  # a bad MXJOB_LOCK_TIMEOUT is a usage error before anything is read or made
@@ -195,13 +205,13 @@ def _render_to_dir(
         streamed.finish()  # an input that does not parse: not even the directory is created
     serialise, suffix = (to_json, ".json") if fmt == "json" else (streamed.emitter.to_yaml, ".yaml")
     missing = _missing_directories(output_dir)
-    manifests = streamed.checked_manifests()
+    entries = streamed.checked_outputs(functools.partial(file_entry, serialise=serialise, suffix=suffix))
     try:
-        summary = write_output_dir(output_dir, manifests, serialise, suffix, follow_symlink=follow_symlink)
+        summary = write_output_dir(output_dir, entries, follow_symlink=follow_symlink)
     except (Exit, OutputError) as exc:
         _remove_empty(missing)
         if isinstance(exc, OutputError):
-            for _manifest in manifests:  # errors in the rest of the input come first (exit 1)
+            for _entry in entries:  # errors in the rest of the input come first (exit 1)
                 pass
         raise
     if not quiet():

@@ -1,0 +1,227 @@
+"""A render whose items are examined and rendered in parts (compiler.stream.rendered, run over compiler.fanout's
+workers) gives what one process gives: the same outputs, diagnostics, validity and item count.
+
+Held to StreamedRender.items() rendered in this process, on generated inputs that carry every check across
+objects (duplicates inside a part and across parts, a PriorityClass after the job that uses it, invalid jobs
+and objects in any part, a List, the output-size limit), cut into any number of parts and rounds, each part's
+records sent through pickle as a child sends them; and the whole `mxjob render` command with forked workers
+held to the same command in one process: standard output, standard error, exit code, and `-o` directories.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mxjob_gitops.compiler import fanout, limits, pipeline, stream
+from mxjob_gitops.compiler.emit import Emitter, json_list_item
+from mxjob_gitops.compiler.gang import GangScheduler
+from mxjob_gitops.compiler.options import RenderOptions
+from mxjob_gitops.compiler.pipeline import item_manifests
+from mxjob_gitops.compiler.source import ParseStream
+from mxjob_gitops.compiler.stream import StreamedRender
+from tests.conftest import run_cli
+from tests.helpers import job, replica
+from tests.test_diff_cache import PASSING, Tree, _priority_class, trees
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def _texts(tree: Tree) -> list[tuple[str, str]]:
+    return [(file, "\n---\n".join(json_list_item(d) for d in documents)) for file, documents in sorted(tree.items())]
+
+
+class _Sent:
+    """A fanout runner that does every part as a child would (`here` false, the result pickled and loaded)."""
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def __call__(self, task: Callable[[T, bool], R], parts: Sequence[T]) -> list[R]:
+        self.calls.append(len(parts))
+        return [pickle.loads(pickle.dumps(task(part, False))) for part in parts]
+
+
+def _rendered(texts: list[tuple[str, str]], options: RenderOptions, parts: bool) -> tuple[Any, ...]:
+    streamed = StreamedRender(options)
+    for file, text in texts:
+        streamed.read(ParseStream(text, file))
+    emitter = Emitter()
+
+    def render(item: Any) -> list[str]:
+        return [emitter.to_yaml(m) for m in item_manifests(item, options, emitter.expect_prefix)]
+
+    outputs = list(streamed.rendered(render)) if parts else [render(item) for item in streamed.items() if streamed.ok]
+    return outputs, [d.render() for d in streamed.diagnostics], streamed.ok, streamed.valid_items
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[int, int], _Sent]]:
+    def install(workers: int, round_bytes: int) -> _Sent:
+        runner = _Sent()
+        monkeypatch.setattr(fanout, "run", runner)
+        monkeypatch.setattr(fanout, "workers", workers)
+        monkeypatch.setattr(stream, "FANOUT_MIN_BYTES", 0)
+        monkeypatch.setattr(stream, "ROUND_BYTES", round_bytes)
+        return runner
+
+    yield install
+
+
+@st.composite
+def inputs(draw: st.DrawFn) -> Tree:
+    """test_diff_cache's trees, plus copies of a job (a duplicate in another part) and more files to cut."""
+    tree = draw(trees())
+    for position in range(draw(st.integers(0, 4))):
+        tree.setdefault(f"g{position}.yaml", []).append(full(f"extra-{position}", 2))
+    if draw(st.booleans()):
+        first = next(iter(sorted(tree)))
+        tree.setdefault("zz-copy.yaml", []).append(tree[first][0])
+    if draw(st.booleans()):
+        tree.setdefault("zz-late.yaml", []).append(_priority_class(draw(st.sampled_from((10, 20)))))
+    return tree
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    inputs(),
+    st.integers(2, 4),
+    st.sampled_from((0, 2_000, 20_000, 10**9)),
+    st.sampled_from(
+        (
+            RenderOptions(),
+            RenderOptions(gang_scheduler=GangScheduler.parse("volcano")),
+            RenderOptions(max_pods=12),
+            RenderOptions(include_job=False, namespace="team"),
+        )
+    ),
+    st.sampled_from((None, 20_000, 60_000)),
+)
+def test_rendered_in_parts_is_what_one_process_renders(
+    sent: Callable[[int, int], _Sent],
+    monkeypatch: pytest.MonkeyPatch,
+    tree: Tree,
+    workers: int,
+    round_bytes: int,
+    options: RenderOptions,
+    output_limit: int | None,
+) -> None:
+    """`output_limit`: the output-size limit of the checks across jobs, as if it were that small (whether to check
+    every job first is still decided by the real one, so the parts find that their sum is too large)."""
+    if output_limit is not None:
+        monkeypatch.setattr(
+            pipeline,
+            "output_problem",
+            lambda estimate, _pods: limits.output_problem(estimate, 0) if estimate > output_limit else None,
+        )
+    texts = _texts(tree)
+    expected = _rendered(texts, options, parts=False)
+    runner = sent(workers, round_bytes)
+    _assert_same(_rendered(texts, options, parts=True), expected)
+    assert runner.calls, "the input was not cut into parts"
+
+
+def _assert_same(got: tuple[Any, ...], expected: tuple[Any, ...]) -> None:
+    """Equal, except that of an invalid input (whose output the command never shows) a render in parts may have
+    given fewer items before it knew: a round is accounted for before its items are handed out."""
+    assert got[1:] == expected[1:]
+    if got[2]:
+        assert got[0] == expected[0]
+    else:
+        assert got[0] == expected[0][: len(got[0])]
+
+
+def full(name: str, workers: int) -> dict[str, Any]:
+    return job(name, Scheduler=replica(1), Server=replica(1), Worker=replica(workers))
+
+
+def test_a_duplicate_across_parts_is_found_where_one_process_finds_it(sent: Callable[[int, int], _Sent]) -> None:
+    tree: Tree = {
+        "a.yaml": [full("same", 2), full("other", 1)],
+        "b.yaml": [full("third", 1), PASSING[0], full("same", 1), PASSING[0]],
+    }
+    expected = _rendered(_texts(tree), RenderOptions(), parts=False)
+    # the job's ConfigMap, 3 pods and their Services, the MXJob; the ConfigMap `settings`
+    assert sum("also produced by" in line for line in expected[1]) == 9 and len(expected[1]) == 9
+    runner = sent(4, 10**9)
+    _assert_same(_rendered(_texts(tree), RenderOptions(), parts=True), expected)
+    assert runner.calls == [4]
+
+
+def test_an_error_in_a_later_round_stops_the_output_but_not_the_checks(sent: Callable[[int, int], _Sent]) -> None:
+    tree: Tree = {f"f{i}.yaml": [full(f"j{i}", 2)] for i in range(6)}
+    tree["f3.yaml"][0]["spec"]["mxReplicaSpecs"]["Worker"]["replicas"] = -1
+    tree["f5.yaml"].append({"apiVersion": "v1", "kind": "Secret", "metadata": {}})
+    expected = _rendered(_texts(tree), RenderOptions(), parts=False)
+    runner = sent(2, 1)  # a round per document
+    got = _rendered(_texts(tree), RenderOptions(), parts=True)
+    _assert_same(got, expected)
+    assert len(got[0]) == 3 and not got[2] and len(got[1]) == 2  # the rounds before the error were handed out
+    assert len(runner.calls) == 7  # the Secret after the last job is a round of its own
+
+
+# --- the command, with forked workers --------------------------------------------------------------------------
+
+
+def _tree_files(folder: Path, tree: Tree) -> Path:
+    folder.mkdir()
+    for file, text in _texts(tree):
+        (folder / file).write_text(text, encoding="utf-8")
+    return folder
+
+
+def _cases() -> dict[str, Tree]:
+    jobs = {
+        f"f{i:02d}.yaml": [job(f"j{i}", Scheduler=replica(1), Server=replica(2), Worker=replica(3))] for i in range(12)
+    }
+    broken = {name: [dict(d) for d in documents] for name, documents in jobs.items()}
+    broken["f10.yaml"] = [job("j10", Worker=replica(-1))]
+    duplicated = {**jobs, "f11.yaml": [*jobs["f11.yaml"], jobs["f01.yaml"][0]]}
+    return {
+        "valid": {**jobs, "objects.yaml": [PASSING[0], PASSING[5]], "zz.yaml": [_priority_class(5)]},
+        "broken": broken,
+        "duplicated": duplicated,
+    }
+
+
+@pytest.mark.parametrize("case", ["valid", "broken", "duplicated"])
+@pytest.mark.parametrize("args", [[], ["--format", "json"], ["--max-pods", "4"]])
+def test_the_command_with_workers_prints_what_one_process_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str, args: list[str]
+) -> None:
+    folder = _tree_files(tmp_path / "in", _cases()[case])
+    monkeypatch.setattr(stream, "FANOUT_MIN_BYTES", 0)
+    monkeypatch.setattr(stream, "ROUND_BYTES", 20_000)  # several rounds
+    runs = []
+    for workers in ("1", "3"):
+        monkeypatch.setenv("MXJOB_JOBS", workers)
+        runs.append(run_cli(["render", *args, str(folder)]))
+    assert runs[0] == runs[1]
+    assert runs[0].exit_code == (0 if case == "valid" and args[:1] != ["--max-pods"] else 1)
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+def test_a_directory_rendered_with_workers_is_the_one_rendered_in_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    folder = _tree_files(tmp_path / "in", _cases()["valid"])
+    monkeypatch.setattr(stream, "FANOUT_MIN_BYTES", 0)
+    monkeypatch.setattr(stream, "ROUND_BYTES", 20_000)
+    monkeypatch.setenv("MXJOB_RENDER_CACHE", str(tmp_path / "cache"))
+    trees = []
+    for workers in ("1", "3"):
+        monkeypatch.setenv("MXJOB_JOBS", workers)
+        out = tmp_path / f"out-{workers}"
+        first = run_cli(["render", "--format", fmt, "-o", str(out), str(folder)])
+        again = run_cli(["render", "--format", fmt, "-o", str(out), str(folder)])
+        assert first.exit_code == again.exit_code == 0, first.stderr
+        assert "0 written" in again.stderr
+        trees.append({p.name: p.read_bytes() for p in out.iterdir() if p.is_file()})
+    assert trees[0] == trees[1] and len(trees[0]) > 100
