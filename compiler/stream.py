@@ -23,7 +23,7 @@ import dataclasses
 import functools
 import itertools
 import marshal
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Generic, NamedTuple, TypeVar
 
 from mxjob_gitops.compiler import fanout
@@ -99,19 +99,28 @@ class StreamedRender:
             self.valid_items += 1
             yield item
 
-    def rendered(self, render: Callable[[CompiledJob | Manifest], R]) -> Iterator[R]:
-        """render(item) of each valid item in input order, while no error was found (`ok`); the same
-        diagnostics as items(). With more than one fanout worker, the items are examined and rendered in
-        parts, where the runner puts them (render must then be a function a forked process can run: it is
-        called there, and what it returns is sent back); see the module docstring."""
-        if fanout.workers < 2 or self._estimate < FANOUT_MIN_BYTES or self._check_first():
+    def rendered(self, render: Callable[[CompiledJob | Manifest], Iterable[R]]) -> Iterator[R]:
+        """What render(item) gives for each valid item, in input order, while no error was found (`ok`); the
+        same diagnostics as items(). Of an input with an error, what was given before is to be thrown away.
+
+        With more than one fanout worker, the items are examined and rendered in parts, where the runner puts
+        them (render is then called in a forked process, and what it gives is sent back); see the module
+        docstring. A document whose rendering may be larger than a round is never held whole: such an input is
+        rendered here, item by item and output by output, as the serial branch does for every input."""
+        weights = self._weights
+        if (
+            fanout.workers < 2
+            or self._estimate < FANOUT_MIN_BYTES
+            or max(weights, default=0) > ROUND_BYTES
+            or self._check_first()
+        ):
             for item in self.items():
                 if self.ok:
-                    yield render(item)
+                    yield from render(item)
             return
         checker = self._checker = self._facts.checker(self.options)
         self._checked = 0
-        rounds = _cut(self._weights, ROUND_BYTES)
+        rounds = _cut(weights, ROUND_BYTES)
         self.checked = len(rounds) == 1  # the round is accounted for before anything of it is handed out
         for start, end in rounds:
             # After an error the rest is only checked, as items() does: nothing more is rendered.
@@ -119,12 +128,12 @@ class StreamedRender:
                 _examine_part, self._stored, self._facts, self.options, render if self.ok else None
             )
             outputs: list[R] = []
-            for records in fanout.run(task, _parts(self._weights, start, end, fanout.workers)):
+            for records in fanout.run(task, _parts(weights, start, end, fanout.workers)):
                 for record in records:
                     checker.account(self._stored[record.document][0], record.prefix, record.examined)
                     self.valid_items += record.valid
                     if record.output is not None:
-                        outputs.append(record.output)
+                        outputs.extend(record.output)
             for index in range(start, end):  # the bytes are no longer needed; the documents stay (locations)
                 self._stored[index] = (self._stored[index][0], b"")
             if self.ok:
@@ -174,14 +183,14 @@ class _Record(NamedTuple, Generic[R]):
     prefix: JsonPath
     examined: Examined
     valid: bool
-    output: R | None
+    output: list[R] | None
 
 
 def _examine_part(
     stored: Sequence[tuple[SourceDocument, bytes]],
     facts: InputFacts,
     options: RenderOptions,
-    render: Callable[[CompiledJob | Manifest], R] | None,
+    render: Callable[[CompiledJob | Manifest], Iterable[R]] | None,
     part: tuple[int, int],
     _here: bool,
 ) -> list[_Record[R]]:
@@ -196,7 +205,9 @@ def _examine_part(
             examined = checker.examine(slim, prefix, obj)
             failed = failed or has_errors(examined.diagnostics)
             valid = examined.item is not None
-            output = render(examined.item) if render is not None and examined.item is not None and not failed else None
+            output = (
+                list(render(examined.item)) if render is not None and examined.item is not None and not failed else None
+            )
             records.append(_Record(index, prefix, dataclasses.replace(examined, item=None), valid, output))
     return records
 

@@ -143,16 +143,15 @@ class _Streamed:
     def outputs(self, each: Callable[[dict[str, Any]], T]) -> Iterator[T]:
         """each(manifest) of every manifest while the input is valid; after the first error, the rest is only
         checked. `each` may run in another process (compiler.stream.rendered), its results sent back."""
-        for results in self.render.rendered(functools.partial(self._item_outputs, each)):
-            yield from results
+        return self.render.rendered(functools.partial(self._item_outputs, each))
 
-    def _item_outputs(self, each: Callable[[dict[str, Any]], T], item: CompiledJob | Manifest) -> list[T]:
+    def _item_outputs(self, each: Callable[[dict[str, Any]], T], item: CompiledJob | Manifest) -> Iterator[T]:
         from mxjob_gitops.compiler.pipeline import item_manifests
 
         self._rendered += 1
         if not self._rendered % _COLLECT_EVERY:
             gc.collect(1)
-        return [each(manifest) for manifest in item_manifests(item, self.options, self.emitter.expect_prefix)]
+        return map(each, item_manifests(item, self.options, self.emitter.expect_prefix))
 
     def finish(self) -> None:
         """Report every diagnostic; exit 1 on errors, 2 when the input held no object."""
