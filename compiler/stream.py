@@ -107,17 +107,12 @@ class StreamedRender:
         them (render is then called in a forked process, and what it gives is sent back); see the module
         docstring. A document whose rendering may be larger than a round is never held whole: such an input is
         rendered here, item by item and output by output, as the serial branch does for every input."""
-        weights = self._weights
-        if (
-            fanout.workers < 2
-            or self._estimate < FANOUT_MIN_BYTES
-            or max(weights, default=0) > ROUND_BYTES
-            or self._check_first()
-        ):
+        if not self.in_parts:
             for item in self.items():
                 if self.ok:
                     yield from render(item)
             return
+        weights = self._weights
         checker = self._checker = self._facts.checker(self.options)
         self._checked = 0
         rounds = _cut(weights, ROUND_BYTES)
@@ -138,6 +133,16 @@ class StreamedRender:
                 self._stored[index] = (self._stored[index][0], b"")
             if self.ok:
                 yield from outputs
+
+    @property
+    def in_parts(self) -> bool:
+        """Whether rendered() examines and renders the items in parts (known once every input was read)."""
+        return (
+            fanout.workers >= 2
+            and self._estimate >= FANOUT_MIN_BYTES
+            and max(self._weights, default=0) <= ROUND_BYTES
+            and not self._check_first()
+        )
 
     def _check_first(self) -> bool:
         """Whether every job is to be checked before any is rendered (see items())."""

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from mxjob_gitops.compiler import stream
 from mxjob_gitops.compiler.cli import forked, statcache
 from mxjob_gitops.compiler.cli.statcache import StatCache, cache_file
 from tests.conftest import run_cli
@@ -19,13 +20,17 @@ POD = "pod-j-worker-0.yaml"
 DATA_DIGEST = hashlib.sha256(b"data").hexdigest()
 
 
-@pytest.fixture(params=["here", "meanwhile"], autouse=True)
+@pytest.fixture(params=["here", "meanwhile", "in parts"], autouse=True)
 def looked_at(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each test twice: stat data looked at by holds() itself, and by unchanged_files in a child process while
-    the render runs (every file, its answer awaited: statcache.looked_at_meanwhile)."""
+    """Each test three times: stat data looked at by holds() itself; by unchanged_files in a child process while
+    the render runs (every file, its answer awaited: statcache.looked_at_meanwhile); and by the render's parts,
+    each for the files it makes (StatCache.vouches; compiler.stream.rendered, a part per object here)."""
     if request.param == "meanwhile":
         monkeypatch.setattr(statcache, "PREFETCH_MIN_FILES", 1)
         monkeypatch.setattr(forked.Background, "ready", lambda self: True)
+    elif request.param == "in parts":
+        monkeypatch.setenv("MXJOB_JOBS", "8")
+        monkeypatch.setattr(stream, "FANOUT_MIN_BYTES", 0)
     return str(request.param)
 
 
@@ -202,3 +207,23 @@ def test_the_files_looked_at_meanwhile_are_those_holds_trusts(tmp_path: Path) ->
     finally:
         os.close(directory)
     assert found == set(cache.known) - {POD} and len(found) >= 5
+
+
+def test_files_found_as_recorded_by_the_parts_are_not_sent_or_compared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, looked_at: str
+) -> None:
+    """In parts, each part vouches for its own unchanged files: here only kustomization.yaml is compared."""
+    spec, out = _recorded(tmp_path)
+    compared: list[str] = []
+    holds = StatCache.holds
+
+    def counted(self: StatCache, dir_fd: int, name: str, data: bytes, digest: str) -> bool:
+        compared.append(name)
+        return holds(self, dir_fd, name, data, digest)
+
+    monkeypatch.setattr(StatCache, "holds", counted)
+    assert "0 written" in _render(out, spec)
+    if looked_at == "in parts":
+        assert compared == ["kustomization.yaml"]
+    else:
+        assert len(compared) == len(list(out.glob("*.yaml")))

@@ -58,20 +58,36 @@ class OutputError(CommandError):
     """The directory cannot be written as asked (exit code 2); nothing in it was changed."""
 
 
-# One file to write: (its name, its bytes, their hex SHA-256, ""), or ("", b"", "", why the object cannot be
+# One file to write: (its name, its bytes, their hex SHA-256, ""); its bytes None when a Vouching found the
+# file as recorded with that digest (nothing to send or write); or ("", None, "", why the object cannot be
 # written), raised as an OutputError when the writer comes to it, as file_name would have. A plain tuple: a
 # child sends thousands of them (compiler.stream.rendered), and pickle takes a NamedTuple five times slower.
-Entry = tuple[str, bytes, str, str]
+Entry = tuple[str, bytes | None, str, str]
 
 
-def file_entry(manifest: dict[str, Any], serialise: Callable[[dict[str, Any]], str], suffix: str) -> Entry:
+class Vouching:
+    """Which files need not be sent or compared: set by write_output_dir, once DIR's index and stat record are
+    read, before the first entry is made, when the entries are made in parts (in other processes, which then
+    look at the stat data of their own files: StatCache.vouches); else it vouches for nothing."""
+
+    def __init__(self) -> None:
+        self.check: Callable[[str, str], bool] | None = None
+
+    def __call__(self, name: str, digest: str) -> bool:
+        return self.check is not None and self.check(name, digest)
+
+
+def file_entry(
+    manifest: dict[str, Any], serialise: Callable[[dict[str, Any]], str], suffix: str, vouching: Vouching
+) -> Entry:
     """The file of one manifest (work that may be done in another process: compiler.stream.rendered)."""
     try:
         name = file_name(manifest, suffix)
     except OutputError as exc:
-        return ("", b"", "", str(exc))
+        return ("", None, "", str(exc))
     data = serialise(manifest).encode("utf-8")
-    return (name, data, _digest(data), "")
+    digest = _digest(data)
+    return (name, None, digest, "") if vouching(name, digest) else (name, data, digest, "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,8 +175,16 @@ class _Dir:
         return dirfd.mac(self.key, dirfd.directory_identity(self.fd), *(p.encode() for p in parts))
 
 
-def write_output_dir(directory: Path, entries: Iterable[Entry], *, follow_symlink: bool = False) -> WriteSummary:
-    """Stage every file, then commit through the journal; an OSError becomes an OutputError naming the path."""
+def write_output_dir(
+    directory: Path,
+    entries: Iterable[Entry],
+    *,
+    follow_symlink: bool = False,
+    in_parts: Vouching | None = None,
+) -> WriteSummary:
+    """Stage every file, then commit through the journal; an OSError becomes an OutputError naming the path.
+    `in_parts`: the entries are made in parts, by file_entry with this Vouching (else the recorded files' stat
+    data is looked at in a process of its own while they are made: statcache.looked_at_meanwhile)."""
     _prepare(directory)
     try:
         fd = dirfd.open_directory(directory, create=True, follow=follow_symlink)
@@ -181,7 +205,9 @@ def write_output_dir(directory: Path, entries: Iterable[Entry], *, follow_symlin
             try:
                 owned = _read_index(fd)
                 cache = StatCache.load(directory, since=os.fstat(staging_fd).st_mtime_ns)
-                with looked_at_meanwhile(cache, fd):
+                if in_parts is not None:
+                    in_parts.check = lambda name, digest: name in owned and cache.vouches(fd, name, digest)
+                with contextlib.nullcontext() if in_parts is not None else looked_at_meanwhile(cache, fd):
                     names, staged, digests = _stage(out, staging_fd, owned, entries, cache)
                 summary = _commit(out, staging, staging_fd, owned, names, staged, digests)
             finally:
@@ -253,10 +279,14 @@ def _stage(
     staged: list[str] = []
     digests: dict[str, str] = {}
 
-    def put(name: str, data: bytes, digest: str) -> None:
+    def put(name: str, data: bytes | None, digest: str) -> None:
         if not dirfd.plain(name):
             raise OutputError(f"{out.path / name}: refusing to write outside {out.path}")
-        if name not in owned or not cache.holds(out.fd, name, data, digest):
+        if data is None:  # vouched for where it was made (Vouching): owned and as recorded
+            if name not in owned:
+                raise RuntimeError(f"{name}: vouched for but not owned")
+            cache.vouched(name, digest)
+        elif name not in owned or not cache.holds(out.fd, name, data, digest):
             dirfd.write_new(staging_fd, name, data)
             staged.append(name)
         names.append(name)

@@ -195,7 +195,13 @@ def _render_to_dir(
     """Render into DIR one job at a time: files are staged as they come and committed only when the whole input
     was valid (cli.output_dir). A failed render leaves no directory it created behind."""
     from mxjob_gitops.compiler.cli.flags import lock_timeout
-    from mxjob_gitops.compiler.cli.output_dir import LOCK_TIMEOUT_SECONDS, OutputError, file_entry, write_output_dir
+    from mxjob_gitops.compiler.cli.output_dir import (
+        LOCK_TIMEOUT_SECONDS,
+        OutputError,
+        Vouching,
+        file_entry,
+        write_output_dir,
+    )
     from mxjob_gitops.compiler.emit import to_json
 
     lock_timeout(LOCK_TIMEOUT_SECONDS)  # a bad MXJOB_LOCK_TIMEOUT is a usage error before anything is read or made
@@ -204,9 +210,13 @@ def _render_to_dir(
         streamed.finish()  # an input that does not parse: not even the directory is created
     serialise, suffix = (to_json, ".json") if fmt == "json" else (streamed.emitter.to_yaml, ".yaml")
     missing = _missing_directories(output_dir)
-    entries = streamed.checked_outputs(functools.partial(file_entry, serialise=serialise, suffix=suffix))
+    vouching = Vouching()
+    entries = streamed.checked_outputs(
+        functools.partial(file_entry, serialise=serialise, suffix=suffix, vouching=vouching)
+    )
+    in_parts = vouching if streamed.render.in_parts else None
     try:
-        summary = write_output_dir(output_dir, entries, follow_symlink=follow_symlink)
+        summary = write_output_dir(output_dir, entries, follow_symlink=follow_symlink, in_parts=in_parts)
     except (Exit, OutputError) as exc:
         _remove_empty(missing)
         if isinstance(exc, OutputError):

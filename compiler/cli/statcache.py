@@ -14,7 +14,8 @@ it, only when all of these hold:
   was looked at, if the index was written in a later tick. The price: a file written by a render is recorded
   only once the next render has read it.
 The stat data may be looked at before the render needs it (unchanged_files, in another process while the jobs
-are rendered: cli.output_dir); that is still after the time stamp, so the same holds. Every other file is read
+are rendered: cli.output_dir), or by the processes that render the files (vouches); that is still after the
+time stamp, so the same holds. Every other file is read
 and compared, as before. The record is a cache and nothing more: it lives outside DIR
 (so DIR's Git history never sees it), is keyed by DIR's real path, and a missing, stale or unreadable record
 only costs the reads. A system clock stepped backwards could make a change look old; so it could for Git.
@@ -103,6 +104,26 @@ class StatCache:
             if stat.S_ISREG(info.st_mode) and stat_fields(info) == fields:
                 found.add(name)
         return found
+
+    def vouches(self, dir_fd: int, name: str, digest: str) -> bool:
+        """Whether DIR/name is a regular file with its recorded stat data now, recorded for bytes whose hex SHA-256
+        is `digest`: holds()'s test that reads nothing, made where the file's bytes are (a render's part in another
+        process, compiler.stream.rendered). The process that records then takes it with vouched()."""
+        recorded = self.known.get(name)
+        if recorded is None or recorded[0] != digest:
+            return False
+        try:
+            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except OSError:
+            return False
+        return stat.S_ISREG(info.st_mode) and stat_fields(info) == recorded[1]
+
+    def vouched(self, name: str, digest: str) -> None:
+        """Take in that vouches(name, digest) held (elsewhere): the file stays recorded as it was."""
+        recorded = self.known.get(name)
+        if recorded is None or recorded[0] != digest:
+            raise RuntimeError(f"{name}: vouched for without a record of these bytes")
+        self.seen[name] = recorded
 
     def holds(self, dir_fd: int, name: str, data: bytes, digest: str) -> bool:
         """Whether DIR/name is a regular file holding exactly `data`, whose hex SHA-256 is `digest`: by its recorded
