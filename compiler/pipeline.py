@@ -102,6 +102,9 @@ def compile_documents(
     for document, _prefix, obj in objects:
         facts.learn(document, obj)
     checker = facts.checker(options, defaults, cache)
+    if cache is not None:  # the jobs the Checker will compile, first spread over compiler.fanout's workers
+        jobs = [obj for _document, _prefix, obj in objects if checker.may_compile(obj)]
+        cache.compile_ahead(jobs, options, defaults, checker.priorities, checker.sources)
     for document, prefix, obj in objects:
         item = checker.add(document, prefix, obj)
         if item is not None:
@@ -190,6 +193,10 @@ class Checker:
         for ident in identities:
             self._produced(ident, document, prefix)
         return item
+
+    def may_compile(self, obj: Any) -> bool:
+        """Whether `add` may compile the object: an MXJob, unless the input holds its rendering (its ConfigMap)."""
+        return isinstance(obj, dict) and is_mxjob(obj) and identity(obj)[2:] not in self.rendered
 
     def _produced(self, ident: Identity, document: SourceDocument, prefix: JsonPath) -> None:
         """Remember where an identity was first produced; a second producer is an error (MXJ210)."""
