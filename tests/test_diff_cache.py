@@ -1,5 +1,6 @@
 """`mxjob diff` compiles a job found on both sides once and renders neither side of it: same output as without,
-whether the jobs are compiled one by one or ahead in forked processes (CompileCache.compile_ahead)."""
+whether the jobs are compiled one by one or ahead in forked processes (CompileCache.compile_ahead), and the first
+side's files parsed in their turn or ahead (cli.readahead)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler import fanout, jobcache
-from mxjob_gitops.compiler.cli import forked, inputs
+from mxjob_gitops.compiler.cli import forked, inputs, readahead
 from mxjob_gitops.compiler.diagnostics import Code
 from mxjob_gitops.compiler.job import compile_object
 from mxjob_gitops.compiler.jobcache import CompileCache
@@ -25,7 +26,7 @@ from mxjob_gitops.compiler.options import RenderOptions
 from mxjob_gitops.compiler.pipeline import Manifest, Plan, compile_documents
 from mxjob_gitops.compiler.source import parse_text
 from tests.conftest import run_cli
-from tests.helpers import container, job, replica
+from tests.helpers import EveryTextParsed, container, job, replica
 
 Tree = dict[str, list[dict[str, Any]]]  # file name -> its documents
 NAMES = ("alpha", "beta", "gamma", "delta")
@@ -166,7 +167,7 @@ def _without_shortcuts() -> Iterator[None]:
     """The diff as it was before any sharing: every file parsed, every object checked and every job compiled and
     rendered on each side."""
     with (
-        mock.patch.object(inputs, "SharedParses", lambda: parse_text),
+        mock.patch.object(inputs, "SharedParses", EveryTextParsed),
         mock.patch.object(CompileCache, "__init__", _forgetful_init),
         mock.patch.object(CompileCache, "compile", lambda self, *args: compile_object(*args)),
         mock.patch.object(CompileCache, "compile_ahead", lambda self, *args: None),
@@ -194,7 +195,11 @@ def test_a_priority_class_value_changed_elsewhere_renders_the_unchanged_job_agai
 @contextlib.contextmanager
 def _processes(count: int) -> Iterator[None]:
     """The command with `count` processes (MXJOB_JOBS), and work shared out however little there is."""
-    with mock.patch.dict(os.environ, {"MXJOB_JOBS": str(count)}), mock.patch.object(jobcache, "AHEAD_MIN_JOBS", 1):
+    with (
+        mock.patch.dict(os.environ, {"MXJOB_JOBS": str(count)}),
+        mock.patch.object(jobcache, "AHEAD_MIN_JOBS", 1),
+        mock.patch.object(readahead, "AHEAD_MIN_CHARS", 1),
+    ):
         yield
 
 
