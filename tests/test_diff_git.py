@@ -132,8 +132,10 @@ def test_a_revision_that_names_no_commit_is_a_clean_error(repo: Path, ref: str) 
 
 def test_revisions_compiled_in_three_processes_diff_as_in_one(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--base/--head and --base against the working tree compile through the same memo: its jobs compiled ahead
-    in children (however few: compiler.jobcache.AHEAD_MIN_JOBS at 1) print what one process prints, errors too."""
+    in children, and the first revision's files parsed ahead (however few: the thresholds at 1), print what one
+    process prints, errors too."""
     from mxjob_gitops.compiler import jobcache
+    from mxjob_gitops.compiler.cli import readahead
 
     for number in range(5):
         spec = job(name=f"job-{number}", Scheduler=replica(1), Server=replica(1), Worker=replica(number + 1))
@@ -145,6 +147,7 @@ def test_revisions_compiled_in_three_processes_diff_as_in_one(repo: Path, monkey
     (repo / "jobs" / "job-3.yaml").write_text(yaml.safe_dump(job(name="job-3", Worker=replica(9))), encoding="utf-8")
     git(repo, "commit", "-qam", "job-3 grows, job-2 breaks")
     monkeypatch.setattr(jobcache, "AHEAD_MIN_JOBS", 1)
+    monkeypatch.setattr(readahead, "AHEAD_MIN_CHARS", 1)
     commands = (["--base", "HEAD~2", "--head", "HEAD~1"], ["--base", "HEAD~1", "--head", "HEAD"], ["--base", "HEAD~2"])
     for args in commands:
         runs = []

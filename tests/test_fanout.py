@@ -377,7 +377,7 @@ def test_a_first_side_read_ahead_reads_as_one_by_one(tmp_path: Path, monkeypatch
     monkeypatch.setattr(inputs_module, "parse_text", counted)
     parse = SharedParses()
     ahead = read_inputs([str(tmp_path)], parse=parse)
-    assert not parse.fresh and not parse._ready
+    assert not parse.reads_ahead and not parse._ready
     assert len(whole) < len(_texts_to_parse()) - 40  # most were taken as parsed ahead
     again = read_inputs([str(tmp_path)], parse=parse)
     alone = read_inputs([str(tmp_path)])

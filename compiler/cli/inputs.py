@@ -160,9 +160,10 @@ class SharedParses:
         self._ready: dict[str, tuple[str, ParseResult]] = {}  # label -> (its text, parse_text's result), ahead
 
     @property
-    def fresh(self) -> bool:
-        """Whether no text was cut yet (every text of the next input is new)."""
-        return not self._earlier
+    def reads_ahead(self) -> bool:
+        """Whether the next input's texts are to be parsed ahead (`read_ahead`): no text was cut yet, so all are
+        new, and compiler.fanout has more than one worker."""
+        return not self._earlier and fanout.workers > 1
 
     def read_ahead(self, texts: Sequence[tuple[str, str]]) -> None:
         """Parse these texts (label, text) before their turn, over compiler.fanout's workers (cli.readahead);
@@ -252,7 +253,7 @@ def read_inputs(
 ) -> Inputs:
     inputs = Inputs()
     texts: Iterable[tuple[str, str | Unreadable]] = input_texts(paths, skip, allow_empty)
-    ahead = parse if isinstance(parse, SharedParses) and parse.fresh and fanout.workers > 1 else None
+    ahead = parse if isinstance(parse, SharedParses) and parse.reads_ahead else None
     if ahead is not None:  # all read first, then parsed ahead (cli.readahead)
         texts = list(texts)
         ahead.read_ahead([(label, text) for label, text in texts if isinstance(text, str)])
