@@ -41,7 +41,7 @@ from mxjob_gitops.compiler import fanout
 from mxjob_gitops.compiler.diagnostics import Diagnostic
 from mxjob_gitops.compiler.job import CompiledJob, compile_object
 from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import Manifest, PassedObjects, Plan
+from mxjob_gitops.compiler.pipeline import JobEstimates, Manifest, PassedObjects, Plan, job_output_estimate
 
 V = TypeVar("V")
 Compiled = tuple[CompiledJob | None, list[Diagnostic]]
@@ -144,6 +144,7 @@ class CompileCache:
         self._by_object: dict[int, list[_Entry]] = {}
         self._by_text: dict[str, list[_Entry]] = {}
         self.passed: PassedObjects = {}  # objects other than MXJobs that passed pipeline.Checker's checks
+        self.estimates: JobEstimates = {}  # the output estimate of each compiled job, for pipeline.Checker
         self.compiled = 0  # how many objects were compiled, not found: for tests
         self.reused = 0
         self._ahead: set[int] = set()  # id() of the entries compile_ahead made that no lookup has found yet
@@ -200,9 +201,13 @@ class CompileCache:
         for part, results in zip(itertools.pairwise(cuts), fanout.run(task, parts), strict=True):
             for text, sent in zip(texts[slice(*part)], results, strict=True):
                 if sent is not None:
-                    entry = _Entry(waiting[text], options, defaults, sent[1], sent[2], sent[0])
+                    (result, read_priorities, read_sources), size = sent
+                    entry = _Entry(waiting[text], options, defaults, read_priorities, read_sources, result)
                     self._enter(entry, text)
                     self._ahead.add(id(entry))
+                    job = result[0].job if result[0] is not None else None
+                    if job is not None and size is not None:
+                        self.estimates[id(job)] = (job, size)
 
     def _by_identity(
         self,
@@ -243,7 +248,8 @@ class CompileCache:
             self.reused += 1
 
 
-Sent = tuple[Compiled, "_Reads", "_Reads"]
+Reads = tuple[Compiled, "_Reads", "_Reads"]
+Sent = tuple[Reads, int | None]  # and the job's output estimate (pipeline.job_output_estimate)
 
 
 def _compiled(
@@ -252,7 +258,7 @@ def _compiled(
     defaults: bool,
     priorities: Mapping[str, int],
     sources: Mapping[str, str],
-) -> Sent:
+) -> Reads:
     """compile_object's result, with what it read of the two mappings."""
     watched_priorities, watched_sources = _Watched(priorities), _Watched(sources)
     result = compile_object(obj, options, defaults, watched_priorities, watched_sources)
@@ -267,11 +273,14 @@ def _compile_part(
     part: list[dict[str, Any]],
     _here: bool,
 ) -> list[Sent | None]:
-    """compile_ahead's task: each job's compile, or None where it raised (the Checker then meets that itself)."""
+    """compile_ahead's task: each job's compile and output estimate, or None where either raised (the Checker
+    then meets that itself)."""
     results: list[Sent | None] = []
     for obj in part:
         try:
-            results.append(_compiled(obj, options, defaults, priorities, sources))
+            reads = _compiled(obj, options, defaults, priorities, sources)
+            job = reads[0][0].job if reads[0][0] is not None else None
+            results.append((reads, job_output_estimate(job) if job is not None else None))
         except Exception:
             results.append(None)
     return results

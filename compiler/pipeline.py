@@ -35,6 +35,8 @@ CompileObject = Callable[
 # id(object) -> (the object, kept alive so that its id stays its own; the relaxed Service name rule it passed
 # under; its identity): see Checker.
 PassedObjects = dict[int, tuple[Manifest, bool, Identity]]
+# id(job) -> (the typed job, kept alive; job_output_estimate of it): see Checker.
+JobEstimates = dict[int, tuple[MXJob, int]]
 
 
 @dataclass(slots=True)
@@ -127,12 +129,14 @@ class Checker:
         rendered: set[tuple[str, str]],
         compile: CompileObject | None = None,
         passed: PassedObjects | None = None,
+        estimates: JobEstimates | None = None,
     ) -> None:
         """`compile`: compile_object, or a memo of it; `passed`: the objects other than MXJobs that passed every
-        check of `add` before, shared by the Checkers of the two sides of a diff (compiler.jobcache)."""
+        check of `add` before, and `estimates` the output estimates of jobs compiled before, both shared by the
+        Checkers of the two sides of a diff (compiler.jobcache)."""
         self.options, self.defaults, self.rendered = options, defaults, rendered
         self.compile = compile or compile_object
-        self.passed = passed
+        self.passed, self.estimates = passed, estimates
         self.relaxed = relaxed_service_names(options.kubernetes_version)
         self.priorities, self.sources = priorities, sources
         self.diagnostics: list[Diagnostic] = []
@@ -215,9 +219,11 @@ class Checker:
 
     def _estimate(self, job: MXJob, document: SourceDocument, prefix: JsonPath) -> None:
         """The output-size limit (compiler.limits), located at the job whose rendering would cross it."""
-        self.estimate += estimated_output_bytes(
-            [(job.name, sum(r.replicas for r in job.replicas), [r.template for r in job.replicas])]
-        )
+        known = self.estimates.get(id(job)) if self.estimates is not None else None
+        size = known[1] if known is not None and known[0] is job else job_output_estimate(job)
+        if self.estimates is not None and known is None:
+            self.estimates[id(job)] = (job, size)
+        self.estimate += size
         problem = output_problem(self.estimate, self.options.max_pods)
         if problem is not None and self.too_big is None:
             self.too_big = locate(problem, document, prefix, None)
@@ -262,7 +268,7 @@ class InputFacts:
         rendered = self.rendered if options.keep_rendered else set()
         if cache is None:
             return Checker(options, defaults, priorities, sources, rendered)
-        return Checker(options, defaults, priorities, sources, rendered, cache.compile, cache.passed)
+        return Checker(options, defaults, priorities, sources, rendered, cache.compile, cache.passed, cache.estimates)
 
     def priority_classes(self, options: RenderOptions) -> tuple[dict[str, int], dict[str, str]]:
         """The PriorityClass values known offline: the input's, overridden by --priority-class."""
@@ -271,6 +277,13 @@ class InputFacts:
             values[name] = value
             sources[name] = "--priority-class"
         return values, sources
+
+
+def job_output_estimate(job: MXJob) -> int:
+    """What rendering one job adds to the output-size estimate (compiler.limits)."""
+    return estimated_output_bytes(
+        [(job.name, sum(r.replicas for r in job.replicas), [r.template for r in job.replicas])]
+    )
 
 
 def job_identities(job: MXJob, options: RenderOptions, gang: Gang | None) -> Iterator[Identity]:

@@ -17,13 +17,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler import fanout, jobcache
+from mxjob_gitops.compiler import fanout, jobcache, limits
 from mxjob_gitops.compiler.cli import forked, inputs, readahead
 from mxjob_gitops.compiler.diagnostics import Code
 from mxjob_gitops.compiler.job import compile_object
 from mxjob_gitops.compiler.jobcache import CompileCache
 from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import Manifest, Plan, compile_documents
+from mxjob_gitops.compiler.pipeline import Manifest, Plan, compile_documents, job_output_estimate
 from mxjob_gitops.compiler.source import parse_text
 from tests.conftest import run_cli
 from tests.helpers import EveryTextParsed, container, job, replica
@@ -357,6 +357,9 @@ def test_jobs_compiled_ahead_in_children_are_what_compile_object_gives(workers: 
         found = [cache.compile(spec, options, True, priorities, sources) for spec in reversed(jobs)]
     assert found[::-1] == expected
     assert (cache.compiled, cache.reused) == (6, 1)
+    jobs_found = [compiled.job for compiled, _found in found if compiled is not None and compiled.job is not None]
+    assert len(cache.estimates) == len({id(job) for job in jobs_found}) == 5  # job-4 invalid, job-1 twice
+    assert all(cache.estimates[id(job)] == (job, job_output_estimate(job)) for job in jobs_found)
 
 
 def test_a_part_a_child_could_not_send_is_compiled_here() -> None:
@@ -411,3 +414,22 @@ def test_a_diff_with_three_processes_compiles_each_side_ahead(tmp_path: Path) ->
         out = _assert_same_as_full(old_tree, new_tree, [], "text")
     assert sizes == [[7, 0], [7, 0], [7, 7], [7, 3]]  # one process: none ahead; three: 7, then the 3 changed
     assert "job-1" in out and "job-0" not in out
+
+
+def test_the_output_limit_is_crossed_at_the_same_job_in_one_process_or_three(tmp_path: Path) -> None:
+    """The output estimate of a job compiled ahead comes from its child, and the new side takes the old side's
+    jobs' estimates from it: the limit (lowered to three jobs' worth) lets the old side's three jobs through and
+    stops the new side at its fourth either way."""
+    old_tree: Tree = {f"f{n}.yaml": [_job(f"job-{n}", 2, "mxnet:1.9", None, True)] for n in range(3)}
+    new_tree: Tree = {**old_tree, **{f"f{n}.yaml": [_job(f"job-{n}", 2, "mxnet:1.9", None, True)] for n in (3, 4)}}
+    compiled, _found = compile_object(old_tree["f0.yaml"][0], RenderOptions(), True, {}, {})
+    assert compiled is not None and compiled.job is not None
+    _write(tmp_path / "old", old_tree)
+    _write(tmp_path / "new", new_tree)
+    runs = []
+    for count in (1, 3):
+        with _processes(count), mock.patch.object(limits, "MAX_OUTPUT_BYTES", 3 * job_output_estimate(compiled.job)):
+            runs.append(run_cli(["diff", str(tmp_path / "old"), str(tmp_path / "new")]))
+    assert runs[0] == runs[1]
+    assert runs[0].exit_code == 2 and "the rendering would be about" in runs[0].stderr
+    assert "new/f3.yaml" in runs[0].stderr and "old/" not in runs[0].stderr
