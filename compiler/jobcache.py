@@ -23,7 +23,9 @@ the input) stays with pipeline.Checker, which runs on every object as before.
 into contiguous parts, one per compiler.fanout worker, each compiled where the runner puts it (a forked child
 sends back the results, with what each compile read of the two mappings). The Checker then finds every job in
 the memo, in its own order, and locates and counts it as before; a job whose compile failed or could not be
-sent is not entered, and the Checker compiles it itself.
+sent is not entered, and the Checker compiles it itself. `estimates` keeps each compiled job's share of the
+output-size estimate (pipeline.job_output_estimate, a function of the job alone) for the Checkers of both
+sides; a job compiled ahead brings its own from its child.
 """
 
 from __future__ import annotations
