@@ -18,24 +18,47 @@ Diagnostics are kept unlocated: the caller locates them in its own document, so 
 columns are exactly those of an uncached compile. Everything else a job's place in the input decides (an
 "also produced by" duplicate, the output-size estimate, a job passed through because its ConfigMap is in
 the input) stays with pipeline.Checker, which runs on every object as before.
+
+`compile_ahead` fills the memo before a Checker asks: the jobs it will compile that are not known yet are cut
+into contiguous parts, one per compiler.fanout worker, each compiled where the runner puts it (a forked child
+sends back the results, with what each compile read of the two mappings). The Checker then finds every job in
+the memo, in its own order, and locates and counts it as before; a job whose compile failed or could not be
+sent is not entered, and the Checker compiles it itself. `estimates` keeps each compiled job's share of the
+output-size estimate (pipeline.job_output_estimate, a function of the job alone) for the Checkers of both
+sides; a job compiled ahead brings its own from its child.
 """
 
 from __future__ import annotations
 
+import enum
+import functools
+import itertools
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
+from mxjob_gitops.compiler import fanout
 from mxjob_gitops.compiler.diagnostics import Diagnostic
 from mxjob_gitops.compiler.job import CompiledJob, compile_object
 from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import Manifest, PassedObjects, Plan
+from mxjob_gitops.compiler.pipeline import JobEstimates, Manifest, PassedObjects, Plan, job_output_estimate
 
 V = TypeVar("V")
 Compiled = tuple[CompiledJob | None, list[Diagnostic]]
-_ABSENT = object()
+# Below this many jobs for each worker, compile_ahead leaves the jobs to the Checker: a forked child costs more
+# than compiling a few jobs (see docs/performance.md, "The two sides of a diff").
+AHEAD_MIN_JOBS: Final = 100
+
+
+class _Absent(enum.Enum):
+    """No such key: an enum member, so that a compile's reads sent from a child still say it (pickle keeps it)."""
+
+    TOKEN = 0
+
+
+_ABSENT: Final = _Absent.TOKEN
 
 
 class _Watched(Mapping[str, V], Generic[V]):
@@ -123,8 +146,10 @@ class CompileCache:
         self._by_object: dict[int, list[_Entry]] = {}
         self._by_text: dict[str, list[_Entry]] = {}
         self.passed: PassedObjects = {}  # objects other than MXJobs that passed pipeline.Checker's checks
+        self.estimates: JobEstimates = {}  # the output estimate of each compiled job, for pipeline.Checker
         self.compiled = 0  # how many objects were compiled, not found: for tests
         self.reused = 0
+        self._ahead: set[int] = set()  # id() of the entries compile_ahead made that no lookup has found yet
 
     def compile(
         self,
@@ -135,26 +160,140 @@ class CompileCache:
         sources: Mapping[str, str],
     ) -> Compiled:
         """compile_object's result for these arguments; the diagnostics are shared, never change them."""
+        entry = self._by_identity(obj, options, defaults, priorities, sources)
+        if entry is not None:
+            self._found(entry)
+            return entry.result
+        text = _text(obj)
+        if text is None:  # not plain JSON data: compiled every time
+            return compile_object(obj, options, defaults, priorities, sources)
+        entry = self._by_text_found(text, options, defaults, priorities, sources)
+        if entry is not None:
+            self._by_object.setdefault(id(obj), []).append(_Entry(obj, *_fields(entry)))
+            self._found(entry)
+            return entry.result
+        result, read_priorities, read_sources = _compiled(obj, options, defaults, priorities, sources)
+        self._enter(_Entry(obj, options, defaults, read_priorities, read_sources, result), text)
+        return result
+
+    def compile_ahead(
+        self,
+        objects: Sequence[dict[str, Any]],
+        options: RenderOptions,
+        defaults: bool,
+        priorities: Mapping[str, int],
+        sources: Mapping[str, str],
+    ) -> None:
+        """Compile the jobs among `objects` that `compile` would not find, over compiler.fanout's workers (see the
+        module docstring); nothing when there are fewer than AHEAD_MIN_JOBS for each of two workers or more."""
+        arguments = (options, defaults, priorities, sources)
+        waiting: dict[str, dict[str, Any]] = {}  # JSON text -> the first object with it, not known yet
+        for obj in objects:
+            if self._by_identity(obj, *arguments) is None:
+                text = _text(obj)
+                if text is not None and text not in waiting and self._by_text_found(text, *arguments) is None:
+                    waiting[text] = obj
+        count = min(fanout.workers, len(waiting) // AHEAD_MIN_JOBS)
+        if count < 2:
+            return
+        texts = list(waiting)
+        cuts = [len(texts) * i // count for i in range(count + 1)]
+        parts = [[waiting[text] for text in texts[start:end]] for start, end in itertools.pairwise(cuts)]
+        task = functools.partial(_compile_part, options, defaults, priorities, sources)
+        for part, results in zip(itertools.pairwise(cuts), fanout.run(task, parts), strict=True):
+            for text, sent in zip(texts[slice(*part)], results, strict=True):
+                if sent is not None:
+                    (result, read_priorities, read_sources), size = sent
+                    entry = _Entry(waiting[text], options, defaults, read_priorities, read_sources, result)
+                    self._enter(entry, text)
+                    self._ahead.add(id(entry))
+                    job = result[0].job if result[0] is not None else None
+                    if job is not None and size is not None:
+                        self.estimates[id(job)] = (job, size)
+
+    def _by_identity(
+        self,
+        obj: object,
+        options: RenderOptions,
+        defaults: bool,
+        priorities: Mapping[str, int],
+        sources: Mapping[str, str],
+    ) -> _Entry | None:
         for entry in self._by_object.get(id(obj), ()):
             if entry.obj is obj and entry.fits(options, defaults, priorities, sources):
-                self.reused += 1
-                return entry.result
-        try:
-            text = json.dumps(obj)
-        except (TypeError, ValueError, RecursionError):  # not plain JSON data: compiled every time
-            return compile_object(obj, options, defaults, priorities, sources)
+                return entry
+        return None
+
+    def _by_text_found(
+        self,
+        text: str,
+        options: RenderOptions,
+        defaults: bool,
+        priorities: Mapping[str, int],
+        sources: Mapping[str, str],
+    ) -> _Entry | None:
         for entry in self._by_text.get(text, ()):
             if entry.fits(options, defaults, priorities, sources):
-                self._by_object.setdefault(id(obj), []).append(_Entry(obj, *_fields(entry)))
-                self.reused += 1
-                return entry.result
-        watched_priorities, watched_sources = _Watched(priorities), _Watched(sources)
-        result = compile_object(obj, options, defaults, watched_priorities, watched_sources)
-        entry = _Entry(obj, options, defaults, _Reads.of(watched_priorities), _Reads.of(watched_sources), result)
-        self._by_object.setdefault(id(obj), []).append(entry)
+                return entry
+        return None
+
+    def _enter(self, entry: _Entry, text: str) -> None:
+        self._by_object.setdefault(id(entry.obj), []).append(entry)
         self._by_text.setdefault(text, []).append(entry)
         self.compiled += 1
-        return result
+
+    def _found(self, entry: _Entry) -> None:
+        """Count a lookup answered from the memo (an entry compile_ahead made counts once it is first found)."""
+        if id(entry) in self._ahead:
+            self._ahead.discard(id(entry))
+        else:
+            self.reused += 1
+
+
+Reads = tuple[Compiled, "_Reads", "_Reads"]
+Sent = tuple[Reads, int | None]  # and the job's output estimate (pipeline.job_output_estimate)
+
+
+def _compiled(
+    obj: dict[str, Any],
+    options: RenderOptions,
+    defaults: bool,
+    priorities: Mapping[str, int],
+    sources: Mapping[str, str],
+) -> Reads:
+    """compile_object's result, with what it read of the two mappings."""
+    watched_priorities, watched_sources = _Watched(priorities), _Watched(sources)
+    result = compile_object(obj, options, defaults, watched_priorities, watched_sources)
+    return result, _Reads.of(watched_priorities), _Reads.of(watched_sources)
+
+
+def _compile_part(
+    options: RenderOptions,
+    defaults: bool,
+    priorities: Mapping[str, int],
+    sources: Mapping[str, str],
+    part: list[dict[str, Any]],
+    _here: bool,
+) -> list[Sent | None]:
+    """compile_ahead's task: each job's compile and output estimate, or None where either raised (the Checker
+    then meets that itself)."""
+    results: list[Sent | None] = []
+    for obj in part:
+        try:
+            reads = _compiled(obj, options, defaults, priorities, sources)
+            job = reads[0][0].job if reads[0][0] is not None else None
+            results.append((reads, job_output_estimate(job) if job is not None else None))
+        except Exception:
+            results.append(None)
+    return results
+
+
+def _text(obj: dict[str, Any]) -> str | None:
+    """The object's JSON text (the memo's key), or None when it is not plain JSON data."""
+    try:
+        return json.dumps(obj)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 def _fields(entry: _Entry) -> tuple[RenderOptions, bool, _Reads, _Reads, Compiled]:

@@ -35,6 +35,8 @@ CompileObject = Callable[
 # id(object) -> (the object, kept alive so that its id stays its own; the relaxed Service name rule it passed
 # under; its identity): see Checker.
 PassedObjects = dict[int, tuple[Manifest, bool, Identity]]
+# id(job) -> (the typed job, kept alive; job_output_estimate of it): see Checker.
+JobEstimates = dict[int, tuple[MXJob, int]]
 
 
 @dataclass(slots=True)
@@ -102,6 +104,9 @@ def compile_documents(
     for document, _prefix, obj in objects:
         facts.learn(document, obj)
     checker = facts.checker(options, defaults, cache)
+    if cache is not None:  # the jobs the Checker will compile, first spread over compiler.fanout's workers
+        jobs = [obj for _document, _prefix, obj in objects if checker.may_compile(obj)]
+        cache.compile_ahead(jobs, options, defaults, checker.priorities, checker.sources)
     for document, prefix, obj in objects:
         item = checker.add(document, prefix, obj)
         if item is not None:
@@ -135,12 +140,14 @@ class Checker:
         rendered: set[tuple[str, str]],
         compile: CompileObject | None = None,
         passed: PassedObjects | None = None,
+        estimates: JobEstimates | None = None,
     ) -> None:
         """`compile`: compile_object, or a memo of it; `passed`: the objects other than MXJobs that passed every
-        check of `add` before, shared by the Checkers of the two sides of a diff (compiler.jobcache)."""
+        check of `add` before, and `estimates` the output estimates of jobs compiled before, both shared by the
+        Checkers of the two sides of a diff (compiler.jobcache)."""
         self.options, self.defaults, self.rendered = options, defaults, rendered
         self.compile = compile or compile_object
-        self.passed = passed
+        self.passed, self.estimates = passed, estimates
         self.relaxed = relaxed_service_names(options.kubernetes_version)
         self.priorities, self.sources = priorities, sources
         self.diagnostics: list[Diagnostic] = []
@@ -198,10 +205,8 @@ class Checker:
         job = compiled.job
         if job is None:
             return Examined(compiled, found, [identity(compiled.conversion.data)])
-        estimate = estimated_output_bytes(
-            [(job.name, sum(r.replicas for r in job.replicas), [r.template for r in job.replicas])]
-        )
-        return Examined(compiled, found, list(job_identities(job, self.options, compiled.gang)), estimate)
+        identities = list(job_identities(job, self.options, compiled.gang))
+        return Examined(compiled, found, identities, self._job_estimate(job))
 
     def account(self, document: SourceDocument, prefix: JsonPath, examined: Examined) -> CompiledJob | Manifest | None:
         """Take in what examine() found of the next object of the input, with the checks across objects (a second
@@ -212,6 +217,10 @@ class Checker:
         for ident in examined.identities:
             self._produced(ident, document, prefix)
         return examined.item
+
+    def may_compile(self, obj: Any) -> bool:
+        """Whether `add` may compile the object: an MXJob, unless the input holds its rendering (its ConfigMap)."""
+        return isinstance(obj, dict) and is_mxjob(obj) and identity(obj)[2:] not in self.rendered
 
     def _produced(self, ident: Identity, document: SourceDocument, prefix: JsonPath) -> None:
         """Remember where an identity was first produced; a second producer is an error (MXJ210)."""
@@ -227,6 +236,16 @@ class Checker:
         message = f"{ident[1]} {namespace}{ident[3]} is also produced by {where}"
         problem = error(Code.DUPLICATE_OBJECT, message, (), "rename one of the jobs or objects")
         self.diagnostics.append(locate(problem, document, prefix, None))
+
+    def _job_estimate(self, job: MXJob) -> int:
+        """job_output_estimate(job), remembered in `estimates` when the Checker has them."""
+        known = self.estimates.get(id(job)) if self.estimates is not None else None
+        if known is not None and known[0] is job:
+            return known[1]
+        size = job_output_estimate(job)
+        if self.estimates is not None:
+            self.estimates[id(job)] = (job, size)
+        return size
 
     def _estimate(self, size: int, document: SourceDocument, prefix: JsonPath) -> None:
         """The output-size limit (compiler.limits), located at the job whose rendering would cross it."""
@@ -275,7 +294,7 @@ class InputFacts:
         rendered = self.rendered if options.keep_rendered else set()
         if cache is None:
             return Checker(options, defaults, priorities, sources, rendered)
-        return Checker(options, defaults, priorities, sources, rendered, cache.compile, cache.passed)
+        return Checker(options, defaults, priorities, sources, rendered, cache.compile, cache.passed, cache.estimates)
 
     def priority_classes(self, options: RenderOptions) -> tuple[dict[str, int], dict[str, str]]:
         """The PriorityClass values known offline: the input's, overridden by --priority-class."""
@@ -284,6 +303,13 @@ class InputFacts:
             values[name] = value
             sources[name] = "--priority-class"
         return values, sources
+
+
+def job_output_estimate(job: MXJob) -> int:
+    """What rendering one job adds to the output-size estimate (compiler.limits)."""
+    return estimated_output_bytes(
+        [(job.name, sum(r.replicas for r in job.replicas), [r.template for r in job.replicas])]
+    )
 
 
 def job_identities(job: MXJob, options: RenderOptions, gang: Gang | None) -> Iterator[Identity]:

@@ -10,7 +10,9 @@ from types import ModuleType
 from typing import Any
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
+from mxjob_gitops.compiler.cli.inputs import SharedParses
 from mxjob_gitops.compiler.emit import to_json
+from mxjob_gitops.compiler.source import ParseResult
 from tests.conftest import REPO
 
 
@@ -87,3 +89,11 @@ def init_repo(repo: Path) -> None:
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "user.email", "ci@example.com")
     git(repo, "config", "user.name", "ci")
+
+
+class EveryTextParsed(SharedParses):
+    """What `mxjob diff` read with before cli.inputs.SharedParses: every text parsed whole, in its turn (a test
+    puts it in SharedParses' place; whatever was parsed ahead is not used)."""
+
+    def __call__(self, text: str, file: str) -> ParseResult:
+        return parse_text(text, file)

@@ -1,28 +1,32 @@
-"""`mxjob diff` compiles a job found on both sides once and renders neither side of it: same output as without."""
+"""`mxjob diff` compiles a job found on both sides once and renders neither side of it: same output as without,
+whether the jobs are compiled one by one or ahead in forked processes (CompileCache.compile_ahead), and the first
+side's files parsed in their turn or ahead (cli.readahead)."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler import jobcache
-from mxjob_gitops.compiler.cli import inputs
+from mxjob_gitops.compiler import fanout, jobcache, limits
+from mxjob_gitops.compiler.cli import forked, inputs, readahead
 from mxjob_gitops.compiler.diagnostics import Code
 from mxjob_gitops.compiler.job import compile_object
 from mxjob_gitops.compiler.jobcache import CompileCache
 from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import Manifest, Plan, compile_documents
+from mxjob_gitops.compiler.pipeline import Manifest, Plan, compile_documents, job_output_estimate
 from mxjob_gitops.compiler.source import parse_text
 from tests.conftest import run_cli
-from tests.helpers import container, job, replica
+from tests.helpers import EveryTextParsed, container, job, replica
 
 Tree = dict[str, list[dict[str, Any]]]  # file name -> its documents
 NAMES = ("alpha", "beta", "gamma", "delta")
@@ -163,9 +167,10 @@ def _without_shortcuts() -> Iterator[None]:
     """The diff as it was before any sharing: every file parsed, every object checked and every job compiled and
     rendered on each side."""
     with (
-        mock.patch.object(inputs, "SharedParses", lambda: parse_text),
+        mock.patch.object(inputs, "SharedParses", EveryTextParsed),
         mock.patch.object(CompileCache, "__init__", _forgetful_init),
         mock.patch.object(CompileCache, "compile", lambda self, *args: compile_object(*args)),
+        mock.patch.object(CompileCache, "compile_ahead", lambda self, *args: None),
         mock.patch.object(jobcache, "differing_manifests", _full_render),
     ):
         yield
@@ -187,17 +192,33 @@ def test_a_priority_class_value_changed_elsewhere_renders_the_unchanged_job_agai
     )
 
 
+@contextlib.contextmanager
+def _processes(count: int) -> Iterator[None]:
+    """The command with `count` processes (MXJOB_JOBS), and work shared out however little there is."""
+    with (
+        mock.patch.dict(os.environ, {"MXJOB_JOBS": str(count)}),
+        mock.patch.object(jobcache, "AHEAD_MIN_JOBS", 1),
+        mock.patch.object(readahead, "AHEAD_MIN_CHARS", 1),
+    ):
+        yield
+
+
 def _assert_same_as_full(old_tree: Tree, new_tree: Tree, options: list[str], fmt: str) -> str:
+    """The diff with every shortcut, in one process and in three, prints what the diff without any prints."""
     with tempfile.TemporaryDirectory() as name:
         old, new = Path(name) / "old", Path(name) / "new"
         _write(old, old_tree)
         _write(new, new_tree)
         args = ["diff", "--color", "never", "--format", fmt, *options, str(old), str(new)]
-        fast = run_cli(args)
+        runs = []
+        for count in (1, 3):
+            with _processes(count):
+                runs.append(run_cli(args))
         with _without_shortcuts():
             full = run_cli(args)
-    assert (fast.exit_code, fast.stdout, fast.stderr) == (full.exit_code, full.stdout, full.stderr)
-    return fast.stdout
+    for fast in runs:
+        assert (fast.exit_code, fast.stdout, fast.stderr) == (full.exit_code, full.stdout, full.stderr)
+    return runs[0].stdout
 
 
 def test_a_job_on_both_sides_is_compiled_once_and_rendered_on_neither(tmp_path: Path) -> None:
@@ -287,3 +308,128 @@ def test_an_object_that_passed_on_the_old_side_is_still_a_duplicate_on_the_new()
         _assert_same_as_full(old_tree, new_tree, [], "text")
         result = run_cli(["diff", str(Path(name) / "old"), str(Path(name) / "new")])
     assert result.exit_code == 2 and "ConfigMap settings is also produced by" in result.stderr
+
+
+# --- jobs compiled ahead, in forked processes ---------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _forked(workers: int) -> Iterator[list[int]]:
+    """compiler.fanout with forked workers; yields the sizes of the parts each fan-out was given."""
+    sizes: list[int] = []
+
+    def run(task: Any, parts: Any) -> Any:
+        sizes.extend(len(part) for part in parts)
+        return forked.run_forked(task, parts)
+
+    with (
+        mock.patch.object(fanout, "workers", workers),
+        mock.patch.object(fanout, "run", run),
+        mock.patch.object(jobcache, "AHEAD_MIN_JOBS", 1),
+    ):
+        yield sizes
+
+
+def _ahead_jobs() -> list[dict[str, Any]]:
+    """Seven jobs, valid and not, with and without a PriorityClass looked up (present, absent: the last), one twice."""
+    specs = [
+        _job(f"job-{n}", 1 + n % 3, "mxnet:1.9", ("high", None, "low")[n % 3], n != 4, (None, 2)[n % 2])
+        for n in range(6)
+    ]
+    return [*specs, dict(specs[1])]
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_jobs_compiled_ahead_in_children_are_what_compile_object_gives(workers: int) -> None:
+    """Every part compiled (in its own process), each result entered for its own job, with every diagnostic: the
+    lookups that follow find them all, in any order, and compile nothing."""
+    options = RenderOptions.from_record({"gangScheduler": "volcano"})
+    priorities, sources = {"high": 10}, {"high": "p.yaml"}
+    jobs = _ahead_jobs()
+    expected = [compile_object(spec, options, True, priorities, sources) for spec in jobs]
+    assert any(found for _compiled, found in expected) and any(c is None for c, _found in expected)
+    cache = CompileCache()
+    with _forked(workers) as sizes:
+        cache.compile_ahead(jobs, options, True, priorities, sources)
+    assert len(sizes) == workers and sum(sizes) == 6 and max(sizes) - min(sizes) <= 1
+    assert cache.compiled == 6  # the copy of job-1 is the same JSON text: compiled once
+    with mock.patch.object(jobcache, "compile_object", side_effect=AssertionError("compiled again")):
+        found = [cache.compile(spec, options, True, priorities, sources) for spec in reversed(jobs)]
+    assert found[::-1] == expected
+    assert (cache.compiled, cache.reused) == (6, 1)
+    jobs_found = [compiled.job for compiled, _found in found if compiled is not None and compiled.job is not None]
+    assert len(cache.estimates) == len({id(job) for job in jobs_found}) == 5  # job-4 invalid, job-1 twice
+    assert all(cache.estimates[id(job)] == (job, job_output_estimate(job)) for job in jobs_found)
+
+
+def test_a_part_a_child_could_not_send_is_compiled_here() -> None:
+    """run_forked does the part here when its child dies: the results are the same."""
+    options = RenderOptions()
+    jobs = _ahead_jobs()
+    expected = [compile_object(spec, options, True, {}, {}) for spec in jobs]
+    cache = CompileCache()
+    with _forked(3), mock.patch.object(forked, "_collect", lambda child: None):
+        cache.compile_ahead(jobs, options, True, {}, {})
+    with mock.patch.object(jobcache, "compile_object", side_effect=AssertionError("compiled again")):
+        assert [cache.compile(spec, options, True, {}, {}) for spec in jobs] == expected
+
+
+def test_a_job_compiled_ahead_needs_the_same_priority_class_values() -> None:
+    cache = CompileCache()
+    spec = _job("alpha", 2, "mxnet:1.9", "high", True, 2)
+    options = RenderOptions.from_record({"gangScheduler": "volcano"})
+    with _forked(2):
+        cache.compile_ahead([spec, _job("beta", 1, "mxnet:1.9", None, True)], options, True, {"high": 10}, {})
+    assert cache.compiled == 2
+    changed = cache.compile(spec, options, True, {"high": 20}, {})
+    assert changed == compile_object(spec, options, True, {"high": 20}, {})
+    assert cache.compiled == 3
+
+
+def test_too_few_jobs_for_two_workers_are_left_to_the_checker() -> None:
+    cache = CompileCache()
+    jobs = _ahead_jobs()
+    with _forked(2) as sizes, mock.patch.object(jobcache, "AHEAD_MIN_JOBS", 4):
+        cache.compile_ahead(jobs, RenderOptions(), True, {}, {})
+    assert sizes == [] and cache.compiled == 0
+    with _forked(1) as sizes:
+        cache.compile_ahead(jobs, RenderOptions(), True, {}, {})
+    assert sizes == [] and cache.compiled == 0
+
+
+def test_a_diff_with_three_processes_compiles_each_side_ahead(tmp_path: Path) -> None:
+    """Through the whole command: the old side's jobs, then the new side's changed ones, each cut into three parts
+    compiled ahead; what it prints is what one process prints."""
+    old_tree: Tree = {f"f{n}.yaml": [_job(f"job-{n}", 2, "mxnet:1.9", None, True)] for n in range(7)}
+    new_tree: Tree = {**old_tree, **{f"f{n}.yaml": [_job(f"job-{n}", 3, "mxnet:2.0", None, True)] for n in (1, 3, 5)}}
+    sizes: list[list[int]] = []
+    original = jobcache.CompileCache.compile_ahead
+
+    def recorded(self: CompileCache, objects: Any, *args: Any) -> None:
+        before = self.compiled
+        original(self, objects, *args)
+        sizes.append([len(objects), self.compiled - before])
+
+    with mock.patch.object(CompileCache, "compile_ahead", recorded):
+        out = _assert_same_as_full(old_tree, new_tree, [], "text")
+    assert sizes == [[7, 0], [7, 0], [7, 7], [7, 3]]  # one process: none ahead; three: 7, then the 3 changed
+    assert "job-1" in out and "job-0" not in out
+
+
+def test_the_output_limit_is_crossed_at_the_same_job_in_one_process_or_three(tmp_path: Path) -> None:
+    """The output estimate of a job compiled ahead comes from its child, and the new side takes the old side's
+    jobs' estimates from it: the limit (lowered to three jobs' worth) lets the old side's three jobs through and
+    stops the new side at its fourth either way."""
+    old_tree: Tree = {f"f{n}.yaml": [_job(f"job-{n}", 2, "mxnet:1.9", None, True)] for n in range(3)}
+    new_tree: Tree = {**old_tree, **{f"f{n}.yaml": [_job(f"job-{n}", 2, "mxnet:1.9", None, True)] for n in (3, 4)}}
+    compiled, _found = compile_object(old_tree["f0.yaml"][0], RenderOptions(), True, {}, {})
+    assert compiled is not None and compiled.job is not None
+    _write(tmp_path / "old", old_tree)
+    _write(tmp_path / "new", new_tree)
+    runs = []
+    for count in (1, 3):
+        with _processes(count), mock.patch.object(limits, "MAX_OUTPUT_BYTES", 3 * job_output_estimate(compiled.job)):
+            runs.append(run_cli(["diff", str(tmp_path / "old"), str(tmp_path / "new")]))
+    assert runs[0] == runs[1]
+    assert runs[0].exit_code == 2 and "the rendering would be about" in runs[0].stderr
+    assert "new/f3.yaml" in runs[0].stderr and "old/" not in runs[0].stderr

@@ -128,3 +128,31 @@ def test_a_revision_that_names_no_commit_is_a_clean_error(repo: Path, ref: str) 
     assert result.exit_code == 2, (result.stdout, result.stderr)
     assert "no commit" in result.stderr and len(result.stderr.splitlines()) == 1
     assert not Path("/tmp/mxjob-hostile-ref").exists()
+
+
+def test_revisions_compiled_in_three_processes_diff_as_in_one(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--base/--head and --base against the working tree compile through the same memo: its jobs compiled ahead
+    in children, and the first revision's files parsed ahead (however few: the thresholds at 1), print what one
+    process prints, errors too."""
+    from mxjob_gitops.compiler import jobcache
+    from mxjob_gitops.compiler.cli import readahead
+
+    for number in range(5):
+        spec = job(name=f"job-{number}", Scheduler=replica(1), Server=replica(1), Worker=replica(number + 1))
+        (repo / "jobs" / f"job-{number}.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "five more jobs")
+    bad = job(name="job-2", Scheduler=replica(1), Server=replica(1), Worker=replica(-1))
+    (repo / "jobs" / "job-2.yaml").write_text(yaml.safe_dump(bad), encoding="utf-8")
+    (repo / "jobs" / "job-3.yaml").write_text(yaml.safe_dump(job(name="job-3", Worker=replica(9))), encoding="utf-8")
+    git(repo, "commit", "-qam", "job-3 grows, job-2 breaks")
+    monkeypatch.setattr(jobcache, "AHEAD_MIN_JOBS", 1)
+    monkeypatch.setattr(readahead, "AHEAD_MIN_CHARS", 1)
+    commands = (["--base", "HEAD~2", "--head", "HEAD~1"], ["--base", "HEAD~1", "--head", "HEAD"], ["--base", "HEAD~2"])
+    for args in commands:
+        runs = []
+        for jobs in ("1", "3"):
+            monkeypatch.setenv("MXJOB_JOBS", jobs)
+            runs.append(run_cli(["diff", "--format", "json", *args, "jobs"], cwd=repo))
+        assert runs[0] == runs[1], args
+    assert runs[0].exit_code == 2 and "MXJ105" in runs[0].stderr  # job-2's error, from a child or not

@@ -13,7 +13,7 @@ from mxjob_gitops.compiler.cli import inputs
 from mxjob_gitops.compiler.cli.inputs import SharedParses
 from mxjob_gitops.compiler.source import parse_text
 from tests.conftest import run_cli
-from tests.helpers import job, replica
+from tests.helpers import EveryTextParsed, job, replica
 
 
 def test_a_known_text_is_not_parsed_again_and_names_its_own_file() -> None:
@@ -56,7 +56,7 @@ def test_diff_parses_unchanged_files_once_with_the_same_report(tmp_path: Path, m
     shared = run_cli(["diff", "--format", "json", str(old), str(new)])
     assert shared.exit_code == 1, shared.stderr
     assert sorted(Path(p).name for p in parsed) == ["a.yaml", "b.yaml", "b.yaml", "c.yaml"]
-    monkeypatch.setattr(inputs, "SharedParses", lambda: parse_text)
+    monkeypatch.setattr(inputs, "SharedParses", EveryTextParsed)
     alone = run_cli(["diff", "--format", "json", str(old), str(new)])
     assert alone.exit_code == 1 and alone.stdout == shared.stdout
     shutil.rmtree(new)

@@ -5,7 +5,8 @@ with the task's own result or exception, no fork beside another thread. The fast
 children is held to the same reader in one piece, on every example, golden and corpus text and their renderings,
 on generated streams and on randomly edited ones (so a refusal may sit in any chunk). The checks done while
 reading (compiler.validation.vouch_for) are held to the checks validate_plan makes without them, on every
-object of both mutation catalogs; and `mxjob validate` prints the same with one process and with three.
+object of both mutation catalogs; and `mxjob validate` prints the same with one process and with three. The
+texts of a diff's first side parsed ahead in children (cli.readahead) are held to parse_text's, text by text.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents, fanout, fastread, source
-from mxjob_gitops.compiler.cli import forked
-from mxjob_gitops.compiler.cli.inputs import SharedParses
+from mxjob_gitops.compiler.cli import forked, readahead
+from mxjob_gitops.compiler.cli import inputs as inputs_module
+from mxjob_gitops.compiler.cli.inputs import SharedParses, read_inputs
 from mxjob_gitops.compiler.docsplit import Piece, split_documents
 from mxjob_gitops.compiler.emit import to_yaml
 from mxjob_gitops.compiler.kubeschema import resolve_version
@@ -300,3 +302,90 @@ def test_validate_prints_the_same_with_one_process_or_three(tmp_path: Path, monk
     assert runs["1"].exit_code == runs["3"].exit_code == 1
     assert runs["1"].stdout == runs["3"].stdout and runs["1"].stderr == runs["3"].stderr
     assert '"invalid"' in runs["1"].stdout
+
+
+# --- a diff's first side parsed ahead -----------------------------------------------------------------------------
+
+
+def _texts_to_parse() -> list[tuple[str, str]]:
+    """Every example, golden and corpus input and rendering, and texts parse_text reports on (syntax, a duplicate
+    key, a scalar document), with anchors and aliases, empty, or only comments: each under a label of its own."""
+    texts = [text for _name, text in _inputs_and_renderings()]
+    texts += ["a: [1\n", "a: 1\na: 2\n", "just text\n", "a: &x {b: 1}\nc: *x\n", "", "# nothing\n", "---\n---\n"]
+    return [(f"t{number}.yaml", text) for number, text in enumerate(texts)]
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_texts_parsed_ahead_are_what_parse_text_gives(workers: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each clean text's documents come back for its own label (in every part, from its own process); a text
+    parse_text reports on, or with aliases, is not parsed ahead."""
+    monkeypatch.setattr(readahead, "AHEAD_MIN_CHARS", 1)
+    monkeypatch.setattr(fanout, "workers", workers)
+    sizes: list[int] = []
+
+    def run(task: Any, parts: Any) -> Any:
+        if task is readahead._parse_part:  # not the fast reader's own, inside parse_text
+            sizes.extend(len(part) for part in parts)
+        return forked.run_forked(task, parts)
+
+    monkeypatch.setattr(fanout, "run", run)
+    texts = _texts_to_parse()
+    ready = readahead.parsed_ahead(texts)
+    assert len(sizes) == workers and sum(sizes) == len(texts)
+    clean = 0
+    for label, text in texts:
+        expected = parse_text(text, label)
+        if expected.diagnostics or "&" in text:
+            assert label not in ready, label
+            continue
+        clean += 1
+        assert ready[label][0] is text
+        found = ready[label][1]
+        assert found.diagnostics == []
+        assert [(d.data, d.file, d.index, d.start) for d in found.documents] == [
+            (d.data, d.file, d.index, d.start) for d in expected.documents
+        ], label
+        assert all(d.source is not None and d.source.text is text for d in found.documents)
+    assert clean > 40 and len(ready) == clean
+
+
+def test_too_little_text_for_two_workers_is_parsed_in_its_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fanout, "workers", 2)
+    monkeypatch.setattr(fanout, "run", forked.run_forked)
+    texts = _texts_to_parse()
+    monkeypatch.setattr(readahead, "AHEAD_MIN_CHARS", sum(len(text) for _label, text in texts) // 2 + 1)
+    assert readahead.parsed_ahead(texts) == {}
+    monkeypatch.setattr(fanout, "workers", 1)
+    monkeypatch.setattr(readahead, "AHEAD_MIN_CHARS", 1)
+    assert readahead.parsed_ahead(texts) == {}
+
+
+def test_a_first_side_read_ahead_reads_as_one_by_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """read_inputs with a fresh SharedParses: the same documents (and where they were read) and diagnostics as
+    reading each file in its turn, and a second side read after it shares the first one's documents."""
+    for label, text in _texts_to_parse():
+        (tmp_path / label).write_text(text, encoding="utf-8")
+    monkeypatch.setattr(readahead, "AHEAD_MIN_CHARS", 1)
+    monkeypatch.setattr(fanout, "workers", 3)
+    monkeypatch.setattr(fanout, "run", forked.run_forked)
+    whole: list[str] = []  # the texts parsed whole in their turn
+
+    def counted(text: str, file: str, **given: Any) -> Any:
+        whole.append(file)
+        return parse_text(text, file, **given)
+
+    monkeypatch.setattr(inputs_module, "parse_text", counted)
+    parse = SharedParses()
+    ahead = read_inputs([str(tmp_path)], parse=parse)
+    assert not parse.reads_ahead and not parse._ready
+    assert len(whole) < len(_texts_to_parse()) - 40  # most were taken as parsed ahead
+    again = read_inputs([str(tmp_path)], parse=parse)
+    alone = read_inputs([str(tmp_path)])
+    for inputs in (ahead, again):
+        assert [(d.data, d.file, d.index, d.start) for d in inputs.documents] == [
+            (d.data, d.file, d.index, d.start) for d in alone.documents
+        ]
+        assert inputs.diagnostics == alone.diagnostics and inputs.files == alone.files
+    reported = {d.location.file for d in alone.diagnostics if d.location is not None}
+    pairs = [(a, b) for a, b in zip(ahead.documents, again.documents, strict=True) if a.file not in reported]
+    assert len(pairs) > 40 and all(a.data is b.data for a, b in pairs)  # a file read without a word: shared

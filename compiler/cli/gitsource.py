@@ -12,7 +12,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from mxjob_gitops.compiler.cli.inputs import InputError, Inputs, Parser, charge, is_manifest_path
+from mxjob_gitops.compiler.cli.inputs import InputError, Inputs, Parser, SharedParses, charge, is_manifest_path
 from mxjob_gitops.compiler.limits import MAX_INPUT_BYTES, run_budget
 from mxjob_gitops.compiler.source import parse_text
 
@@ -85,12 +85,17 @@ def read_revision(
     known = {} if texts is None else texts
     inputs = Inputs()
     _read_blobs(revision, top, [(name, oid) for name, oid in wanted if oid not in known], known)
-    for name, oid in wanted:
-        label = f"{revision}:{_shown(top / name)}"
-        parsed = parse(known[oid], label)
+    labelled = [(f"{revision}:{_shown(top / name)}", known[oid]) for name, oid in wanted]
+    ahead = parse if isinstance(parse, SharedParses) and parse.reads_ahead else None
+    if ahead is not None:
+        ahead.read_ahead(labelled)
+    for label, text in labelled:
+        parsed = parse(text, label)
         inputs.files.append(label)
         inputs.documents.extend(parsed.documents)
         inputs.diagnostics.extend(parsed.diagnostics)
+    if ahead is not None:
+        ahead.forget_ahead()
     return inputs
 
 

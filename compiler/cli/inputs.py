@@ -8,13 +8,14 @@ import itertools
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import click
 
+from mxjob_gitops.compiler import fanout
 from mxjob_gitops.compiler.cli.exits import CommandError
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, Location, Severity
 from mxjob_gitops.compiler.docsplit import Piece, split_along, split_documents
@@ -149,17 +150,42 @@ class SharedParses:
     compared rather than searched), the documents not seen before are parsed in one go, and each document is shared,
     renamed to the file, index and position it was read at; sharing is safe because compiling never writes into
     its input (compiler.convert.writable_v1 copies the parts it changes). A file with parse diagnostics is
-    parsed whole every time, exactly as parse_text reports it, so each side reports its own."""
+    parsed whole every time, exactly as parse_text reports it, so each side reports its own. The texts of the
+    first input read, all new, may be parsed ahead in compiler.fanout's workers (`read_ahead`)."""
 
     def __init__(self) -> None:
         self._known: dict[str, tuple[Any, int] | None] = {}  # piece text -> (data, start in it) or no document
         self._earlier: list[Piece] = []  # the pieces of every text cut so far, in order
         self._where: dict[str, int] = {}  # a piece's text -> its index in _earlier
+        self._ready: dict[str, tuple[str, ParseResult]] = {}  # label -> (its text, parse_text's result), ahead
+
+    @property
+    def reads_ahead(self) -> bool:
+        """Whether the next input's texts are to be parsed ahead (`read_ahead`): no text was cut yet, so all are
+        new, and compiler.fanout has more than one worker."""
+        return not self._earlier and fanout.workers > 1
+
+    def read_ahead(self, texts: Sequence[tuple[str, str]]) -> None:
+        """Parse these texts (label, text) before their turn, over compiler.fanout's workers (cli.readahead);
+        `forget_ahead` drops what was not taken (a text whose documents were known already)."""
+        from mxjob_gitops.compiler.cli.readahead import parsed_ahead
+
+        self._ready = parsed_ahead(texts)
+
+    def forget_ahead(self) -> None:
+        self._ready = {}
+
+    def _whole(self, text: str, file: str, **given: Any) -> ParseResult:
+        """parse_text(text, file, ...): its result as parsed ahead, when it was."""
+        ready = self._ready.pop(file, None)
+        if ready is not None and ready[0] is text:
+            return ready[1]
+        return parse_text(text, file, **given)
 
     def __call__(self, text: str, file: str) -> ParseResult:
         if not self._earlier:  # nothing known: read it whole, and let the fast reader cut it (in its processes)
             cut: list[Piece] = []
-            parsed = parse_text(text, file, cut=cut)
+            parsed = self._whole(text, file, cut=cut)
             pieces = cut or split_documents(text)
             if pieces is not None:
                 self._keep(pieces)
@@ -167,7 +193,7 @@ class SharedParses:
             return parsed
         pieces = split_along(text, self._earlier, self._where)
         if pieces is None:
-            return parse_text(text, file)
+            return self._whole(text, file)
         self._keep(pieces)
         unknown = [p for p in pieces if p.text not in self._known]
         failed = self._learn(unknown, text, file, pieces if len(unknown) == len(pieces) else None)
@@ -197,11 +223,11 @@ class SharedParses:
         if not pieces:
             return None
         if whole:
-            parsed = parse_text(text, file, pieces=whole)
+            parsed = self._whole(text, file, pieces=whole)
             self._remember(pieces, text, file, parsed)
             return parsed
         parsed = parse_text("".join(p.text for p in pieces), file)
-        return None if self._remember(pieces, text, file, parsed) else parse_text(text, file)
+        return None if self._remember(pieces, text, file, parsed) else self._whole(text, file)
 
     def _remember(self, pieces: list[Piece], text: str, file: str, parsed: ParseResult) -> bool:
         """Remember the documents `parsed` (of the pieces as one stream) found in each piece; False, remembering
@@ -226,7 +252,12 @@ def read_inputs(
     paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, parse: Parser = parse_text
 ) -> Inputs:
     inputs = Inputs()
-    for label, text in input_texts(paths, skip, allow_empty):
+    texts: Iterable[tuple[str, str | Unreadable]] = input_texts(paths, skip, allow_empty)
+    ahead = parse if isinstance(parse, SharedParses) and parse.reads_ahead else None
+    if ahead is not None:  # all read first, then parsed ahead (cli.readahead)
+        texts = list(texts)
+        ahead.read_ahead([(label, text) for label, text in texts if isinstance(text, str)])
+    for label, text in texts:
         if not isinstance(text, str):
             inputs.diagnostics.append(unreadable(text, label))
             continue
@@ -234,6 +265,8 @@ def read_inputs(
         inputs.files.append(label)
         inputs.documents.extend(parsed.documents)
         inputs.diagnostics.extend(parsed.diagnostics)
+    if ahead is not None:
+        ahead.forget_ahead()
     return inputs
 
 
