@@ -205,6 +205,16 @@ class GoLoader(_BaseLoader):  # type: ignore[misc, valid-type]
             )
         return self.construct_as_string(node)
 
+    def construct_merge_tagged(self, node: yaml.Node) -> Any:
+        """`<<` anywhere but as a map key (where flatten_mapping has taken it as a merge key) is the text it is, as
+        in both Go readers: go-yaml resolves it to its merge tag, which only a key acts on (realcomp's yaml2json
+        and kyaml2json read `a: <<` and `a: !!merge x` as those strings, `a: !!merge {b: 1}` as the map)."""
+        if isinstance(node, yaml.MappingNode):
+            return self.construct_mapping(node, deep=True)
+        if isinstance(node, yaml.SequenceNode):
+            return self.construct_sequence(node, deep=True)
+        return self.construct_as_string(node)
+
     def construct_undefined(self, node: yaml.Node) -> None:
         self._problem(
             Code.UNSAFE_TAG,
@@ -225,6 +235,7 @@ for _tag in _STRING_TAGS:
     GoLoader.add_constructor(_tag, GoLoader.construct_as_string)
 GoLoader.add_constructor(goscalar.TIMESTAMP, GoLoader.construct_timestamp_text)
 GoLoader.add_constructor(goscalar.V3_OCTAL, GoLoader.construct_v3_octal_text)
+GoLoader.add_constructor("tag:yaml.org,2002:merge", GoLoader.construct_merge_tagged)
 for _tag in ("tag:yaml.org,2002:set", "tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs"):
     GoLoader.add_constructor(_tag, GoLoader.construct_undefined)
 GoLoader.add_constructor(None, GoLoader.construct_undefined)

@@ -31,6 +31,7 @@ TABLE = [
     "9223372036854775808", "18446744073709551615", "18446744073709551616", "-9223372036854775809", "1e999",
     "0x_1F", "1__0", "_1", "abc", "1.2.3", "0xG", "0b2", "+", ".", "e3", "y", "Y", "n", "N", "yes", "Yes",
     "YES", "no", "on", "On", "off", "OFF", "yEs", "tRue", ".inf", "-.Inf", ".NaN", "0o-0", "0o+7", "0o-1_0", "-0o7",
+    "<<", "<< b", "=",
 ]  # fmt: skip
 AMBIGUOUS = goscalar.AMBIGUOUS_TRUE | goscalar.AMBIGUOUS_FALSE
 
@@ -90,7 +91,7 @@ def test_where_the_go_readers_disagree() -> None:
     assert disagreeing - AMBIGUOUS == {"2001-12-14", "2001-12-14T21:59:43.10-05:00", "0o-0", "0o+7", "0o-1_0"}
 
 
-_SCALAR_CHARS = "0123456789+-._:eExXoObB~yYnNtTrRuUfFaAlLsS"
+_SCALAR_CHARS = "0123456789+-._:eExXoObB~yYnNtTrRuUfFaAlLsS<="
 
 
 @settings(max_examples=15, deadline=None)
@@ -111,6 +112,27 @@ def _is_plain_scalar(text: str) -> bool:
         return False
     value = node.value[0][1]
     return isinstance(value, yaml.ScalarNode) and value.style is None and value.value == text
+
+
+# `<<` where go-yaml's merge tag does nothing (a value, an item, explicitly tagged); the merge key itself.
+MERGE_TAGGED = [
+    "a: <<\n",
+    "- <<\n- [<<, x]\n",
+    "a: {<<: {b: 1}, c: <<}\n",
+    "b: &x {c: 1}\nd: {<<: *x, e: <<}\n",
+    "a: !!merge x\n",
+    "a: !!merge {b: {c: 2}}\n",
+    "a: !!merge [1, <<]\n",
+]
+
+
+@pytest.mark.parametrize("text", MERGE_TAGGED)
+def test_the_merge_tag_reads_as_the_go_readers_read_it(text: str) -> None:
+    for binary in ("yaml2json", "kyaml2json"):
+        done = subprocess.run([str(realcomp_bin(binary))], input=text, capture_output=True, text=True, check=True)
+        parsed = parse_text(text, "in.yaml", fast=False)
+        assert [d for d in parsed.diagnostics if d.severity == "error" and d.code != Code.NOT_AN_OBJECT] == []
+        assert [d.data for d in parsed.documents] == [json.loads(done.stdout)], binary
 
 
 def test_a_time_in_a_passed_through_config_map_stays_the_string() -> None:
