@@ -162,6 +162,19 @@ class Checker:
         """The valid item for one object (None when it is invalid); its diagnostics go to self.diagnostics.
 
         `document` is remembered as where the object's identities were first seen: it need not hold data."""
+        # examine()'s two shortcuts, taken here without its record: most objects of a rendering pass by them.
+        known = self.passed.get(id(obj)) if self.passed is not None else None
+        if known is not None and known[0] is obj and known[1] == self.relaxed:
+            self._produced(known[2], document, prefix)
+            plain: Manifest = known[0]
+            return plain
+        passing = passing_identity(obj, self.relaxed)
+        if passing is not None:
+            plain = obj
+            if self.passed is not None:
+                self.passed[id(plain)] = (plain, self.relaxed, passing)
+            self._produced(passing, document, prefix)
+            return plain
         return self.account(document, prefix, self.examine(document, prefix, obj))
 
     def examine(self, document: SourceDocument, prefix: JsonPath, obj: Any) -> Examined:
