@@ -35,7 +35,7 @@ import functools
 import itertools
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
@@ -139,6 +139,17 @@ class _Entry:
         )
 
 
+def _fitting(
+    entries: Iterable[_Entry],
+    options: RenderOptions,
+    defaults: bool,
+    priorities: Mapping[str, int],
+    sources: Mapping[str, str],
+) -> _Entry | None:
+    """The first of the entries whose compile had these arguments (as far as it read them)."""
+    return next((entry for entry in entries if entry.fits(options, defaults, priorities, sources)), None)
+
+
 class CompileCache:
     """compile_object, remembered by object identity and by JSON text (see the module docstring)."""
 
@@ -219,10 +230,8 @@ class CompileCache:
         priorities: Mapping[str, int],
         sources: Mapping[str, str],
     ) -> _Entry | None:
-        for entry in self._by_object.get(id(obj), ()):
-            if entry.obj is obj and entry.fits(options, defaults, priorities, sources):
-                return entry
-        return None
+        entries = (entry for entry in self._by_object.get(id(obj), ()) if entry.obj is obj)
+        return _fitting(entries, options, defaults, priorities, sources)
 
     def _by_text_found(
         self,
@@ -232,10 +241,7 @@ class CompileCache:
         priorities: Mapping[str, int],
         sources: Mapping[str, str],
     ) -> _Entry | None:
-        for entry in self._by_text.get(text, ()):
-            if entry.fits(options, defaults, priorities, sources):
-                return entry
-        return None
+        return _fitting(self._by_text.get(text, ()), options, defaults, priorities, sources)
 
     def _enter(self, entry: _Entry, text: str) -> None:
         self._by_object.setdefault(id(entry.obj), []).append(entry)
