@@ -11,20 +11,20 @@ compiler.gang._first_members). So an entry is reused when
   * every PriorityClass name the first compile looked up has the same value, of the same type, and the same
     source description on this side (any other use of the two maps, such as iterating them, asks for the
     whole maps to be equal).
-The same holds for every other object: pipeline.Checker's checks of one (is it an object, its kind, its
+The same holds for every other object: checker.Checker's checks of one (is it an object, its kind, its
 names) read that object and the Service name rule of the Kubernetes version alone, so an object that passed
 them is known by identity (`passed`) and only its place in the input is checked again.
 Diagnostics are kept unlocated: the caller locates them in its own document, so file names, lines and
 columns are exactly those of an uncached compile. Everything else a job's place in the input decides (an
 "also produced by" duplicate, the output-size estimate, a job passed through because its ConfigMap is in
-the input) stays with pipeline.Checker, which runs on every object as before.
+the input) stays with checker.Checker, which runs on every object as before.
 
 `compile_ahead` fills the memo before a Checker asks: the jobs it will compile that are not known yet are cut
 into contiguous parts, one per compiler.fanout worker, each compiled where the runner puts it (a forked child
 sends back the results, with what each compile read of the two mappings). The Checker then finds every job in
 the memo, in its own order, and locates and counts it as before; a job whose compile failed or could not be
 sent is not entered, and the Checker compiles it itself. `estimates` keeps each compiled job's share of the
-output-size estimate (pipeline.job_output_estimate, a function of the job alone) for the Checkers of both
+output-size estimate (checker.job_output_estimate, a function of the job alone) for the Checkers of both
 sides; a job compiled ahead brings its own from its child.
 """
 
@@ -40,10 +40,11 @@ from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
 from mxjob_gitops.compiler import fanout
+from mxjob_gitops.compiler.checker import JobEstimates, PassedObjects, job_output_estimate
 from mxjob_gitops.compiler.diagnostics import Diagnostic
 from mxjob_gitops.compiler.job import CompiledJob, compile_object
 from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import JobEstimates, Manifest, PassedObjects, Plan, job_output_estimate
+from mxjob_gitops.compiler.pipeline import Manifest, Plan
 
 V = TypeVar("V")
 Compiled = tuple[CompiledJob | None, list[Diagnostic]]
@@ -156,8 +157,8 @@ class CompileCache:
     def __init__(self) -> None:
         self._by_object: dict[int, list[_Entry]] = {}
         self._by_text: dict[str, list[_Entry]] = {}
-        self.passed: PassedObjects = {}  # objects other than MXJobs that passed pipeline.Checker's checks
-        self.estimates: JobEstimates = {}  # the output estimate of each compiled job, for pipeline.Checker
+        self.passed: PassedObjects = {}  # objects other than MXJobs that passed checker.Checker's checks
+        self.estimates: JobEstimates = {}  # the output estimate of each compiled job, for checker.Checker
         self.compiled = 0  # how many objects were compiled, not found: for tests
         self.reused = 0
         self._ahead: set[int] = set()  # id() of the entries compile_ahead made that no lookup has found yet
@@ -257,7 +258,7 @@ class CompileCache:
 
 
 Reads = tuple[Compiled, "_Reads", "_Reads"]
-Sent = tuple[Reads, int | None]  # and the job's output estimate (pipeline.job_output_estimate)
+Sent = tuple[Reads, int | None]  # and the job's output estimate (checker.job_output_estimate)
 
 
 def _compiled(

@@ -1,5 +1,5 @@
 """What makes an object of the input usable before anything is compiled from it: its identity (apiVersion, kind,
-namespace, name) and the checks pipeline.Checker runs on it first (is it an object at all; are its names valid),
+namespace, name) and the checks checker.Checker runs on it first (is it an object at all; are its names valid),
 with a short way through them for the tens of thousands of plainly valid objects of a rendering."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ def passing_identity(obj: Any, relaxed: bool) -> Identity | None:
     """The identity of an object other than an MXJob on which Checker.add's checks (not_an_object,
     legacy_kind_problem, identity_problems) find nothing, found at a third of their cost (a rendering holds tens of
     thousands of such objects); None where they may find something: they then run for their diagnostics.
-    tests/test_pipeline_checks.py holds pipeline.Checker.add with it to add() without it."""
+    tests/test_pipeline_checks.py holds checker.Checker.add with it to add() without it."""
     if type(obj) is not dict:
         return None
     kind, api_version, metadata = obj.get("kind"), obj.get("apiVersion"), obj.get("metadata")

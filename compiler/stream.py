@@ -7,7 +7,7 @@ document before the first job compiles: the PriorityClass objects of the input a
 the ConfigMaps that mark a job as already rendered. Its items() then loads, compiles and yields each item
 in input order; the caller renders it and lets it go. What stays O(input): the input texts (for
 diagnostic positions), the marshal bytes, and the identity of every object produced (for duplicates).
-Diagnostics are exactly compile_documents' own (pipeline.Checker is shared), so the caller must hold the
+Diagnostics are exactly compile_documents' own (checker.Checker is shared), so the caller must hold the
 output back until items() is exhausted and `ok` is known.
 
 rendered(render) gives render(item) of each valid item instead, and spreads the work over compiler.fanout's
@@ -27,13 +27,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Generic, NamedTuple, TypeVar
 
 from mxjob_gitops.compiler import fanout
+from mxjob_gitops.compiler.checker import Checker, Examined
 from mxjob_gitops.compiler.convert import is_mxjob
 from mxjob_gitops.compiler.diagnostics import Diagnostic, JsonPath, has_errors
 from mxjob_gitops.compiler.job import CompiledJob
 from mxjob_gitops.compiler.jsonutil import as_dict
 from mxjob_gitops.compiler.limits import job_output_bytes, output_limit
 from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import Checker, Examined, InputFacts, Manifest
+from mxjob_gitops.compiler.pipeline import InputFacts, Manifest
 from mxjob_gitops.compiler.source import ParseStream, SourceDocument, iter_objects
 
 R = TypeVar("R")

@@ -140,12 +140,12 @@ def test_no_path_on_a_terminal_is_a_usage_error(monkeypatch: pytest.MonkeyPatch)
 def test_verbose_prints_the_traceback_of_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import json
 
-    import mxjob_gitops.compiler.pipeline as pipeline
+    import mxjob_gitops.compiler.checker as checker
 
     def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(pipeline, "compile_object", broken)
+    monkeypatch.setattr(checker, "compile_object", broken)
     plain = run_cli(["render", "-"], stdin=json.dumps(VALID))
     loud = run_cli(["render", "-v", "-"], stdin=json.dumps(VALID))
     assert plain.exit_code == loud.exit_code == 3

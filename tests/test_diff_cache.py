@@ -18,12 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler import fanout, jobcache, limits
+from mxjob_gitops.compiler.checker import job_output_estimate
 from mxjob_gitops.compiler.cli import forked, inputs, readahead
 from mxjob_gitops.compiler.diagnostics import Code
 from mxjob_gitops.compiler.job import compile_object
 from mxjob_gitops.compiler.jobcache import CompileCache
 from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import Manifest, Plan, compile_documents, job_output_estimate
+from mxjob_gitops.compiler.pipeline import Manifest, Plan, compile_documents
 from mxjob_gitops.compiler.source import parse_text
 from tests.conftest import run_cli
 from tests.helpers import EveryTextParsed, container, job, replica
@@ -56,7 +57,7 @@ def _job(
     return spec
 
 
-# Objects other than MXJobs, which pass through (pipeline.Checker): fine, a bad name (error), a Service name that
+# Objects other than MXJobs, which pass through (checker.Checker): fine, a bad name (error), a Service name that
 # is valid from Kubernetes 1.36 only, a pre-Kubeflow look-alike (warning), no name (error), one kind: List.
 PASSING: tuple[dict[str, Any], ...] = (
     {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"a": "1"}},

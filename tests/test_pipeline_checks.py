@@ -10,10 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler import pipeline
+from mxjob_gitops.compiler import checker as checks
+from mxjob_gitops.compiler.checker import PassedObjects
 from mxjob_gitops.compiler.objectcheck import passing_identity
 from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import InputFacts, PassedObjects
+from mxjob_gitops.compiler.pipeline import InputFacts
 from mxjob_gitops.compiler.source import SourceDocument
 
 # Valid values come several times over: most objects of a stream pass, and an object fails by one field.
@@ -51,7 +52,7 @@ def objects(draw: st.DrawFn) -> Any:
 def _add(obj: Any, relaxed: bool, shortcut: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
     with monkeypatch.context() as patch:
         if not shortcut:
-            patch.setattr(pipeline, "passing_identity", lambda _obj, _relaxed: None)
+            patch.setattr(checks, "passing_identity", lambda _obj, _relaxed: None)
         passed: PassedObjects = {}
         checker = InputFacts().checker(RenderOptions(kubernetes_version="1.36" if relaxed else "1.35"))
         checker.passed = passed

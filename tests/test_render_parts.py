@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler import fanout, limits, pipeline, stream
+from mxjob_gitops.compiler import checker, fanout, limits, stream
 from mxjob_gitops.compiler.emit import Emitter, json_list_item
 from mxjob_gitops.compiler.gang import GangScheduler
 from mxjob_gitops.compiler.options import RenderOptions
@@ -120,7 +120,7 @@ def test_rendered_in_parts_is_what_one_process_renders(
     every job first is still decided by the real one, so the parts find that their sum is too large)."""
     if output_limit is not None:
         monkeypatch.setattr(
-            pipeline,
+            checker,
             "output_problem",
             lambda estimate, _pods: limits.output_problem(estimate, 0) if estimate > output_limit else None,
         )
