@@ -82,34 +82,31 @@ class Checker:
         """The valid item for one object (None when it is invalid); its diagnostics go to self.diagnostics.
 
         `document` is remembered as where the object's identities were first seen: it need not hold data."""
-        # examine()'s two shortcuts, taken here without its record: most objects of a rendering pass by them.
-        known = self.passed.get(id(obj)) if self.passed is not None else None
-        if known is not None and known[0] is obj and known[1] == self.relaxed:
-            self._produced(known[2], document, prefix)
-            plain: Manifest = known[0]
-            return plain
-        passing = passing_identity(obj, self.relaxed)
-        if passing is not None:
-            plain = obj
-            if self.passed is not None:
-                self.passed[id(plain)] = (plain, self.relaxed, passing)
-            self._produced(passing, document, prefix)
+        passed = self._passed_before(obj)
+        if passed is not None:  # most objects of a rendering: no record of examine()'s is made for them
+            self._produced(passed, document, prefix)
+            plain: Manifest = obj
             return plain
         return self.account(document, prefix, self.examine(document, prefix, obj))
+
+    def _passed_before(self, obj: Any) -> Identity | None:
+        """The identity of an object other than an MXJob known to pass every check of examine() (the `passed` memo,
+        or objectcheck.passing_identity, remembered in the memo), else None: examine() then checks it."""
+        known = self.passed.get(id(obj)) if self.passed is not None else None
+        if known is not None and known[0] is obj and known[1] == self.relaxed:
+            return known[2]
+        passing = passing_identity(obj, self.relaxed)
+        if passing is not None and self.passed is not None:
+            self.passed[id(obj)] = (obj, self.relaxed, passing)
+        return passing
 
     def examine(self, document: SourceDocument, prefix: JsonPath, obj: Any) -> Examined:
         """What checking and compiling one object finds on its own, before the checks across objects: it reads
         nothing of the objects added before (so compiler.stream may examine parts of an input in other
         processes) and changes nothing but the `compile` and `passed` memos."""
-        known = self.passed.get(id(obj)) if self.passed is not None else None
-        if known is not None and known[0] is obj and known[1] == self.relaxed:
-            return Examined(obj, [], [known[2]])
-        passing = passing_identity(obj, self.relaxed)
-        if passing is not None:
-            plain: Manifest = obj
-            if self.passed is not None:
-                self.passed[id(plain)] = (plain, self.relaxed, passing)
-            return Examined(plain, [], [passing])
+        passed = self._passed_before(obj)
+        if passed is not None:
+            return Examined(obj, [], [passed])
         found: list[Diagnostic] = []
         job_spec = isinstance(obj, dict) and is_mxjob(obj)
         problem, at = ("", ()) if job_spec else not_an_object(obj)
@@ -125,7 +122,7 @@ class Checker:
         bad_identity = [locate(d, document, prefix, None) for d in identity_problems(obj, self.relaxed)]
         if bad_identity:
             return Examined(None, [*found, *bad_identity])
-        if not job_spec or identity(obj)[2:] in self.rendered:
+        if not self.may_compile(obj):
             ident = identity(obj)
             if self.passed is not None and look_alike is None and not job_spec:
                 self.passed[id(obj)] = (obj, self.relaxed, ident)
