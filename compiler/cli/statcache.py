@@ -95,15 +95,7 @@ class StatCache:
     def unchanged_files(self, dir_fd: int) -> set[str]:
         """The recorded names that are regular files with their recorded stat data now (through DIR's descriptor,
         never following a link): what holds() would find, to be looked at before the render needs it."""
-        found: set[str] = set()
-        for name, (_digest, fields) in self.known.items():
-            try:
-                info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-            except OSError:
-                continue
-            if stat.S_ISREG(info.st_mode) and stat_fields(info) == fields:
-                found.add(name)
-        return found
+        return {name for name, (digest, _fields) in self.known.items() if self.vouches(dir_fd, name, digest)}
 
     def vouches(self, dir_fd: int, name: str, digest: str) -> bool:
         """Whether DIR/name is a regular file with its recorded stat data now, recorded for bytes whose hex SHA-256
