@@ -46,13 +46,11 @@ def configure_logging(fmt: str, verbosity: int = 0) -> None:
     logger.propagate = False
 
 
-MAX_PORT = 65_535
-
-
 def _address(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """[HOST]:PORT for reconciler.health, the port in ASCII digits from 0 to MAX_PORT (a usage error otherwise)."""
-    port = whole(value.rpartition(":")[2])
-    if port is None or port > MAX_PORT:
+    """[HOST]:PORT for reconciler.health, the port in ASCII digits from 0 to its MAX_PORT (a usage error otherwise)."""
+    from mxjob_gitops.reconciler.health import MAX_PORT, port_of
+
+    if port_of(value) is None:
         raise click.BadParameter(f"{value!r}: give [HOST]:PORT, the port a whole number from 0 to {MAX_PORT}")
     return value
 

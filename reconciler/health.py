@@ -14,12 +14,21 @@ if TYPE_CHECKING:
     from mxjob_gitops.reconciler.controller import Controller
 
 
+MAX_PORT = 65_535
+
+
+def port_of(address: str) -> int | None:
+    """The PORT of [HOST]:PORT, in ASCII digits from 0 to MAX_PORT; None for anything else."""
+    port = whole(address.rpartition(":")[2])
+    return port if port is not None and port <= MAX_PORT else None
+
+
 def http_server(address: str, controller: Controller) -> ThreadingHTTPServer:
-    """Serve on [HOST]:PORT (reconcile's --metrics-address and --health-address, checked there)."""
-    host, _, digits = address.rpartition(":")
-    port = whole(digits)
+    """Serve on [HOST]:PORT (reconcile's --metrics-address and --health-address, checked there by port_of)."""
+    host = address.rpartition(":")[0]
+    port = port_of(address)
     if port is None:
-        raise ValueError(f"{address!r}: the port is not a whole number in the digits 0-9")
+        raise ValueError(f"{address!r}: the port is not a whole number from 0 to {MAX_PORT} in the digits 0-9")
     registry = controller.reconciler.metrics.registry
 
     class Handler(BaseHTTPRequestHandler):
