@@ -24,7 +24,7 @@ import functools
 import itertools
 import marshal
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Generic, NamedTuple, TypeVar
+from typing import TypeVar
 
 from mxjob_gitops.compiler import fanout
 from mxjob_gitops.compiler.checker import Checker, Examined
@@ -33,6 +33,7 @@ from mxjob_gitops.compiler.diagnostics import Diagnostic, JsonPath, has_errors
 from mxjob_gitops.compiler.job import CompiledJob
 from mxjob_gitops.compiler.jsonutil import as_dict
 from mxjob_gitops.compiler.limits import job_output_bytes, output_limit
+from mxjob_gitops.compiler.objectcheck import Identity
 from mxjob_gitops.compiler.options import RenderOptions
 from mxjob_gitops.compiler.pipeline import InputFacts, Manifest
 from mxjob_gitops.compiler.source import ParseStream, SourceDocument, iter_objects
@@ -125,11 +126,12 @@ class StreamedRender:
             )
             outputs: list[R] = []
             for records in fanout.run(task, _parts(weights, start, end, fanout.workers)):
-                for record in records:
-                    checker.account(self._stored[record.document][0], record.prefix, record.examined)
-                    self.valid_items += record.valid
-                    if record.output is not None:
-                        outputs.extend(record.output)
+                for index, prefix, diagnostics, identities, estimate, valid, output in records:
+                    examined = Examined(None, diagnostics, identities, estimate)
+                    checker.account(self._stored[index][0], prefix, examined)
+                    self.valid_items += valid
+                    if output is not None:
+                        outputs.extend(output)
             for index in range(start, end):  # the bytes are no longer needed; the documents stay (locations)
                 self._stored[index] = (self._stored[index][0], b"")
             if self.ok:
@@ -181,15 +183,11 @@ class StreamedRender:
         return not self._failed
 
 
-class _Record(NamedTuple, Generic[R]):
-    """One object of a part, as _examine_part sends it: where it is, what examine found (without the item: only
-    `output` crosses), and render(item) when the item is valid and its part had no error before it."""
-
-    document: int  # its index in StreamedRender._stored
-    prefix: JsonPath
-    examined: Examined
-    valid: bool
-    output: list[R] | None
+# One object of a part, as _examine_part sends it: its document's index in StreamedRender._stored, its prefix,
+# what examine found (diagnostics, identities, estimate: the item stays, only the rendering crosses), whether the
+# item is valid, and render(item) when it is and its part had no error before it. A plain tuple: a part of a
+# rendering sends tens of thousands, and pickle takes a NamedTuple holding a dataclass three times as long.
+_Record = tuple[int, JsonPath, list[Diagnostic], list[Identity], int | None, bool, list[R] | None]
 
 
 def _examine_part(
@@ -214,7 +212,7 @@ def _examine_part(
             output = (
                 list(render(examined.item)) if render is not None and examined.item is not None and not failed else None
             )
-            records.append(_Record(index, prefix, dataclasses.replace(examined, item=None), valid, output))
+            records.append((index, prefix, examined.diagnostics, examined.identities, examined.estimate, valid, output))
     return records
 
 

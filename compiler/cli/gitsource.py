@@ -12,7 +12,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from mxjob_gitops.compiler.cli.inputs import InputError, Inputs, Parser, SharedParses, charge, is_manifest_path
+from mxjob_gitops.compiler.cli.inputs import InputError, Inputs, Parser, charge, is_manifest_path, reading_ahead
 from mxjob_gitops.compiler.limits import MAX_INPUT_BYTES, run_budget
 from mxjob_gitops.compiler.source import parse_text
 
@@ -86,7 +86,7 @@ def read_revision(
     inputs = Inputs()
     _read_blobs(revision, top, [(name, oid) for name, oid in wanted if oid not in known], known)
     labelled = [(f"{revision}:{_shown(top / name)}", known[oid]) for name, oid in wanted]
-    ahead = parse if isinstance(parse, SharedParses) and parse.reads_ahead else None
+    ahead = reading_ahead(parse)
     if ahead is not None:
         ahead.read_ahead(labelled)
     for label, text in labelled:

@@ -248,12 +248,18 @@ class SharedParses:
         return True
 
 
+def reading_ahead(parse: Parser) -> SharedParses | None:
+    """`parse` when it is a SharedParses that parses the next input's texts ahead (`reads_ahead`), else None: the
+    caller then hands it the texts first (`read_ahead`) and drops what was not taken after (`forget_ahead`)."""
+    return parse if isinstance(parse, SharedParses) and parse.reads_ahead else None
+
+
 def read_inputs(
     paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, parse: Parser = parse_text
 ) -> Inputs:
     inputs = Inputs()
     texts: Iterable[tuple[str, str | Unreadable]] = input_texts(paths, skip, allow_empty)
-    ahead = parse if isinstance(parse, SharedParses) and parse.reads_ahead else None
+    ahead = reading_ahead(parse)
     if ahead is not None:  # all read first, then parsed ahead (cli.readahead)
         texts = list(texts)
         ahead.read_ahead([(label, text) for label, text in texts if isinstance(text, str)])
