@@ -104,6 +104,12 @@ def kind_problem(kind: str) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
+def namespace_problem(namespace: str) -> str:
+    """dns1123_label(namespace), remembered: a stream has few namespaces, each checked once per object."""
+    return dns1123_label(namespace)
+
+
+@functools.lru_cache(maxsize=1024)
 def api_version_problem(api_version: str) -> str:
     if len(api_version) <= MAX_SUBDOMAIN + MAX_LABEL + 1 and _API_VERSION.fullmatch(api_version):
         return ""
@@ -144,7 +150,7 @@ def identity_problems(obj: dict[str, Any], relaxed_service: bool = False) -> Ite
             )
     namespace = metadata.get("namespace")
     if namespace is not None:
-        why = dns1123_label(namespace) if isinstance(namespace, str) else "must be a string"
+        why = namespace_problem(namespace) if isinstance(namespace, str) else "must be a string"
         if why:
             yield error(
                 Code.INVALID_NAME,

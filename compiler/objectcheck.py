@@ -9,7 +9,7 @@ from typing import Any
 
 from mxjob_gitops.compiler import constants as c
 from mxjob_gitops.compiler.diagnostics import JsonPath
-from mxjob_gitops.compiler.names import api_version_problem, dns1123_label, kind_problem, name_problem
+from mxjob_gitops.compiler.names import api_version_problem, kind_problem, name_problem, namespace_problem
 
 Identity = tuple[str, str, str, str]
 
@@ -33,7 +33,7 @@ def passing_identity(obj: Any, relaxed: bool) -> Identity | None:
         type(prefix) is not str or name_problem(kind, prefix, prefix=True, relaxed_service=relaxed)
     ):
         return None
-    if namespace is not None and (type(namespace) is not str or _namespace_problem(namespace)):
+    if namespace is not None and (type(namespace) is not str or namespace_problem(namespace)):
         return None
     named = name or prefix
     return (api_version, kind, namespace or "", named) if named else None
@@ -45,11 +45,6 @@ def _plain_kind(kind: str, api_version: str) -> bool:
     return bool(kind and api_version) and not (
         kind.lower() == c.KIND.lower() or kind_problem(kind) or api_version_problem(api_version)
     )
-
-
-@functools.lru_cache(maxsize=1024)
-def _namespace_problem(namespace: str) -> str:
-    return dns1123_label(namespace)  # a stream has few namespaces
 
 
 def not_an_object(obj: Any) -> tuple[str, JsonPath]:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import functools
 import hashlib
 import os
 import secrets
@@ -38,7 +37,7 @@ from typing import Any
 from mxjob_gitops.compiler.cli import dirfd
 from mxjob_gitops.compiler.cli.exits import CommandError
 from mxjob_gitops.compiler.cli.statcache import StatCache, cache_root, looked_at_meanwhile
-from mxjob_gitops.compiler.names import dns1123_label, kind_problem, name_problem
+from mxjob_gitops.compiler.names import kind_problem, name_problem, namespace_problem
 
 INDEX = ".mxjob-render.index"
 JOURNAL = ".mxjob-render.journal"
@@ -113,7 +112,8 @@ def file_name(manifest: dict[str, Any], suffix: str) -> str:
         not isinstance(kind, str)
         or not isinstance(name, str)
         or (namespace is not None and not isinstance(namespace, str))
-        or not _kind_and_namespace_valid(kind, namespace)
+        or kind_problem(kind)
+        or (namespace is not None and namespace_problem(namespace))
         or name_problem(kind, name, prefix=not metadata.get("name"))
     ):
         raise OutputError(
@@ -122,12 +122,6 @@ def file_name(manifest: dict[str, Any], suffix: str) -> str:
         )
     base = f"{kind.lower()}-{name}{suffix}"
     return f"{namespace}.{base}" if namespace else base
-
-
-@functools.lru_cache(maxsize=256)
-def _kind_and_namespace_valid(kind: str, namespace: str | None) -> bool:
-    """A render writes thousands of files of a few kinds into a few namespaces: each pair is checked once."""
-    return not kind_problem(kind) and (namespace is None or not dns1123_label(namespace))
 
 
 def _digest(data: bytes) -> str:
