@@ -219,8 +219,8 @@ def _object(kind: Any, name: Any, namespace: Any = None, field: str = "name") ->
     ],
 )
 def test_file_names_are_checked_every_time(manifest: dict[str, Any], expected: str | None) -> None:
-    """Each kind and namespace pair is checked once and remembered (names.kind_problem, names.namespace_problem); an
-    invalid one must stay refused on every call, and a valid pair must not let an invalid name through."""
+    """Each kind and each namespace is checked once and remembered (names.kind_problem, names.namespace_problem):
+    an invalid one must stay refused on every call, and a valid pair must not let an invalid name through."""
     for _ in range(2):
         if expected is None:
             with pytest.raises(OutputError, match="refusing to name a file"):
