@@ -6,8 +6,6 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-
 from mxjob_gitops.compiler.asciinum import whole
 
 if TYPE_CHECKING:
@@ -25,6 +23,10 @@ def port_of(address: str) -> int | None:
 
 def http_server(address: str, controller: Controller) -> ThreadingHTTPServer:
     """Serve on [HOST]:PORT (reconcile's --metrics-address and --health-address, checked there by port_of)."""
+    # Imported here: reconcile's flags are checked with port_of before the command tells a base install that
+    # it needs the [cluster] extra, which brings prometheus_client.
+    from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
     host = address.rpartition(":")[0]
     port = port_of(address)
     if port is None:
