@@ -9,9 +9,10 @@ from typing import Any
 
 import click
 
-from mxjob_gitops.compiler.asciinum import decimal, whole
-from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, fail, guarded
+from mxjob_gitops.compiler.base.asciinum import decimal, whole
+from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, fail
 from mxjob_gitops.compiler.cli.flags import DecimalRange, WholeRange, cluster_options, verbosity, verbosity_options
+from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.reconciler.jobs import DEFAULT_MAX_PODS
 from mxjob_gitops.reconciler.vocabulary import RestartMode
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from mxjob_gitops.compiler.asciinum import whole
+from mxjob_gitops.compiler.base.asciinum import whole
 
 PERMANENT_CODES = frozenset({1, 2, 126, 127, 128, 139})
 RETRYABLE_CODES = frozenset({130, 137, 138, 143})

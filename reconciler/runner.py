@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.reconciler.apply import Applier, ApplySettings
 from mxjob_gitops.reconciler.decide import Plan, decide, pods_to_create, refuse
 from mxjob_gitops.reconciler.exitcodes import ExitTable

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mxjob_gitops.compiler import fanout
+from mxjob_gitops.compiler.base import fanout
 from mxjob_gitops.compiler.cli.group import cli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -42,7 +42,7 @@ class Run:
 def run_cli(args: Sequence[str], cwd: Path | None = None, stdin: str | bytes | None = None) -> Run:
     runner = CliRunner()
     previous = Path.cwd()
-    runner_before = fanout.run, fanout.workers  # the command installs its own (compiler/cli/forked.py)
+    runner_before = fanout.run, fanout.workers  # the command installs its own (compiler/io/forked.py)
     try:
         if cwd is not None:
             os.chdir(cwd)

@@ -1,4 +1,4 @@
-"""Work shared out over processes (compiler.fanout, compiler/cli/forked.py) gives what one process gives.
+"""Work shared out over processes (compiler.fanout, compiler/io/forked.py) gives what one process gives.
 
 The runner is held to compiler.fanout.one_by_one: results in order, a child's failure or death made up for here
 with the task's own result or exception, no fork beside another thread. The fast reader cut into chunks read in
@@ -21,15 +21,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler import RenderOptions, compile_documents, fanout, fastread, source
-from mxjob_gitops.compiler.cli import forked, readahead
-from mxjob_gitops.compiler.cli import inputs as inputs_module
-from mxjob_gitops.compiler.cli.inputs import SharedParses, read_inputs
-from mxjob_gitops.compiler.docsplit import Piece, split_documents
-from mxjob_gitops.compiler.emit import to_yaml
-from mxjob_gitops.compiler.kubeschema import resolve_version
-from mxjob_gitops.compiler.source import parse_text
-from mxjob_gitops.compiler.validation import validate_plan, vouch_for
+from mxjob_gitops.compiler import RenderOptions, compile_documents
+from mxjob_gitops.compiler.base import fanout
+from mxjob_gitops.compiler.io import forked
+from mxjob_gitops.compiler.io import inputs as inputs_module
+from mxjob_gitops.compiler.io.inputs import SharedParses, read_inputs
+from mxjob_gitops.compiler.read import fastread, readahead, source
+from mxjob_gitops.compiler.read.docsplit import Piece, split_documents
+from mxjob_gitops.compiler.read.source import parse_text
+from mxjob_gitops.compiler.render.emit import to_yaml
+from mxjob_gitops.compiler.validate.kubeschema import resolve_version
+from mxjob_gitops.compiler.validate.validation import validate_plan, vouch_for
 from tests import hidden_mutations
 from tests.conftest import run_cli
 from tests.test_fastread import _block, _inputs_and_renderings

@@ -1,4 +1,4 @@
-"""The native-speed reader (compiler/fastread.py) against the exact one and the Go readers.
+"""The native-speed reader (compiler/read/fastread.py) against the exact one and the Go readers.
 
 Wherever compiler.fastread reads a text, its documents, their indexes and start positions, and every diagnostic
 must be the exact reader's (compiler.source with fast=False); where it cannot vouch for a text it refuses it and
@@ -22,11 +22,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler import RenderOptions, compile_documents, fastread, source
-from mxjob_gitops.compiler.diagnostics import Code
-from mxjob_gitops.compiler.emit import to_yaml
-from mxjob_gitops.compiler.limits import new_run
-from mxjob_gitops.compiler.source import parse_text
+from mxjob_gitops.compiler import RenderOptions, compile_documents
+from mxjob_gitops.compiler.base.diagnostics import Code
+from mxjob_gitops.compiler.base.limits import new_run
+from mxjob_gitops.compiler.read import fastread, source
+from mxjob_gitops.compiler.read.source import parse_text
+from mxjob_gitops.compiler.render.emit import to_yaml
 from tests.conftest import JOB_EXAMPLE_FILES, REPO, run_cli
 from tests.realcomp import realcomp_bin
 
@@ -310,7 +311,7 @@ def test_the_fast_path_is_not_imported_for_small_inputs() -> None:
         [
             sys.executable,
             "-c",
-            "import sys; from mxjob_gitops.compiler.source import parse_text; parse_text('a: 1\\n', 'x'); "
+            "import sys; from mxjob_gitops.compiler.read.source import parse_text; parse_text('a: 1\\n', 'x'); "
             "print('ryml' in sys.modules, 'orjson' in sys.modules)",
         ],
         capture_output=True,
@@ -360,8 +361,8 @@ def test_the_command_line_silences_descriptor_2_around_native_parses(capfd: pyte
     reach stderr again."""
     import os
 
-    from mxjob_gitops.compiler import fastread
-    from mxjob_gitops.compiler.cli import quietfd
+    from mxjob_gitops.compiler.io import quietfd
+    from mxjob_gitops.compiler.read import fastread
 
     before = fastread.native_parse_guard
     try:

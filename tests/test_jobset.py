@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from mxjob_gitops.compiler.jobset.exitcodes import parse_overrides, retryable
-from mxjob_gitops.compiler.jobset.policy import UNLIMITED
+from mxjob_gitops.compiler.render.jobset.policy import UNLIMITED
+from mxjob_gitops.compiler.spec.exitcodes import parse_overrides, retryable
 from mxjob_gitops.reconciler.exitcodes import ExitClass, ExitTable
 from tests.conftest import REPO, run_cli
 

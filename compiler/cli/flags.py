@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
-from mxjob_gitops.compiler.asciinum import decimal, whole
+from mxjob_gitops.compiler.base.asciinum import decimal, whole
+from mxjob_gitops.compiler.io.verbosity import LEVEL as _META
+from mxjob_gitops.compiler.io.verbosity import quiet as quiet
+from mxjob_gitops.compiler.io.verbosity import verbosity as verbosity
 
 F = TypeVar("F", bound=Callable[..., Any])
-_META = "mxjob.verbosity"
 # Every environment variable that changes behaviour; listed in `mxjob --help` (the flags' own help shows theirs).
 ENVIRONMENT = (
     ("MXJOB_TARGET", "--target of render, validate, diff, krm"),
@@ -31,28 +32,6 @@ ENVIRONMENT = (
     ("MXJOB_DEBUG", "set to 1: as -v (a traceback on an internal error)"),
     ("NO_COLOR", "set: never colour diff output"),
 )
-
-
-MAX_LOCK_TIMEOUT_SECONDS = 86_400.0  # a day: past that, waiting is not what anyone meant
-
-
-def lock_timeout(default: float) -> float:
-    """MXJOB_LOCK_TIMEOUT: seconds from 0 to a day in ASCII digits, `2` or `0.5` (`nan`, `inf`, `-1`, `1e1`, `٣`,
-    ` 3` or `soon` are usage errors, exit 2, that name the variable; `nan` would otherwise compare false and wait
-    forever). Unset or blank: the default."""
-    from mxjob_gitops.compiler.cli.exits import CommandError
-    from mxjob_gitops.compiler.escape import terminal
-
-    text = os.environ.get("MXJOB_LOCK_TIMEOUT")
-    if text is None or not text.strip():
-        return default
-    seconds = decimal(text)
-    if seconds is None or seconds > MAX_LOCK_TIMEOUT_SECONDS:
-        raise CommandError(
-            f"MXJOB_LOCK_TIMEOUT={terminal(text[:40])!r}: give the seconds render -o waits for another render of "
-            f"the same directory, a number from 0 to {MAX_LOCK_TIMEOUT_SECONDS:g}"
-        )
-    return seconds
 
 
 class WholeRange(click.IntRange):
@@ -99,19 +78,6 @@ def _remember(ctx: click.Context, param: click.Parameter, value: int | bool) -> 
     elif param.name == "verbose" and value and level >= 0:
         level = int(value)
     ctx.meta[_META] = level
-
-
-def verbosity() -> int:
-    """-1 quiet (errors only), 0 default (errors and warnings), ≥ 1 verbose (also notes, tracebacks)."""
-    ctx = click.get_current_context(silent=True)
-    level = int(ctx.meta.get(_META, 0)) if ctx is not None else 0
-    if level == 0 and os.environ.get("MXJOB_DEBUG"):
-        return 1
-    return level
-
-
-def quiet() -> bool:
-    return verbosity() < 0
 
 
 def verbosity_options(command: F) -> F:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from mxjob_gitops.compiler.cli.main import import_paused
+from mxjob_gitops.compiler.cli.startup import import_paused
 
 # Built-in commands; other packages (the reconciler) add theirs through the `mxjob.commands` entry point group,
 # so the compiler never imports them.
@@ -83,9 +83,9 @@ def cli() -> None:
 
     Shell completion: mxjob completion bash|zsh|fish (see its --help).
     """
-    from mxjob_gitops.compiler.cli import forked, quietfd
-    from mxjob_gitops.compiler.cli.exits import guarded
-    from mxjob_gitops.compiler.limits import new_run
+    from mxjob_gitops.compiler.base.limits import new_run
+    from mxjob_gitops.compiler.cli.guard import guarded
+    from mxjob_gitops.compiler.io import forked, quietfd
 
     new_run()  # the input budgets count per command invocation (compiler.limits.RunBudget)
     quietfd.install()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from mxjob_gitops.compiler.cli.exits import guarded
 from mxjob_gitops.compiler.cli.flags import verbosity_options
+from mxjob_gitops.compiler.cli.guard import guarded
 
 # --engine of the health-check commands: which kind's check to print.
 ENGINE = click.option(
@@ -44,9 +44,9 @@ def integrations() -> None:
 def argocd_health(fmt: str, namespace: str, engine: str) -> None:
     """Print the Lua health check as argocd-cm's resource.customizations.health.kubeflow.org_MXJob key
     (with --engine jobset: ...health.jobset.x-k8s.io_JobSet)."""
-    from mxjob_gitops.compiler.emit import to_json, to_yaml
     from mxjob_gitops.compiler.integrations import jobset_health
     from mxjob_gitops.compiler.integrations.health import argocd_cm, argocd_health_lua
+    from mxjob_gitops.compiler.render.emit import to_json, to_yaml
 
     with guarded():
         if fmt == "lua":
@@ -74,9 +74,9 @@ def argocd_health(fmt: str, namespace: str, engine: str) -> None:
 @verbosity_options
 def flux_health(fmt: str, engine: str) -> None:
     """Print `healthCheckExprs` (CEL, kustomize-controller v1.5+) for a Flux Kustomization's spec."""
-    from mxjob_gitops.compiler.emit import to_json, to_yaml
     from mxjob_gitops.compiler.integrations import jobset_health
     from mxjob_gitops.compiler.integrations.health import flux_health_check
+    from mxjob_gitops.compiler.render.emit import to_json, to_yaml
 
     with guarded():
         checks = [flux_health_check()] if engine != "jobset" else []

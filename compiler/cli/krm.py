@@ -18,15 +18,16 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from mxjob_gitops.compiler.asciinum import whole
-from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, Exit, guarded
+from mxjob_gitops.compiler.base.asciinum import whole
+from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, Severity, error, format_path
+from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, Exit
 from mxjob_gitops.compiler.cli.flags import verbosity_options
-from mxjob_gitops.compiler.cli.options import render_options
-from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, Severity, error, format_path
-from mxjob_gitops.compiler.options import RECORD_KEYS, RenderOptions
+from mxjob_gitops.compiler.cli.guard import guarded
+from mxjob_gitops.compiler.cli.render_flags import render_options
+from mxjob_gitops.compiler.render.options import RECORD_KEYS, RenderOptions
 
 if TYPE_CHECKING:
-    from mxjob_gitops.compiler.emit import Emitter
+    from mxjob_gitops.compiler.render.emit import Emitter
 
 RESOURCE_LIST_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
@@ -132,7 +133,7 @@ def _respond(
     failed: bool,
     emitter: Emitter | None = None,
 ) -> NoReturn:
-    from mxjob_gitops.compiler.emit import Emitter
+    from mxjob_gitops.compiler.render.emit import Emitter
 
     version = resource_list.get("apiVersion")
     output: dict[str, Any] = {
@@ -153,10 +154,10 @@ def _respond(
 @verbosity_options
 def krm(options: RenderOptions) -> None:
     """Read a ResourceList on stdin, render its MXJobs, write a ResourceList with results on stdout."""
-    from mxjob_gitops.compiler.cli.inputs import STDIN_NAME, decode_limited, unreadable
-    from mxjob_gitops.compiler.emit import Emitter
-    from mxjob_gitops.compiler.pipeline import compile_documents
-    from mxjob_gitops.compiler.source import parse_text
+    from mxjob_gitops.compiler.compile.documents import compile_documents
+    from mxjob_gitops.compiler.io.inputs import STDIN_NAME, decode_limited, unreadable
+    from mxjob_gitops.compiler.read.source import parse_text
+    from mxjob_gitops.compiler.render.emit import Emitter
 
     with guarded():
         text = decode_limited(sys.stdin.buffer)

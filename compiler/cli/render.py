@@ -13,15 +13,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from mxjob_gitops.compiler.cli.common import FORMATS, NO_OBJECTS, paused_gc
-from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail, guarded
+from mxjob_gitops.compiler.cli.common import FORMATS, NO_OBJECTS
+from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail
 from mxjob_gitops.compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
-from mxjob_gitops.compiler.cli.options import check_field, kubernetes_version_option, render_options
-from mxjob_gitops.compiler.options import RenderOptions
+from mxjob_gitops.compiler.cli.guard import guarded
+from mxjob_gitops.compiler.cli.render_flags import check_field, kubernetes_version_option, render_options
+from mxjob_gitops.compiler.cli.startup import paused_gc
+from mxjob_gitops.compiler.render.options import RenderOptions
 
 if TYPE_CHECKING:
-    from mxjob_gitops.compiler.job import CompiledJob
-    from mxjob_gitops.compiler.pipeline import Manifest
+    from mxjob_gitops.compiler.compile.documents import Manifest
+    from mxjob_gitops.compiler.render.job import CompiledJob
 
 T = TypeVar("T")
 
@@ -124,11 +126,11 @@ class _Streamed:
     (compiler.stream: the items may be compiled and rendered in other processes)."""
 
     def __init__(self, paths: tuple[str, ...], options: RenderOptions, skip: list[Path], check_first: bool) -> None:
-        from mxjob_gitops.compiler.cli.heldout import SPILL_LIMIT
-        from mxjob_gitops.compiler.cli.inputs import input_texts, unreadable
-        from mxjob_gitops.compiler.emit import Emitter
-        from mxjob_gitops.compiler.source import ParseStream
-        from mxjob_gitops.compiler.stream import StreamedRender
+        from mxjob_gitops.compiler.compile.stream import StreamedRender
+        from mxjob_gitops.compiler.io.heldout import SPILL_LIMIT
+        from mxjob_gitops.compiler.io.inputs import input_texts, unreadable
+        from mxjob_gitops.compiler.read.source import ParseStream
+        from mxjob_gitops.compiler.render.emit import Emitter
 
         self.options = options
         self.render = StreamedRender(options, check_first_above=SPILL_LIMIT if check_first else None)
@@ -146,7 +148,7 @@ class _Streamed:
         return self.render.rendered(functools.partial(self._item_outputs, each))
 
     def _item_outputs(self, each: Callable[[dict[str, Any]], T], item: CompiledJob | Manifest) -> Iterator[T]:
-        from mxjob_gitops.compiler.pipeline import item_manifests
+        from mxjob_gitops.compiler.compile.documents import item_manifests
 
         self._rendered += 1
         if not self._rendered % _COLLECT_EVERY:
@@ -155,8 +157,8 @@ class _Streamed:
 
     def finish(self) -> None:
         """Report every diagnostic; exit 1 on errors, 2 when the input held no object."""
-        from mxjob_gitops.compiler.cli.report import report
-        from mxjob_gitops.compiler.diagnostics import has_errors
+        from mxjob_gitops.compiler.base.diagnostics import has_errors
+        from mxjob_gitops.compiler.cli.stderr import report
 
         report(self.render.diagnostics, quiet=quiet())
         if has_errors(self.render.diagnostics):
@@ -172,8 +174,8 @@ class _Streamed:
 
 def _render_stream(paths: tuple[str, ...], options: RenderOptions, fmt: str) -> None:
     """Render to standard output one job at a time (compiler.stream), the output held back until all is valid."""
-    from mxjob_gitops.compiler.cli.heldout import HeldOutput, regular_stdout
-    from mxjob_gitops.compiler.emit import json_list_item, write_json_texts, write_yaml_texts
+    from mxjob_gitops.compiler.io.heldout import HeldOutput, regular_stdout
+    from mxjob_gitops.compiler.render.emit import json_list_item, write_json_texts, write_yaml_texts
 
     streamed = _Streamed(paths, options, [], check_first=not regular_stdout())
     held = HeldOutput(checked=lambda: streamed.render.checked)
@@ -194,15 +196,15 @@ def _render_to_dir(
 ) -> None:
     """Render into DIR one job at a time: files are staged as they come and committed only when the whole input
     was valid (cli.output_dir). A failed render leaves no directory it created behind."""
-    from mxjob_gitops.compiler.cli.flags import lock_timeout
-    from mxjob_gitops.compiler.cli.output_dir import (
+    from mxjob_gitops.compiler.io.output_dir import (
         LOCK_TIMEOUT_SECONDS,
         OutputError,
         Vouching,
         file_entry,
+        lock_timeout,
         write_output_dir,
     )
-    from mxjob_gitops.compiler.emit import to_json
+    from mxjob_gitops.compiler.render.emit import to_json
 
     lock_timeout(LOCK_TIMEOUT_SECONDS)  # a bad MXJOB_LOCK_TIMEOUT is a usage error before anything is read or made
     streamed = _Streamed(paths, options, [output_dir], check_first=False)
@@ -229,7 +231,7 @@ def _render_to_dir(
             err=True,
         )
     if summary.kept:
-        from mxjob_gitops.compiler.escape import terminal
+        from mxjob_gitops.compiler.base.escape import terminal
 
         click.echo(
             f"mxjob: {output_dir}: kept {len(summary.kept)} file(s) an earlier render wrote and this one no longer "

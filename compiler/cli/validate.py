@@ -12,18 +12,19 @@ from typing import TYPE_CHECKING
 
 import click
 
-from mxjob_gitops.compiler.cli.common import paused_gc
-from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
+from mxjob_gitops.compiler.base.diagnostics import Code
+from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail
 from mxjob_gitops.compiler.cli.flags import paths_or_stdin, verbosity_options
-from mxjob_gitops.compiler.cli.inputs import Inputs
-from mxjob_gitops.compiler.cli.options import render_options
-from mxjob_gitops.compiler.cli.reporters import FORMATS
-from mxjob_gitops.compiler.diagnostics import Code
-from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
-from mxjob_gitops.compiler.options import RenderOptions
+from mxjob_gitops.compiler.cli.guard import guarded
+from mxjob_gitops.compiler.cli.render_flags import render_options
+from mxjob_gitops.compiler.cli.startup import paused_gc
+from mxjob_gitops.compiler.io.inputs import Inputs
+from mxjob_gitops.compiler.render.options import RenderOptions
+from mxjob_gitops.compiler.report.validate import FORMATS
+from mxjob_gitops.compiler.validate.kubeschema import DEFAULT_KUBERNETES_VERSION
 
 if TYPE_CHECKING:
-    from mxjob_gitops.compiler.validation import ObjectResult
+    from mxjob_gitops.compiler.validate.validation import ObjectResult
 
 _COLLECT_EVERY = 4_000  # rendered objects; about 200 jobs of the benchmark's kind
 
@@ -85,12 +86,12 @@ def validate(
     Reports every problem: MXJob input errors at file:line:column, and schema violations of every
     rendered object (Pods, Services, ConfigMaps, PodGroups, the MXJob, and objects passed through).
     """
-    from mxjob_gitops.compiler.cli.inputs import read_inputs
-    from mxjob_gitops.compiler.cli.reporters import reporter
-    from mxjob_gitops.compiler.kubeschema import VersionUnavailable, resolve_version
-    from mxjob_gitops.compiler.pipeline import compile_documents
-    from mxjob_gitops.compiler.source import parse_text
-    from mxjob_gitops.compiler.validation import Report, validate_plan, vouch_for
+    from mxjob_gitops.compiler.compile.documents import compile_documents
+    from mxjob_gitops.compiler.io.inputs import read_inputs
+    from mxjob_gitops.compiler.read.source import parse_text
+    from mxjob_gitops.compiler.report.validate import reporter
+    from mxjob_gitops.compiler.validate.kubeschema import VersionUnavailable, resolve_version
+    from mxjob_gitops.compiler.validate.validation import Report, validate_plan, vouch_for
 
     paths = paths_or_stdin(paths)
     with guarded(), paused_gc():
@@ -117,7 +118,7 @@ def validate(
             with young_only_collections():
                 report.objects.extend(collecting(validate_plan(plan, version, strict)))
         if use_kubeconform and not limited:
-            from mxjob_gitops.compiler.cli.kubeconform import run_kubeconform
+            from mxjob_gitops.compiler.io.kubeconform import run_kubeconform
 
             report.objects[:] = run_kubeconform(report.objects, plan, version, strict, kubeconform_locations)
         reporter(fmt).write(report, sys.stdout)
