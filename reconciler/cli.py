@@ -166,8 +166,8 @@ def reconcile(
 
     with guarded():
         require("cluster", "mxjob reconcile")
+    from mxjob_gitops.compiler.spec.exitcodes import ExitTable
     from mxjob_gitops.reconciler.apply import ApplySettings
-    from mxjob_gitops.reconciler.exitcodes import ExitTable
     from mxjob_gitops.reconciler.jobs import Bounds
     from mxjob_gitops.reconciler.kube import Cluster, ClusterError
     from mxjob_gitops.reconciler.runner import Reconciler, Settings

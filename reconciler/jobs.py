@@ -20,7 +20,7 @@ from mxjob_gitops.compiler import JobRendering, MXJob, RenderOptions, compile_jo
 # The largest job the reconciler acts on by default is the compiler's --max-pods default (one constant).
 from mxjob_gitops.compiler.base.limits import DEFAULT_MAX_PODS as DEFAULT_MAX_PODS
 from mxjob_gitops.compiler.spec import constants as c
-from mxjob_gitops.reconciler.exitcodes import OVERRIDE_ANNOTATION
+from mxjob_gitops.compiler.spec.exitcodes import OVERRIDE_ANNOTATION
 from mxjob_gitops.reconciler.state import JobView, ReplicaPolicy
 from mxjob_gitops.reconciler.vocabulary import CleanPodPolicy, RestartPolicy
 

@@ -23,8 +23,8 @@ from mxjob_gitops.compiler.cli.group import cli
 from mxjob_gitops.compiler.io import forked
 from mxjob_gitops.compiler.io.output_dir import lock_timeout
 from mxjob_gitops.compiler.render.options import kubernetes_minor, priority_pairs
+from mxjob_gitops.compiler.spec.exitcodes import ExitClass, ExitTable
 from mxjob_gitops.reconciler.cli import _timings
-from mxjob_gitops.reconciler.exitcodes import ExitClass, ExitTable
 from mxjob_gitops.reconciler.kube import _retry_after
 from mxjob_gitops.reconciler.state import PodView
 from tests.conftest import EXAMPLES, REPO, Run, run_cli

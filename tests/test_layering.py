@@ -105,6 +105,7 @@ PUBLIC_MODULES = {
     "mxjob_gitops.compiler.base.asciinum",
     "mxjob_gitops.compiler.base.limits",
     "mxjob_gitops.compiler.spec.constants",
+    "mxjob_gitops.compiler.spec.exitcodes",
     "mxjob_gitops.compiler.spec.replicas",
     "mxjob_gitops.compiler.cli.exits",
     "mxjob_gitops.compiler.cli.guard",
