@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic
-from mxjob_gitops.compiler.rules.kubevalidate import names
+from mxjob_gitops.compiler.rules import names
 from mxjob_gitops.compiler.rules.kubevalidate.meta import check_meta
 from mxjob_gitops.compiler.rules.kubevalidate.objects import check_configmap
 from mxjob_gitops.compiler.rules.kubevalidate.pod import check_pod_spec, relaxed_service_names

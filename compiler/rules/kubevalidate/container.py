@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from mxjob_gitops.compiler.base.diagnostics import Code, JsonPath
-from mxjob_gitops.compiler.rules.kubevalidate import names
+from mxjob_gitops.compiler.rules import names
 from mxjob_gitops.compiler.rules.kubevalidate.env import check_env, check_env_from
 from mxjob_gitops.compiler.rules.kubevalidate.mounts import check_mounts
 from mxjob_gitops.compiler.rules.kubevalidate.report import (

@@ -8,7 +8,7 @@ import binascii
 from typing import Any
 
 from mxjob_gitops.compiler.base.diagnostics import Code
-from mxjob_gitops.compiler.rules.kubevalidate import names
+from mxjob_gitops.compiler.rules import names
 from mxjob_gitops.compiler.rules.kubevalidate.report import (
     Found,
     as_dict,

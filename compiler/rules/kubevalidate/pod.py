@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from mxjob_gitops.compiler.base.diagnostics import Code, JsonPath
-from mxjob_gitops.compiler.rules.kubevalidate import names
+from mxjob_gitops.compiler.rules import names
 from mxjob_gitops.compiler.rules.kubevalidate.admission import check_admission
 from mxjob_gitops.compiler.rules.kubevalidate.container import check_container
 from mxjob_gitops.compiler.rules.kubevalidate.memo import ValidSpecs, spec_key

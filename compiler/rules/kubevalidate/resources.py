@@ -9,7 +9,7 @@ from typing import Any
 
 from mxjob_gitops.compiler.base.diagnostics import Code, JsonPath
 from mxjob_gitops.compiler.base.quantity import QuantityError, parse
-from mxjob_gitops.compiler.rules.kubevalidate import names
+from mxjob_gitops.compiler.rules import names
 from mxjob_gitops.compiler.rules.kubevalidate.report import Found, as_dict, forbidden, invalid, required, since
 
 Q, R = Code.K8S_QUANTITY, Code.K8S_RESOURCES

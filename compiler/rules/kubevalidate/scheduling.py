@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from mxjob_gitops.compiler.base.diagnostics import Code, JsonPath
-from mxjob_gitops.compiler.rules.kubevalidate import names
+from mxjob_gitops.compiler.rules import names
 from mxjob_gitops.compiler.rules.kubevalidate.meta import check_labels
 from mxjob_gitops.compiler.rules.kubevalidate.report import (
     Found,

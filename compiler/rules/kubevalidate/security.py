@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from mxjob_gitops.compiler.base.diagnostics import Code, JsonPath
-from mxjob_gitops.compiler.rules.kubevalidate import names
+from mxjob_gitops.compiler.rules import names
 from mxjob_gitops.compiler.rules.kubevalidate.mounts import descending
 from mxjob_gitops.compiler.rules.kubevalidate.report import (
     Found,

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from mxjob_gitops.compiler.base.diagnostics import Code, JsonPath
-from mxjob_gitops.compiler.rules.kubevalidate import names
+from mxjob_gitops.compiler.rules import names
 from mxjob_gitops.compiler.rules.kubevalidate.env import VOLUME_FIELDS, check_field_selector, check_resource_selector
 from mxjob_gitops.compiler.rules.kubevalidate.mounts import backsteps, descending, non_reserved
 from mxjob_gitops.compiler.rules.kubevalidate.report import (
