@@ -162,7 +162,7 @@ def reconcile(
     Exit codes: 0 done (--once: every job reconciled); 1 (--once) some jobs could not be reconciled (each
     is named on stderr: invalid, refused as too large, or an API error that outlasted the pass's retries);
     2 usage or environment (bad flags, no cluster, cannot list jobs); 3 a bug in mxjob."""
-    from mxjob_gitops.compiler.cli.extras import require
+    from mxjob_gitops.compiler.io.extras import require
 
     with guarded():
         require("cluster", "mxjob reconcile")

@@ -275,7 +275,7 @@ SOURCES = sorted(
 # Every int()/float() call there on anything but a literal, each judged: none reads text that was not checked.
 JUDGED = {
     ("compiler/cli/flags.py", "int(value)"): "-v's count, an int from click",
-    ("compiler/cli/flags.py", "int(ctx.meta.get(_META, 0))"): "the level _remember stored, an int",
+    ("compiler/io/verbosity.py", "int(ctx.meta.get(LEVEL, 0))"): "the level cli.flags stored, an int",
     ("compiler/io/forked.py", "int(quota)"): "cgroup cpu.max, written by the kernel in ASCII",
     ("compiler/io/forked.py", "int(period)"): "cgroup cpu.max, written by the kernel in ASCII",
     ("compiler/io/gitsource.py", "int(fields[2])"): "git cat-file's size, bytes checked by bytes.isdigit (ASCII)",

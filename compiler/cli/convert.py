@@ -4,22 +4,16 @@ from __future__ import annotations
 
 import click
 
-from mxjob_gitops.compiler.cli.common import FORMATS, build_plan, write_stream
-from mxjob_gitops.compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
+from mxjob_gitops.compiler.cli.common import FORMATS, build_plan
+from mxjob_gitops.compiler.cli.flags import format_option, paths_or_stdin, quiet, verbosity_options
 from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.compiler.cli.startup import paused_gc
+from mxjob_gitops.compiler.io.heldout import write_stream
 
 
 @click.command(short_help="Print MXJob specs converted to kubeflow.org/v1.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="yaml",
-    show_default=True,
-    help="How to print: a YAML stream, or a JSON v1 List.",
-)
+@format_option(FORMATS, "yaml", "How to print: a YAML stream, or a JSON v1 List.")
 @click.option(
     "-i",
     "--in-place",

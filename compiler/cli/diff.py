@@ -7,19 +7,26 @@ import functools
 import os
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import click
 
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic, Severity, has_errors
 from mxjob_gitops.compiler.cli.common import compile_inputs
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail
-from mxjob_gitops.compiler.cli.flags import WholeRange, cluster_options, paths_or_stdin, verbosity_options
+from mxjob_gitops.compiler.cli.flags import (
+    WholeRange,
+    cluster_options,
+    format_option,
+    paths_or_stdin,
+    verbosity_options,
+)
 from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.compiler.cli.render_flags import kubernetes_version_option, render_options
 from mxjob_gitops.compiler.cli.startup import paused_gc
 from mxjob_gitops.compiler.compile.documents import Manifest, Plan
 from mxjob_gitops.compiler.io.inputs import Inputs
+from mxjob_gitops.compiler.io.live import LiveCluster, live_plugin
 from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.report.diff import FORMATS
 
@@ -38,14 +45,7 @@ from mxjob_gitops.compiler.report.diff import FORMATS
     help="With --live, which cluster objects missing from PATH... show as removed: those of the jobs "
     "PATH... renders (by their job-name label), or everything mxjob manages in the namespaces.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="text",
-    show_default=True,
-    help="How to print the differences.",
-)
+@format_option(FORMATS, "text", "How to print the differences.")
 @click.option(
     "--ignore-path",
     "ignore_paths",
@@ -184,13 +184,15 @@ def _sides(paths: tuple[str, ...], base: str | None, head: str | None, options: 
     Each side is read and compiled in turn (the old side's errors stop the command before the new side is
     read, as before); a file with the same bytes on both sides is parsed once, an MXJob found on both sides
     is compiled once (compiler.jobcache), and an item both sides share is not rendered at all."""
+    from mxjob_gitops.compiler.base.exact import exact
     from mxjob_gitops.compiler.compile.jobcache import CompileCache
     from mxjob_gitops.compiler.diff.changes import differing_manifests
     from mxjob_gitops.compiler.diff.updates import old_side_jobs, refused_updates
     from mxjob_gitops.compiler.io.gitsource import read_revision
     from mxjob_gitops.compiler.io.inputs import SharedParses, read_inputs
+    from mxjob_gitops.compiler.read.source import parse_text
 
-    parse, cache = SharedParses(), CompileCache()
+    parse, cache = (parse_text, None) if exact("shared") else (SharedParses(), CompileCache())
     blobs: dict[str, str] = {}  # Git object id -> text: a blob in both revisions is read once
 
     def compiled(inputs: Inputs) -> Plan:
@@ -215,28 +217,6 @@ def _sides(paths: tuple[str, ...], base: str | None, head: str | None, options: 
     return compared(old, compiled(read_revision(head, paths, parse, blobs)), base, head)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class LiveCluster:
-    """Where --live looks: the kubeconfig, its context, and which missing objects count as removed."""
-
-    kubeconfig: str | None
-    context: str | None
-    prune_scope: str
-
-
-def _live_plugin(name: str) -> Any:
-    """One of the reconciler's `mxjob.live` entry points (`fetch`, `namespace`); the compiler never imports it."""
-    from importlib.metadata import entry_points
-
-    from mxjob_gitops.compiler.cli.extras import require
-
-    require("cluster", "mxjob diff --live")
-    found = [entry for entry in entry_points(group="mxjob.live") if entry.name == name]
-    if not found:
-        raise fail("--live needs the reconciler package (mxjob_gitops.reconciler.live), which is not installed", USAGE)
-    return found[0].load()
-
-
 def _live_sides(
     paths: tuple[str, ...], base: str | None, head: str | None, cluster: LiveCluster, options: RenderOptions
 ) -> Sides:
@@ -250,9 +230,9 @@ def _live_sides(
 
     if base is not None or not paths:
         raise fail("--live compares the cluster with PATH... (optionally at --head REF); --base does not apply", USAGE)
-    fetch = _live_plugin("fetch")
+    fetch = live_plugin("fetch")
     if options.namespace is None:
-        options = dataclasses.replace(options, namespace=_live_plugin("namespace")(cluster.kubeconfig, cluster.context))
+        options = dataclasses.replace(options, namespace=live_plugin("namespace")(cluster.kubeconfig, cluster.context))
     plan = compile_inputs(
         read_revision(head, paths) if head else read_inputs(paths), options, quiet=True, failure=USAGE
     )

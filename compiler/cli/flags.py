@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -30,6 +30,7 @@ ENVIRONMENT = (
     ("XDG_CACHE_HOME", "the cache root, ~/.cache when unset (render -o keeps what each DIR's files were there)"),
     ("MXJOB_JOBS", "processes that read a large input at once (1 to 8; default: the CPUs this process may use)"),
     ("MXJOB_DEBUG", "set to 1: as -v (a traceback on an internal error)"),
+    ("MXJOB_EXACT", "1: every fast path off, its exact twin used (same output; for bug reports); or names"),
     ("NO_COLOR", "set: never colour diff output"),
 )
 
@@ -128,3 +129,10 @@ def paths_or_stdin(paths: tuple[str, ...]) -> tuple[str, ...]:
     if sys.stdin is None or sys.stdin.isatty():
         raise click.UsageError("give PATH... (files, directories, or - for standard input), or pipe the input in")
     return ("-",)
+
+
+def format_option(choices: Sequence[str], default: str, help: str) -> Callable[[F], F]:
+    """--format (how to print), one definition for every command; each names its choices, default and help."""
+    return click.option(
+        "--format", "fmt", type=click.Choice(tuple(choices)), default=default, show_default=True, help=help
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from mxjob_gitops.compiler.cli.flags import verbosity_options
+from mxjob_gitops.compiler.cli.flags import format_option, verbosity_options
 from mxjob_gitops.compiler.cli.guard import guarded
 
 # --engine of the health-check commands: which kind's check to print.
@@ -27,13 +27,10 @@ def integrations() -> None:
 
 
 @integrations.command("argocd-health", short_help="The Argo CD health check for kubeflow.org/MXJob.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("yaml", "json", "lua")),
-    default="yaml",
-    show_default=True,
-    help="yaml/json: an argocd-cm ConfigMap to merge (kubectl patch --type merge, or a kustomize "
+@format_option(
+    ("yaml", "json", "lua"),
+    "yaml",
+    "yaml/json: an argocd-cm ConfigMap to merge (kubectl patch --type merge, or a kustomize "
     "patch); lua: the script alone.",
 )
 @click.option(
@@ -62,14 +59,7 @@ def argocd_health(fmt: str, namespace: str, engine: str) -> None:
 
 
 @integrations.command("flux-health", short_help="The Flux Kustomization health check for kubeflow.org/MXJob.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("yaml", "json")),
-    default="yaml",
-    show_default=True,
-    help="How to print the Kustomization spec fragment.",
-)
+@format_option(("yaml", "json"), "yaml", "How to print the Kustomization spec fragment.")
 @ENGINE
 @verbosity_options
 def flux_health(fmt: str, engine: str) -> None:

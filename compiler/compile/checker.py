@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, Severity, error
+from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.base.limits import estimated_output_bytes, output_problem
 from mxjob_gitops.compiler.compile.job import compile_object, locate
 from mxjob_gitops.compiler.read.source import SourceDocument
@@ -96,7 +97,7 @@ class Checker:
         known = self.passed.get(id(obj)) if self.passed is not None else None
         if known is not None and known[0] is obj and known[1] == self.relaxed:
             return known[2]
-        passing = passing_identity(obj, self.relaxed)
+        passing = None if exact("identity") else passing_identity(obj, self.relaxed)
         if passing is not None and self.passed is not None:
             self.passed[id(obj)] = (obj, self.relaxed, passing)
         return passing

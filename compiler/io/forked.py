@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Final, TypeVar, cast
 
 from mxjob_gitops.compiler.base import fanout
+from mxjob_gitops.compiler.base.exact import exact
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -50,11 +51,11 @@ def configured_workers() -> int:
 
     text = os.environ.get("MXJOB_JOBS")
     if text is None or not text.strip():
-        return default_workers()
+        return 1 if exact("parts") else default_workers()
     count = whole(text)
     if count is None or not 1 <= count <= MAX_WORKERS:
         raise CommandError(f"MXJOB_JOBS={terminal(text)}: expected a whole number of processes from 1 to {MAX_WORKERS}")
-    return count
+    return 1 if exact("parts") else count
 
 
 def default_workers() -> int:

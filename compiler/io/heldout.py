@@ -16,8 +16,11 @@ import io
 import os
 import stat
 import sys
-from collections.abc import Callable
-from typing import BinaryIO
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    from mxjob_gitops.compiler.render.emit import Emitter
 
 LIMIT = 16 * 1024 * 1024  # characters
 SPILL_LIMIT = 512 * 1024 * 1024  # bytes of rendering a pipe's render may keep in a temporary file
@@ -119,3 +122,20 @@ class HeldOutput:
             self.stdout.seek(self.start)
         else:
             self.stdout.flush()
+
+
+def write_stream(manifests: Iterable[dict[str, Any]], fmt: str, emitter: Emitter | None = None) -> None:
+    """Write the whole stream to stdout as UTF-8; nothing reaches stdout unless all of it was produced.
+    `emitter` is the one the manifests' producer announces prefixes to, if any."""
+    from mxjob_gitops.compiler.render.emit import Emitter, write_json_list
+
+    held = HeldOutput()
+    try:
+        if fmt == "json":
+            write_json_list(manifests, held)
+        else:
+            (emitter or Emitter()).write_yaml_stream(manifests, held)
+    except BaseException:
+        held.discard()
+        raise
+    held.release()

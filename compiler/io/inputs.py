@@ -351,3 +351,27 @@ def _read_file(name: str) -> str | Unreadable:
 
 def _read_stdin() -> str | Unreadable:
     return decode_limited(sys.stdin.buffer)
+
+
+def kubernetes_files_only(inputs: Inputs) -> Inputs:
+    """Keep files with a document that has apiVersion and kind (or with an error: a broken manifest is still
+    reported; a warning alone, such as a YAML 1.1 boolean key in a CI workflow, does not make a file a manifest);
+    note every file left out on stderr."""
+    from mxjob_gitops.compiler.io.verbosity import quiet
+
+    kept = {
+        d.file
+        for d in inputs.documents
+        if isinstance(d.data, dict)
+        and isinstance(d.data.get("apiVersion"), str)
+        and isinstance(d.data.get("kind"), str)
+    }
+    kept.update(d.location.file for d in inputs.diagnostics if d.location is not None and d.severity == "error")
+    for name in inputs.files:
+        if name not in kept and not quiet():
+            click.echo(f"mxjob: note: {name}: skipped, no Kubernetes object in it (no apiVersion and kind)", err=True)
+    return Inputs(
+        [d for d in inputs.documents if d.file in kept],
+        [d for d in inputs.diagnostics if d.location is None or d.location.file in kept],
+        [name for name in inputs.files if name in kept],
+    )

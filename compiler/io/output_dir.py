@@ -36,9 +36,10 @@ from typing import Any
 
 from mxjob_gitops.compiler.base.asciinum import decimal
 from mxjob_gitops.compiler.base.escape import terminal
+from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.io import dirfd
 from mxjob_gitops.compiler.io.errors import CommandError
-from mxjob_gitops.compiler.io.statcache import StatCache, cache_root, looked_at_meanwhile
+from mxjob_gitops.compiler.io.statcache import StatCache, cache_file, cache_root, looked_at_meanwhile
 from mxjob_gitops.compiler.rules.names import kind_problem, name_problem, namespace_problem
 
 INDEX = ".mxjob-render.index"
@@ -200,7 +201,10 @@ def write_output_dir(
             staging_fd = os.open(staging, dirfd.DIR_FLAGS, dir_fd=fd)
             try:
                 owned = _read_index(fd)
-                cache = StatCache.load(directory, since=os.fstat(staging_fd).st_mtime_ns)
+                since = os.fstat(staging_fd).st_mtime_ns
+                cache = (
+                    StatCache(cache_file(directory), since) if exact("statcache") else StatCache.load(directory, since)
+                )
                 if in_parts is not None:
                     in_parts.check = lambda name, digest: name in owned and cache.vouches(fd, name, digest)
                 with contextlib.nullcontext() if in_parts is not None else looked_at_meanwhile(cache, fd):
@@ -407,3 +411,20 @@ def _replay(out: _Dir, staging: str, line: str) -> None:
         data = dirfd.read_regular(out.fd, name, _FILE_LIMIT)
         if data is not None and _digest(data) == digest:
             os.unlink(name, dir_fd=out.fd)
+
+
+def missing_directories(directory: Path) -> list[Path]:
+    """`directory` and those of its parents that do not exist yet, deepest first."""
+    missing: list[Path] = []
+    for path in (directory, *directory.parents):
+        if os.path.lexists(path):
+            break
+        missing.append(path)
+    return missing
+
+
+def remove_empty(directories: list[Path]) -> None:
+    """Remove the directories missing_directories found, where still empty (a failed render leaves none behind)."""
+    for path in directories:
+        with contextlib.suppress(OSError):
+            path.rmdir()

@@ -10,6 +10,10 @@ own emitter and loads that with orjson, then proves the result equal to the exac
   reader reports those. Its event count must equal what the loaded documents imply (a scalar per key and
   value, a start and an end per collection and document): a duplicate key collapsed in JSON (an error for
   the exact reader), or any structure rapidyaml read otherwise, refuses the stream.
+- Values: a string with a line break in it comes from a multi-line scalar, whose folding the event count does
+  not prove; it is refused unless it is the value of one of the text's literal block scalars (`|`, `|-`), read
+  here by their own rules (`_literal_values`), and text where rapidyaml was found to fold otherwise is refused
+  (`_VALUE_RISKS`: lines of blanks, escaped line breaks, explicit indentation indicators of block scalars).
 - Text the fast reader is not trusted with is refused before parsing (`_refused`): tabs, characters the YAML
   spec does not allow raw (libyaml refuses them, rapidyaml does not), anchors, aliases, tags, explicit `?` keys
   and the reserved indicators `@` and backtick at the start of a token; compiler.docsplit refuses directives,
@@ -79,6 +83,14 @@ native_parse_guard: Callable[[], contextlib.AbstractContextManager[None]] = cont
 
 _INDICATORS: Final = "&*!@`?"
 _AT_TOKEN_START: Final = re.compile(r"(?:^|(?<=[ \[{,:]))(?:[&*!@`]|\?(?=[ \n]|$))", re.MULTILINE)
+# Where rapidyaml's values are not proven by the event count (a scalar's text, not the tree's shape): a line of
+# blanks only (inside a flow collection or a multi-line scalar it changes the value: `{k: train\n  \n }` is
+# "train\n" to rapidyaml, "train" to libyaml and Go), an escaped line break in a double-quoted scalar, and a block
+# scalar with an explicit indentation indicator (`>1+`, `|2-`). A value with a line break in it is refused
+# unless it is the value of a literal block scalar of the text (`|` or `|-`, no indicator: _literal_values reads
+# those by the spec's few rules, no folding); else it comes from a multi-line scalar that only the exact reader
+# folds.
+_VALUE_RISKS: Final = re.compile(r"^ +$|\\$|[|>](?:[1-9][+-]?|[+-][1-9])(?=[ \n#]|$)", re.MULTILINE)
 _UNPRINTABLE: Final = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 _NANINF_OUT: Final = frozenset({".nan", ".inf", "-.inf"})
 _JSON_INT: Final = re.compile(r"-?(?:0|[1-9][0-9]*)")
@@ -150,6 +162,8 @@ def _chunks(text: str, count: int) -> list[tuple[int, int]]:
 def _refused(text: str) -> bool:
     """Whether the text holds what the fast reader is not trusted with (see the module's docstring)."""
     if "\t" in text or "\r" in text:
+        return True
+    if _VALUE_RISKS.search(text):
         return True
     if any(indicator in text for indicator in _INDICATORS) and _AT_TOKEN_START.search(text):
         return True
@@ -225,6 +239,9 @@ def _read_chunk(
     if counted != events:  # a duplicate key collapsed, or rapidyaml read a structure libyaml did not
         raise _Refused
     if not all(_key_ok(text, key) for key in keys) or not all(_string_ok(text, value) for value in strings):
+        raise _Refused
+    multiline = {value for value in strings if "\n" in value}
+    if multiline and not all(map(functools.partial(_one_line, part), multiline - _literal_values(part))):
         raise _Refused
     documents = [(data if values else json, at, fl, _vouched(vouch, data, fl)) for data, json, at, fl in read]
     starts = [(base + piece.offset, piece.documents) for piece in pieces] if given is None else []
@@ -315,7 +332,7 @@ def _start(piece: str) -> int:
 
 
 def _string_ok(text: str, value: str) -> bool:
-    if value == "" or value in _NANINF_OUT:
+    if value == "" or value in _NANINF_OUT or "\r" in value:
         return False
     if goscalar.resolve(value) == goscalar.STR:
         return True
@@ -323,7 +340,7 @@ def _string_ok(text: str, value: str) -> bool:
 
 
 def _key_ok(text: str, key: str) -> bool:
-    if key == "" or key in _NANINF_OUT:
+    if key == "" or key in _NANINF_OUT or "\n" in key or "\r" in key:
         return False
     if key != "<<" and goscalar.resolve(key) == goscalar.STR:
         return True
@@ -353,3 +370,44 @@ def _maybe_plain(text: str, value: str) -> bool:
     at a line's end, a blank, a flow indicator or `:`)."""
     pattern = r"(?<![^ \n\[{,:])" + re.escape(value) + r"(?![^ \n,\]}:])"
     return re.search(pattern, text) is not None
+
+
+_LITERAL_HEADER: Final = re.compile(r"(?:^|(?<=[ :-]))\|(-?) *(?:#[^\n]*)?\n", re.MULTILINE)
+
+
+def _literal_values(text: str) -> set[str]:
+    """The values of the text's literal block scalars with no indentation indicator and clip (`|`) or strip
+    (`|-`) chomping, by the YAML 1.2 spec's rules for them (8.1.2, 8.1.1.2): the lines indented at least as the
+    first non-empty one, that indentation removed, line breaks kept, trailing empty lines dropped and one final
+    line break kept (clip) or none (strip). A header that is no block scalar only adds a value nothing matches."""
+    values: set[str] = set()
+    for header in _LITERAL_HEADER.finditer(text):
+        lines: list[str] = []
+        indent = 0
+        position = header.end()
+        while position < len(text):
+            end = text.find("\n", position)
+            end = len(text) if end < 0 else end
+            line = text[position:end]
+            if line:
+                width = len(line) - len(line.lstrip(" "))
+                indent = indent or width
+                if width == 0 or width < indent:
+                    break
+                line = line[indent:]
+            lines.append(line)
+            position = end + 1
+        while lines and not lines[-1]:
+            lines.pop()
+        if lines and indent:
+            body = "\n".join(lines)
+            values.add(body if header.group(1) else body + "\n")
+    return values
+
+
+def _one_line(text: str, value: str) -> bool:
+    """Whether the text holds `value` as a one-line double-quoted scalar with its line breaks escaped, as JSON
+    writes it (non-ASCII characters escaped or not): then no folding made it."""
+    import json
+
+    return any(json.dumps(value, ensure_ascii=escaped) in text for escaped in (False, True))

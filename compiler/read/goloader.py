@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import yaml
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Severity
+from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.read import goscalar
 from mxjob_gitops.compiler.read.construct import Fallback, FastConstructor
 
@@ -53,6 +54,8 @@ class GoLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         Whatever stops the fast walk (a case it leaves to PyYAML, or an error) sends the document to PyYAML's
         constructor, so that an error is always the one PyYAML raises first: it reaches nested collections in
         waves, the walk depth first, and with two errors in one document they could meet different ones."""
+        if exact("constructor"):
+            return self.construct_document(node)
         before = len(self.problems)
         try:
             return self._fast.document(node)
@@ -65,6 +68,9 @@ class GoLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         thousand scalars, and PyYAML's regex scan per scalar is the largest part of parsing it."""
         if kind is not yaml.ScalarNode:
             return super().resolve(kind, value, implicit)
+        if exact("constructor"):
+            plain = implicit[0] and value != "<<"
+            return goscalar.resolve(value) if plain else super().resolve(kind, value, implicit)
         key = (value, implicit)
         tag = self._tags.get(key)
         if tag is None:

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
+from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.base.limits import MAX_DEPTH, MAX_DOCUMENT_NODES, MAX_RUN_ALIAS_NODES, run_budget
 from mxjob_gitops.compiler.read.docsplit import Piece
 from mxjob_gitops.compiler.read.fastread import FAST_READ_MIN_CHARS, Read, Vouch, read_documents
@@ -194,7 +195,7 @@ class ParseStream:
         source = SourceText(file, text)
         # Large texts, and every text once the run has read that much (rapidyaml's import has paid for itself): the
         # fast reader refuses a text over a limit, reported below.
-        if self.fast and max(len(text), run_budget().input_bytes) >= FAST_READ_MIN_CHARS:
+        if self.fast and not exact("reader") and max(len(text), run_budget().input_bytes) >= FAST_READ_MIN_CHARS:
             fast = read_documents(text, values=self.whole, vouch=self.vouch, pieces=self.pieces, cut=self.cut)
             if fast is not None:
                 yield from self._fast_documents(fast, source)

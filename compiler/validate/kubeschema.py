@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mxjob_gitops.compiler.base.diagnostics import Code
+from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.base.quantity import with_quantity_rule
 from mxjob_gitops.compiler.rules.names import api_version_problem, kind_problem
 from mxjob_gitops.compiler.rules.schema import explain, has_float, rust_validators, schema_dir, strict_integer_validator
@@ -266,7 +267,7 @@ def accepted_fast(manifest: dict[str, Any], version: str, strict: bool, *, float
 
     `floats=False` is the caller's word that the object holds no float (None: walk it to find out)."""
     found = _lookup(manifest, version)
-    if found is None or rust_validators() is None:
+    if exact("acceptance") or found is None or rust_validators() is None:
         return False
     if not _fast_validator(version, strict, *found).is_valid(manifest):
         return False

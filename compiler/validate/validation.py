@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, Location, Severity, format_path
+from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.compile.documents import Manifest, Plan
 from mxjob_gitops.compiler.read.fastread import Vouch
 from mxjob_gitops.compiler.read.source import SourceDocument, objects_of
@@ -115,10 +116,10 @@ def validate_plan(plan: Plan, kubernetes_version: str, strict: bool) -> Iterator
             )
 
 
-def vouch_for(version: str, strict: bool) -> Vouch:
+def vouch_for(version: str, strict: bool) -> Vouch | None:
     """The reader's vouch (compiler.fastread.read_documents) that lets validate_plan skip the checks of a
-    document: clean_document for this version and strictness."""
-    return functools.partial(clean_document, version, strict)
+    document: clean_document for this version and strictness (None under MXJOB_EXACT: every object is checked)."""
+    return None if exact("vouching") else functools.partial(clean_document, version, strict)
 
 
 def clean_document(version: str, strict: bool, data: Any, floats: bool) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from importlib.metadata import PackageNotFoundError, version
 
-from mxjob_gitops.compiler.cli.exits import USAGE, fail
+from mxjob_gitops.compiler.io.errors import CommandError
 
 DISTRIBUTION = "mxjob-gitops"
 # extra → the import names it provides; the base install has none of them.
@@ -37,4 +37,5 @@ def require(extra: str, what: str) -> None:
     """Stop with exit 2 and a message naming the extra when `what` (a command or flag) cannot run without it."""
     absent = missing(extra)
     if absent:
-        raise fail(f"{what} needs {', '.join(absent)}, which the base install leaves out; {install_hint(extra)}", USAGE)
+        modules = ", ".join(absent)
+        raise CommandError(f"{what} needs {modules}, which the base install leaves out; {install_hint(extra)}")
