@@ -39,11 +39,21 @@ from tests.test_fastread import _block, _inputs_and_renderings
 # --- the runner --------------------------------------------------------------------------------------------------
 
 
+@pytest.fixture
+def threads_of_earlier_tests_ignored(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fork as if this test's thread were the only one: threads an earlier test in this process left idle (a fake
+    API server's request handlers, a stopped controller's workers) would otherwise make every runner serial. The
+    tests of that rule itself (test_no_fork_beside_another_thread, ...) do not use this."""
+    before = set(threading.enumerate())
+    monkeypatch.setattr(forked, "_may_fork", lambda: hasattr(os, "fork") and not (set(threading.enumerate()) - before))
+    yield
+
+
 def _square(part: int, here: bool) -> tuple[int, bool, int]:
     return part * part, here, os.getpid()
 
 
-def test_results_come_in_order_from_children() -> None:
+def test_results_come_in_order_from_children(threads_of_earlier_tests_ignored: None) -> None:
     results = forked.run_forked(_square, [1, 2, 3, 4])
     assert [value for value, _here, _pid in results] == [1, 4, 9, 16]
     assert [here for _value, here, _pid in results] == [True, False, False, False]
@@ -63,7 +73,7 @@ def _dies_in_children(part: int, here: bool) -> int:
     return part
 
 
-def test_a_part_a_child_could_not_do_is_done_here() -> None:
+def test_a_part_a_child_could_not_do_is_done_here(threads_of_earlier_tests_ignored: None) -> None:
     assert forked.run_forked(_fails_in_children, [1, 2, 3]) == [1, 2, 3]
     assert forked.run_forked(_dies_in_children, [1, 2, 3]) == [1, 2, 3]
 
@@ -74,7 +84,9 @@ def _refuses(part: int, here: bool) -> int:
     return part
 
 
-def test_a_part_that_fails_everywhere_raises_its_own_exception(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_part_that_fails_everywhere_raises_its_own_exception(
+    monkeypatch: pytest.MonkeyPatch, threads_of_earlier_tests_ignored: None
+) -> None:
     started: list[int] = []
     fork = os.fork
 
@@ -108,7 +120,7 @@ def test_no_fork_beside_another_thread() -> None:
     assert [here for _value, here, _pid in results] == [True, True]
 
 
-def test_a_task_in_the_background_answers_from_a_child() -> None:
+def test_a_task_in_the_background_answers_from_a_child(threads_of_earlier_tests_ignored: None) -> None:
     parent = os.getpid()
     with forked.in_background(lambda: (os.getpid(), sum(range(1000)))) as task:
         answer = task.result()
@@ -116,12 +128,12 @@ def test_a_task_in_the_background_answers_from_a_child() -> None:
     assert isinstance(answer, tuple) and answer[0] != parent and answer[1] == 499_500
 
 
-def test_a_background_task_that_dies_or_fails_answers_none() -> None:
+def test_a_background_task_that_dies_or_fails_answers_none(threads_of_earlier_tests_ignored: None) -> None:
     with forked.in_background(lambda: os._exit(3)) as died, forked.in_background(lambda: 1 // 0) as failed:
         assert died.result() is None and failed.result() is None
 
 
-def test_a_background_task_not_waited_for_is_ended_and_reaped() -> None:
+def test_a_background_task_not_waited_for_is_ended_and_reaped(threads_of_earlier_tests_ignored: None) -> None:
     with forked.in_background(lambda: threading.Event().wait(60)) as task:
         child = task._child
         assert child is not None and not task.ready()
