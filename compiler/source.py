@@ -21,8 +21,10 @@ from mxjob_gitops.compiler.limits import (
     MAX_DEPTH,
     MAX_DOCUMENT_NODES,
     MAX_RUN_ALIAS_NODES,
+    MAX_RUN_DOCUMENTS,
     alias_expansion,
     alias_problem,
+    document_count_problem,
     run_budget,
     structure_problems,
 )
@@ -199,6 +201,10 @@ class ParseStream:
     def __iter__(self) -> Iterator[SourceDocument]:
         text, file, diagnostics = self.text, self.file, self.diagnostics
         source = SourceText(file, text)
+        too_many_documents = documents_over_budget(source)
+        if too_many_documents is not None:
+            diagnostics.append(too_many_documents)
+            return
         # Large texts, and every text once the run has read that much (rapidyaml's import has paid for itself): the
         # fast reader refuses a text over a limit, reported below.
         if self.fast and max(len(text), run_budget().input_bytes) >= FAST_READ_MIN_CHARS:
@@ -314,6 +320,21 @@ class ParseStream:
                     Code.YAML_SYNTAX, Severity.ERROR, f"YAML error: {exc}", location=Location(file), document=index
                 )
             )
+
+
+def documents_over_budget(source: SourceText) -> Diagnostic | None:
+    """Charge the run's document budget with this text (compiler.limits.document_count_problem); the located
+    refusal when it goes over, else None."""
+    over = document_count_problem(source.text)
+    if over is None:
+        return None
+    return Diagnostic(
+        Code.LIMIT_EXCEEDED,
+        Severity.ERROR,
+        f"more than {MAX_RUN_DOCUMENTS:,} documents in this run",
+        location=source.position(source.file, over),
+        hint="nothing from this file was used; split the input into several runs (docs/limits.md)",
+    )
 
 
 def _not_a_mapping(document: SourceDocument, data: Any) -> Diagnostic:

@@ -17,10 +17,17 @@ import click
 
 from mxjob_gitops.compiler import fanout
 from mxjob_gitops.compiler.cli.exits import CommandError
+from mxjob_gitops.compiler.cli.walk import TooDeep, walk
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, Location, Severity
 from mxjob_gitops.compiler.docsplit import Piece, split_along, split_documents
-from mxjob_gitops.compiler.limits import MAX_INPUT_BYTES, RunBudget, run_budget
-from mxjob_gitops.compiler.source import ParseResult, SourceDocument, SourceText, parse_text
+from mxjob_gitops.compiler.limits import (
+    MAX_DIRECTORY_DEPTH,
+    MAX_INPUT_BYTES,
+    MAX_RUN_DOCUMENTS,
+    RunBudget,
+    run_budget,
+)
+from mxjob_gitops.compiler.source import ParseResult, SourceDocument, SourceText, documents_over_budget, parse_text
 
 SUFFIXES = (".yaml", ".yml", ".json")
 # kustomize's own files describe how to build, they are not objects to render.
@@ -73,20 +80,31 @@ def discover(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool 
 
 
 def _walk(root: Path, skipped: list[Path]) -> list[str]:
-    """The manifest files below `root`, sorted by path. os.walk does not enter a linked directory (followlinks is
-    off), and hidden directories are not entered (nothing below one is read): every directory between `root` and
-    a file is a real one, so only a file that is itself a link needs the check of _within."""
+    """The manifest files below `root`, sorted by path. cli.walk does not enter a linked directory, and hidden
+    directories are not entered (nothing below one is read): every directory between `root` and a file is a real
+    one, so only a file that is itself a link needs the check of _within."""
+    from mxjob_gitops.compiler.cli.output_dir import INDEX
+
     files: list[str] = []
-    _note_earlier_renders(root, skipped)
     found: list[tuple[str, Path, bool]] = []
-    for directory, subdirectories, names in os.walk(root):
-        subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
-        folder = Path(directory)
-        for name in names:
-            path = folder / name
-            # Not a regular file: a FIFO, a socket, a dangling link or one to a directory.
-            if is_manifest_path((name,)) and os.path.isfile(path):
-                found.append((path.as_posix(), path, os.path.islink(path)))
+    indexes: list[Path] = []
+    try:
+        for folder, entries in walk(root):
+            for entry in entries:
+                path = folder / entry.name
+                if entry.name == INDEX:
+                    indexes.append(path)
+                # Not a regular file: a FIFO, a socket, a dangling link or one to a directory.
+                if is_manifest_path((entry.name,)) and os.path.isfile(path):
+                    found.append((path.as_posix(), path, os.path.islink(path)))
+    except TooDeep as exc:
+        from mxjob_gitops.compiler.escape import terminal
+
+        raise InputError(
+            f"{terminal(exc.path.as_posix())}: directories nest deeper than {MAX_DIRECTORY_DEPTH} levels below "
+            f"{terminal(root.as_posix())}; nothing was read (docs/limits.md)"
+        ) from None
+    _note_earlier_renders(sorted(indexes), skipped)
     for label, path, linked in sorted(found, key=lambda entry: entry[0]):
         if linked:
             _within(path, root, label)
@@ -118,7 +136,7 @@ def _within(path: Path, root: Path, label: str) -> None:
         )
 
 
-def _note_earlier_renders(root: Path, skipped: list[Path]) -> None:
+def _note_earlier_renders(indexes: list[Path], skipped: list[Path]) -> None:
     """Say so when a directory below ROOT holds an earlier `mxjob render -o`'s output: it is read like any other.
 
     Only the directories the user names (render's own -o DIR) are left out. A file in the tree never decides what
@@ -132,7 +150,7 @@ def _note_earlier_renders(root: Path, skipped: list[Path]) -> None:
 
     if quiet():
         return
-    for index in sorted(root.rglob(INDEX)):
+    for index in indexes:
         directory = index.parent
         if index.is_file() and not any(directory.resolve().is_relative_to(s) for s in skipped):
             click.echo(
@@ -178,14 +196,17 @@ class SharedParses:
     def _whole(self, text: str, file: str, **given: Any) -> ParseResult:
         """parse_text(text, file, ...): its result as parsed ahead, when it was."""
         ready = self._ready.pop(file, None)
-        if ready is not None and ready[0] is text:
-            return ready[1]
+        if ready is not None and ready[0] is text:  # parsed in another process: charged to this run here
+            over = documents_over_budget(SourceText(file, text))
+            return ready[1] if over is None else ParseResult([], [over])
         return parse_text(text, file, **given)
 
     def __call__(self, text: str, file: str) -> ParseResult:
         if not self._earlier:  # nothing known: read it whole, and let the fast reader cut it (in its processes)
             cut: list[Piece] = []
             parsed = self._whole(text, file, cut=cut)
+            if any(d.code is Code.LIMIT_EXCEEDED for d in parsed.diagnostics):
+                return parsed  # over a limit: not to be cut (16 MB of `---` lines are 4 million pieces)
             pieces = cut or split_documents(text)
             if pieces is not None:
                 self._keep(pieces)
@@ -196,6 +217,9 @@ class SharedParses:
             return self._whole(text, file)
         self._keep(pieces)
         unknown = [p for p in pieces if p.text not in self._known]
+        over = _reused_over_budget(text, file, [p for p in pieces if p.text in self._known])
+        if over is not None:
+            return ParseResult([], [over])
         failed = self._learn(unknown, text, file, pieces if len(unknown) == len(pieces) else None)
         if failed is not None:
             return failed
@@ -246,6 +270,24 @@ class SharedParses:
         for at, piece in enumerate(pieces):
             self._known[piece.text] = found.get(at)
         return True
+
+
+def _reused_over_budget(text: str, file: str, reused: list[Piece]) -> Diagnostic | None:
+    """Charge the run's document budget with the documents a text shares with texts read before (they are not
+    parsed again, so parse_text does not count them); the refusal where the run goes over, else None."""
+    budget = run_budget()
+    left = MAX_RUN_DOCUMENTS - budget.documents
+    if len(reused) <= left:
+        budget.documents += len(reused)
+        return None
+    budget.documents = MAX_RUN_DOCUMENTS + 1
+    return Diagnostic(
+        Code.LIMIT_EXCEEDED,
+        Severity.ERROR,
+        f"more than {MAX_RUN_DOCUMENTS:,} documents in this run",
+        location=SourceText(file, text).position(file, reused[max(left, 0)].offset),
+        hint="nothing from this file was used; split the input into several runs (docs/limits.md)",
+    )
 
 
 def reading_ahead(parse: Parser) -> SharedParses | None:

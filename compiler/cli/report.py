@@ -6,14 +6,18 @@ from collections.abc import Sequence
 
 import click
 
+from mxjob_gitops.compiler.cli.printcap import PrintCap
 from mxjob_gitops.compiler.diagnostics import Diagnostic, Severity
 from mxjob_gitops.compiler.pipeline import sort_diagnostics
 
 
 def report(diagnostics: Sequence[Diagnostic], *, quiet: bool = False) -> None:
     shown = [d for d in sort_diagnostics(diagnostics) if not quiet or d.severity is Severity.ERROR]
-    for diagnostic in shown:
+    cap = PrintCap()
+    for diagnostic in cap.select(shown):
         click.echo(diagnostic.render(), err=True)
+    if (note := cap.note()) is not None:
+        click.echo(note, err=True)
     errors = sum(d.severity is Severity.ERROR for d in diagnostics)
     if errors:
         warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
