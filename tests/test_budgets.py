@@ -23,13 +23,6 @@ EMPTY_MAPPINGS = "{}\n---\n" * (MAX_RUN_DOCUMENTS // 2)  # under the document bu
 LOCATED = re.compile(r"^\S+:\d+:\d+: error MXJ008", re.MULTILINE)
 
 
-def _resource_list(text: str) -> bytes:
-    head = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
-    return (
-        head + "".join("- {apiVersion: v1, kind: ConfigMap, metadata: {name: c%d}}\n" % i for i in range(2))
-    ).encode() + text.encode()
-
-
 @pytest.fixture(scope="module")
 def dashes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("dashes")
@@ -159,7 +152,7 @@ def test_a_directory_1000_levels_deep_is_a_located_refusal(
     assert refusal.exit_code == 2, refusal.stderr[-3000:]
     assert "Traceback" not in refusal.stderr and "RecursionError" not in refusal.stderr
     assert f"directories nest deeper than {MAX_DIRECTORY_DEPTH} levels below tree" in refusal.stderr
-    assert re.search(r"mxjob: tree(/a){%d}: " % (MAX_DIRECTORY_DEPTH + 1), refusal.stderr), refusal.stderr[:500]
+    assert re.search(rf"mxjob: tree(/a){{{MAX_DIRECTORY_DEPTH + 1}}}: ", refusal.stderr), refusal.stderr[:500]
     assert refusal.seconds < 2
 
 
