@@ -314,12 +314,28 @@ class ParseStream:
                     hint="fix the YAML; nothing from this file was used",
                 )
             )
+        except yaml.reader.ReaderError as exc:  # a character YAML does not allow: at its index in the text
+            diagnostics.append(
+                Diagnostic(
+                    Code.YAML_SYNTAX,
+                    Severity.ERROR,
+                    f"YAML syntax error: the character {_shown_character(exc.character)} is not allowed here "
+                    f"({exc.reason})",
+                    location=source.position(file, exc.position),
+                    document=index,
+                    hint="remove it, or write it as an escape (\\x..) in a double-quoted string",
+                )
+            )
         except yaml.YAMLError as exc:
             diagnostics.append(
                 Diagnostic(
                     Code.YAML_SYNTAX, Severity.ERROR, f"YAML error: {exc}", location=Location(file), document=index
                 )
             )
+
+
+def _shown_character(character: object) -> str:
+    return f"U+{character:04X}" if isinstance(character, int) else repr(character)
 
 
 def documents_over_budget(source: SourceText) -> Diagnostic | None:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 from mxjob_gitops.compiler.cli.inputs import InputError, Inputs, Parser, charge, is_manifest_path, reading_ahead
+from mxjob_gitops.compiler.cli.utf8 import not_utf8
 from mxjob_gitops.compiler.limits import MAX_DIRECTORY_DEPTH, MAX_INPUT_BYTES, run_budget
 from mxjob_gitops.compiler.source import parse_text
 
@@ -141,8 +142,9 @@ def _read_blobs(revision: str, top: Path, wanted: list[tuple[str, str]], texts: 
     for (name, oid), blob in zip(wanted, blobs, strict=True):
         try:
             texts[oid] = blob.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise InputError(f"{revision}:{_shown(top / name)}: not UTF-8 text") from None
+        except UnicodeDecodeError as exc:
+            bad = not_utf8(blob, exc)
+            raise InputError(f"{revision}:{_shown(top / name)}:{bad.line}:{bad.column}: {bad.message()}") from None
 
 
 def _blobs(commit: str, paths: Sequence[str], top: Path) -> list[tuple[str, str]]:

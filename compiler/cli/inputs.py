@@ -17,6 +17,7 @@ import click
 
 from mxjob_gitops.compiler import fanout
 from mxjob_gitops.compiler.cli.exits import CommandError
+from mxjob_gitops.compiler.cli.utf8 import NotUtf8, not_utf8
 from mxjob_gitops.compiler.cli.walk import TooDeep, walk
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, Location, Severity
 from mxjob_gitops.compiler.docsplit import Piece, split_along, split_documents
@@ -300,7 +301,7 @@ def read_inputs(
     paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, parse: Parser = parse_text
 ) -> Inputs:
     inputs = Inputs()
-    texts: Iterable[tuple[str, str | Unreadable]] = input_texts(paths, skip, allow_empty)
+    texts: Iterable[tuple[str, str | Unread]] = input_texts(paths, skip, allow_empty)
     ahead = reading_ahead(parse)
     if ahead is not None:  # all read first, then parsed ahead (cli.readahead)
         texts = list(texts)
@@ -320,7 +321,7 @@ def read_inputs(
 
 def input_texts(
     paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False
-) -> Iterator[tuple[str, str | Unreadable]]:
+) -> Iterator[tuple[str, str | Unread]]:
     """Each input's name and text (or why it cannot be read), one at a time."""
     stdin_used = False
     budget = run_budget()
@@ -346,11 +347,15 @@ def charge(budget: RunBudget, label: str, size: int) -> None:
 
 
 class Unreadable(enum.Enum):
-    NOT_UTF8 = "not UTF-8"
     TOO_LARGE = "too large"
 
 
-def unreadable(why: Unreadable, label: str) -> Diagnostic:
+Unread = Unreadable | NotUtf8  # why an input's bytes give no text
+
+
+def unreadable(why: Unread, label: str) -> Diagnostic:
+    if isinstance(why, NotUtf8):
+        return why.diagnostic(label)
     if why is Unreadable.TOO_LARGE:
         return Diagnostic(
             Code.LIMIT_EXCEEDED,
@@ -359,27 +364,21 @@ def unreadable(why: Unreadable, label: str) -> Diagnostic:
             location=Location(label),
             hint="split it into several files",
         )
-    return Diagnostic(
-        Code.YAML_SYNTAX,
-        Severity.ERROR,
-        "the file is not UTF-8 text",
-        location=Location(label),
-        hint="save it as UTF-8",
-    )
+    raise AssertionError(why)
 
 
-def decode_limited(stream: BinaryIO) -> str | Unreadable:
+def decode_limited(stream: BinaryIO) -> str | Unread:
     """Read at most MAX_INPUT_BYTES (one more tells that there is more) and decode them as UTF-8."""
     raw = stream.read(MAX_INPUT_BYTES + 1)
     if len(raw) > MAX_INPUT_BYTES:
         return Unreadable.TOO_LARGE
     try:
         return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return Unreadable.NOT_UTF8
+    except UnicodeDecodeError as exc:
+        return not_utf8(raw, exc)
 
 
-def _read_file(name: str) -> str | Unreadable:
+def _read_file(name: str) -> str | Unread:
     try:
         # O_NONBLOCK: a FIFO or device named as input answers at once instead of hanging the run.
         fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -391,5 +390,5 @@ def _read_file(name: str) -> str | Unreadable:
         raise InputError(f"{name}: {exc.strerror or exc}") from exc
 
 
-def _read_stdin() -> str | Unreadable:
+def _read_stdin() -> str | Unread:
     return decode_limited(sys.stdin.buffer)
