@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.alpha1 import alpha1_entry_problems, alpha1_restart_policy
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, JsonPath, PathPart, error, warning
 from mxjob_gitops.compiler.jsonutil import as_dict, copy_json
 from mxjob_gitops.compiler.legacy import OLD_LABELS_NOTE, fields_new_in_v1, legacy_v1_fields, v1alpha2_tuner_env
@@ -264,6 +265,10 @@ def _convert_list_form(conversion: Conversion) -> None:
         if not isinstance(item, dict):
             conversion.diagnostics.append(error(Code.WRONG_TYPE, "replicaSpecs items must be mappings", source))
             continue
+        unknown = alpha1_entry_problems(item, source)
+        if unknown:  # the entry's meaning is unsure (a misspelt mxReplicaType would default to WORKER): not guessed
+            conversion.diagnostics.extend(unknown)
+            continue
         raw_type = item.pop("mxReplicaType", "WORKER")
         replica_type = _ALPHA1_TYPES.get(str(raw_type).upper())
         if replica_type is None:
@@ -286,6 +291,7 @@ def _convert_list_form(conversion: Conversion) -> None:
             )
             continue
         _convert_alpha1_item(item, default_image, scheduler_name)
+        alpha1_restart_policy(item, ("spec", "mxReplicaSpecs", replica_type), conversion.diagnostics)
         replica_specs[replica_type] = item
         conversion.rename(("spec", "mxReplicaSpecs", replica_type), source)
     spec["mxReplicaSpecs"] = replica_specs

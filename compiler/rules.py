@@ -182,7 +182,17 @@ def _check_replica(replica_type: str, replica: dict[str, Any]) -> Iterator[Diagn
             (*base, "template", "spec", "schedulingGates"),
             "let the controller that lifts the gate add it at admission, as Kueue does",
         )
-    yield from _check_containers(pod_spec, (*base, "template", "spec"), generated_env_names(replica_type))
+    if not _required_missing(replica):  # a template, spec or containers left out: the schema says which
+        yield from _check_containers(pod_spec, (*base, "template", "spec"), generated_env_names(replica_type))
+
+
+def _required_missing(replica: dict[str, Any]) -> bool:
+    """Whether the schema reports a missing required field on the way to the containers (MXJ104: a replica's
+    template, a pod spec's containers); a null value or a template without a spec passes it and gets MXJ206 here."""
+    if "template" not in replica:
+        return True
+    spec = as_dict(replica["template"]).get("spec")
+    return isinstance(spec, dict) and "containers" not in spec
 
 
 def _check_containers(pod_spec: dict[str, Any], base: JsonPath, generated: tuple[str, ...]) -> Iterator[Diagnostic]:

@@ -28,6 +28,7 @@ from mxjob_gitops.compiler.limits import (
     run_budget,
     structure_problems,
 )
+from mxjob_gitops.compiler.yamladvice import syntax_error
 
 _LINE_BREAK = re.compile("\r\n|\r|\n")
 
@@ -304,15 +305,11 @@ class ParseStream:
             mark = exc.problem_mark or exc.context_mark
             location = source.position(file, mark.index) if mark else Location(file)
             what = " ".join(str(part) for part in (exc.context, exc.problem) if part)
+            message, hint = syntax_error(
+                what, self.text, mark.index if mark else None, lambda at: source.position(file, at)
+            )
             diagnostics.append(
-                Diagnostic(
-                    Code.YAML_SYNTAX,
-                    Severity.ERROR,
-                    f"YAML syntax error: {what}",
-                    location=location,
-                    document=index,
-                    hint="fix the YAML; nothing from this file was used",
-                )
+                Diagnostic(Code.YAML_SYNTAX, Severity.ERROR, message, location=location, document=index, hint=hint)
             )
         except yaml.reader.ReaderError as exc:  # a character YAML does not allow: at its index in the text
             diagnostics.append(
