@@ -45,6 +45,7 @@ def alpha1_entry_problems(item: dict[str, Any], path: JsonPath) -> list[Diagnost
 
 def alpha1_restart_policy(item: dict[str, Any], path: JsonPath, found: list[Diagnostic]) -> None:
     """Give a v1alpha1 replica whose template set no restartPolicy the policy its pods really had: `Always`.
+    `path` is the entry's own (in the v1alpha1 document: the warning is located there even when the job is refused).
 
     The v1alpha1 operator created each pod from the template's pod spec unchanged (pkg/trainer/replicas.go
     CreatePodWithIndex), so a pod spec without restartPolicy got the API server's default, Always (k8s.io/kubernetes

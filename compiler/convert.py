@@ -291,7 +291,7 @@ def _convert_list_form(conversion: Conversion) -> None:
             )
             continue
         _convert_alpha1_item(item, default_image, scheduler_name)
-        alpha1_restart_policy(item, ("spec", "mxReplicaSpecs", replica_type), conversion.diagnostics)
+        alpha1_restart_policy(item, source, conversion.diagnostics)
         replica_specs[replica_type] = item
         conversion.rename(("spec", "mxReplicaSpecs", replica_type), source)
     spec["mxReplicaSpecs"] = replica_specs
