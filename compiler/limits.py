@@ -283,6 +283,19 @@ def document_count_problem(text: str) -> int | None:
     return None
 
 
+def list_items_problem(count: int) -> int | None:
+    """Charge the run's document budget with the items of one `kind: *List` document beyond the one document it was
+    charged as (each item is an object, as a document is); the position of the first item past the budget, or
+    None. A List of 400,000 `{}` items took 37 s and printed 400,000 findings."""
+    budget = run_budget()
+    left = MAX_RUN_DOCUMENTS - budget.documents
+    if count - 1 <= left:
+        budget.documents += max(count - 1, 0)
+        return None
+    budget.documents = MAX_RUN_DOCUMENTS + 1
+    return max(left + 1, 0)
+
+
 _budget: ContextVar[RunBudget] = ContextVar("mxjob_run_budget")
 
 

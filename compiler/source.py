@@ -6,7 +6,7 @@ import bisect
 import itertools
 import operator
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +25,7 @@ from mxjob_gitops.compiler.limits import (
     alias_expansion,
     alias_problem,
     document_count_problem,
+    list_items_problem,
     run_budget,
     structure_problems,
 )
@@ -263,10 +264,32 @@ class ParseStream:
             data = entry if self.whole else load_document(entry)
             if data is not None:
                 document = SourceDocument(data, self.file, index, source, start, floats, vouched)
+                items = data.get("items") if isinstance(data, dict) and _is_list_kind(data.get("kind")) else None
+                if isinstance(items, list) and self._too_many_items(len(items), index, _at_item(document)):
+                    return
                 if not isinstance(data, dict):
                     self.diagnostics.append(_not_a_mapping(document, data))
                 yield document
             index += 1
+
+    def _too_many_items(self, items: int, index: int, where: Callable[[int], Location]) -> bool:
+        """Whether the `items` of a `kind: *List` document take the run past its document budget (compiler.limits
+        list_items_problem): then it is reported at the first item past it, and nothing from the file is used."""
+        over = list_items_problem(items) if items > 1 else None
+        if over is None:
+            return False
+        self.diagnostics.append(
+            Diagnostic(
+                Code.LIMIT_EXCEEDED,
+                Severity.ERROR,
+                f"more than {MAX_RUN_DOCUMENTS:,} documents in this run, the items of Lists counted as documents",
+                location=where(min(over, items - 1)),
+                document=index,
+                hint="nothing from this file was used; split the input into several runs (docs/limits.md)",
+            )
+        )
+        self.discard = True
+        return True
 
     def _documents(self, loader: GoLoader, source: SourceText) -> Iterator[SourceDocument]:
         file, diagnostics = self.file, self.diagnostics
@@ -293,6 +316,9 @@ class ParseStream:
                         )
                     )
                     self.discard = True
+                    break
+                items = _list_items(node)
+                if self._too_many_items(len(items), index, _at_item_node(source, items)):
                     break
                 data = loader.construct_document(node) if anchors else loader.construct_fast(node)
                 if data is not None:
@@ -329,6 +355,29 @@ class ParseStream:
                     Code.YAML_SYNTAX, Severity.ERROR, f"YAML error: {exc}", location=Location(file), document=index
                 )
             )
+
+
+def _is_list_kind(kind: Any) -> bool:
+    return isinstance(kind, str) and kind.endswith("List")
+
+
+def _list_items(node: yaml.Node) -> list[yaml.Node]:
+    """The item nodes of a composed `kind: *List` document (none for any other document), before it is built."""
+    if not isinstance(node, yaml.MappingNode) or len(node.value) > 64:
+        return []
+    fields = {key.value: value for key, value in node.value if isinstance(key, yaml.ScalarNode)}
+    kind, items = fields.get("kind"), fields.get("items")
+    if not (isinstance(kind, yaml.ScalarNode) and _is_list_kind(kind.value) and isinstance(items, yaml.SequenceNode)):
+        return []
+    return list(items.value)
+
+
+def _at_item_node(source: SourceText, items: list[yaml.Node]) -> Callable[[int], Location]:
+    return lambda at: source.position(source.file, items[at].start_mark.index)
+
+
+def _at_item(document: SourceDocument) -> Callable[[int], Location]:
+    return lambda at: document.locate(("items", at))
 
 
 def _shown_character(character: object) -> str:
