@@ -223,3 +223,17 @@ def test_convert_in_place_refuses_more_jobs_than_its_budget_before_rewriting_any
     assert f"at most {MAX_IN_PLACE_JOBS:,} MXJobs per run" in refusal.stderr
     assert (tmp_path / "f.yaml").read_text() == text
     assert refusal.seconds < 10
+
+
+@pytest.mark.parametrize("fmt", ["json", "junit", "tap", "github"])
+def test_every_validate_format_caps_its_input_findings(tmp_path: Path, fmt: str) -> None:
+    count = MAX_PRINTED_DIAGNOSTICS + 250
+    (tmp_path / "m.yaml").write_text("{}\n---\n" * count)
+    result = run_cli(["validate", "--format", fmt, "m.yaml"], cwd=tmp_path)
+    assert result.exit_code == 1
+    assert result.stdout.count("MXJ004") == MAX_PRINTED_DIAGNOSTICS, fmt
+    if fmt == "json":
+        report = json.loads(result.stdout)
+        assert report["summary"]["diagnosticsNotShown"] == 250 and report["summary"]["inputErrors"] == count
+    else:
+        assert "mxjob: 250 more diagnostics not shown" in result.stdout
