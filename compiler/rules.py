@@ -30,9 +30,12 @@ def pod_restart_policy(replica_policy: str) -> str:
 
 def check_rules(data: dict[str, Any]) -> list[Diagnostic]:
     spec = as_dict(data.get("spec"))
-    replicas = {k: v for k, v in as_dict(spec.get("mxReplicaSpecs")).items() if k in c.REPLICA_TYPES}
+    written = as_dict(spec.get("mxReplicaSpecs"))
+    replicas = {k: v for k, v in written.items() if k in c.REPLICA_TYPES}
     found = list(_check_name(as_dict(data.get("metadata")), replicas))
-    found.extend(_check_layout(spec.get("jobMode"), replicas))
+    # An unknown type is reported (MXJ203) and may be the missing one misspelt: no layout advice is built on it.
+    if len(replicas) == len(written):
+        found.extend(_check_layout(spec.get("jobMode"), replicas))
     for replica_type, replica in replicas.items():
         found.extend(_check_replica(replica_type, as_dict(replica)))
     found.extend(_check_run_policy(as_dict(spec.get("runPolicy"))))

@@ -261,3 +261,24 @@ def test_git_mode_reports_misspelt_keys_at_their_lines(tmp_path: Path) -> None:
     result = run_cli(["diff", "--base", "HEAD", "job.yaml"], cwd=tmp_path)
     assert result.exit_code == 2
     assert "HEAD:job.yaml:8:5: error MXJ101 at spec.replicaSpecs[0].replicaType" in result.stderr
+
+
+def test_a_misspelt_v1_type_is_not_also_a_missing_one() -> None:
+    job = json.loads(json.dumps(ZERO))
+    job["spec"]["mxReplicaSpecs"]["Server"]["replicas"] = 1
+    job["spec"]["mxReplicaSpecs"]["Schedulr"] = job["spec"]["mxReplicaSpecs"].pop("Scheduler")
+    result = run_cli(["render", "-"], stdin=json.dumps(job))
+    assert CODE.findall(result.stderr) == [("error", "MXJ203")], result.stderr
+    assert "did you mean 'Scheduler'?" in result.stderr
+
+
+def test_findings_on_a_refused_v1alpha1_job_name_its_own_fields_and_lines() -> None:
+    """The job is refused after its conversion: each finding still names the v1alpha1 field and its line."""
+    text = V1ALPHA1.format(type_key="mxReplicaType", port_key="PsRootPort", restart="restartPolicy: Sometimes")
+    result = run_cli(["render", "-"], stdin=text)
+    said = result.stderr
+    assert result.exit_code == 1
+    assert re.search(
+        r"<stdin>:15:\d+: error MXJ103 at spec\.replicaSpecs\[0\]\.template\.spec\.restartPolicy: ", said
+    ), said
+    assert "mxReplicaSpecs" not in said, said
