@@ -33,7 +33,15 @@ def _header(text: str) -> dict[str, str]:
 
 def test_the_reproductions_cover_the_published_sources() -> None:
     names = {path.name.split("-")[0] for path in REPRODUCTIONS}
-    assert {"mxo", "deepinsight", "tusimple", "ksonnet", "katib"} <= names
+    assert {"mxo", "deepinsight", "tusimple", "ksonnet", "katib", "cube"} <= names
+
+
+def test_cube_studios_default_of_no_servers_is_an_empty_server_list() -> None:
+    """cube-studio's launcher defaults to 0 parameter servers: MX_CONFIG holds "server":[] as the operator wrote."""
+    path = next(p for p in REPRODUCTIONS if p.name.startswith("cube"))
+    result = run_cli(["render", "-"], stdin=path.read_text().partition(MARK)[2])
+    rendered = [m for m in yaml.safe_load_all(result.stdout) if m]
+    assert '"server":[],"worker":[{"url":"mxjob-demo-1a2b-worker-0"' in _mx_config(rendered, "mxjob-demo-1a2b-worker-2")
 
 
 @pytest.mark.parametrize("path", REPRODUCTIONS, ids=lambda p: p.stem)
