@@ -141,7 +141,9 @@ class Reconciler:
             self.applier.status(job_obj, plan)
         except ClusterError as exc:
             return Result(error=f"refused ({message}); reporting it failed: {exc}")
-        return Result(plan, error=f"refused: {message}", retry=False)
+        # A record (the job's ConfigMap) is fixed without the job changing: no event brings the job back, so it is
+        # retried with back-off; a job too large waits for its own spec to change.
+        return Result(plan, error=f"refused: {message}", retry=reason is not Reason.TOO_LARGE)
 
     def _reconcile(self, job_obj: dict[str, Any], pods: list[dict[str, Any]]) -> Result:
         listed = pods
