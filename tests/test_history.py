@@ -290,3 +290,14 @@ def test_findings_on_a_refused_v1alpha1_job_name_its_own_fields_and_lines() -> N
         r"<stdin>:15:\d+: error MXJ103 at spec\.replicaSpecs\[0\]\.template\.spec\.restartPolicy: ", said
     ), said
     assert "mxReplicaSpecs" not in said, said
+
+
+def test_a_v1alpha3_experiment_with_an_mxjob_raw_template_gets_the_note_too() -> None:
+    experiment = {
+        "apiVersion": "kubeflow.org/v1alpha3",
+        "kind": "Experiment",
+        "metadata": {"name": "e"},
+        "spec": {"trialTemplate": {"goTemplate": {"rawTemplate": 'apiVersion: "kubeflow.org/v1"\nkind: MXJob\n'}}},
+    }
+    result = run_cli(["render", "-"], stdin=json.dumps(experiment))
+    assert result.exit_code == 0 and "MXJ006 at spec.trialTemplate.goTemplate.rawTemplate" in result.stderr
