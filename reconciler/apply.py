@@ -29,6 +29,7 @@ class ApplySettings:
     dry_run: bool = False
     recreate: bool = True
     argocd_namespace: str = "argocd"
+    flux_namespace: str = "flux-system"
 
 
 class Applier:
@@ -117,7 +118,10 @@ class Applier:
         if pod is None:
             return
         now = timestamp(self.clock())
-        for owner in verified_owners(writer.cluster.get, pod, namespace, self.settings.argocd_namespace):
+        settings = self.settings
+        for owner in verified_owners(
+            writer.cluster.get, pod, namespace, settings.argocd_namespace, settings.flux_namespace
+        ):
             key = FLUX_REQUESTED_AT if owner.kind == "Kustomization" else ARGO_REFRESH
             value = now if owner.kind == "Kustomization" else "normal"
             writer.merge_patch(

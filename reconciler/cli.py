@@ -83,6 +83,12 @@ def _address(ctx: click.Context, param: click.Parameter, value: str) -> str:
     help="Where Argo CD Applications live, for refresh nudges in gitops mode.",
 )
 @click.option(
+    "--flux-namespace",
+    default="flux-system",
+    show_default=True,
+    help="Where Flux Kustomizations live (besides the job's own namespace), for reconcile nudges in gitops mode.",
+)
+@click.option(
     "--metrics-address", default=":8080", show_default=True, callback=_address, help="Prometheus /metrics address."
 )
 @click.option(
@@ -147,6 +153,7 @@ def reconcile(
     restart_mode: str,
     exit_codes: str,
     argocd_namespace: str,
+    flux_namespace: str,
     metrics_address: str,
     health_address: str,
     leader_election: bool,
@@ -182,7 +189,7 @@ def reconcile(
         settings = Settings(
             tuple(namespaces),
             table,
-            ApplySettings(dry_run, RestartMode(restart_mode) is RestartMode.RECREATE, argocd_namespace),
+            ApplySettings(dry_run, RestartMode(restart_mode) is RestartMode.RECREATE, argocd_namespace, flux_namespace),
             Bounds(max_pods, max_pods),
         )
         try:

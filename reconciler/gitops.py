@@ -15,8 +15,9 @@ very pod (called by reconciler.apply):
   `status.resources` (pkg/apis/application/v1alpha1/types.go ApplicationStatus.Resources, ResourceStatus
   group/kind/namespace/name), written by the application controller, lists the pod.
 
-Every name is checked as a DNS-1123 name before it reaches a request path; an unverified owner is skipped with
-a log line, never an error: nothing a tenant writes makes the job fail or loop.
+Every name is checked as a DNS-1123 name before it reaches a request path, and only the pod's own namespace and the
+namespace configured for that kind are read; an unverified owner is skipped with a log line, never an error:
+nothing a tenant writes makes the job fail or loop, or makes the reconciler read another tenant's objects.
 """
 
 from __future__ import annotations
@@ -46,18 +47,35 @@ class Owner:
     name: str
 
 
-def verified_owners(get: Get, pod: Mapping[str, Any], namespace: str, argocd_namespace: str) -> list[Owner]:
-    """The Kustomization and Application that really manage `pod` (in `namespace`), read through `get`."""
+def verified_owners(
+    get: Get, pod: Mapping[str, Any], namespace: str, argocd_namespace: str, flux_namespace: str = "flux-system"
+) -> list[Owner]:
+    """The Kustomization and Application that really manage `pod` (in `namespace`), read through `get`.
+
+    Only the job's own namespace and the namespace the operator configured for each kind (`--argocd-namespace`,
+    `--flux-namespace`) are read: a name a tenant writes never steers a request, a GET included, into another
+    tenant's namespace."""
     metadata = _mapping(pod.get("metadata"))
     name = metadata.get("name")
     if not (is_name(name) and is_namespace(namespace)):
         return []
     found = []
-    for candidate, listed in (
-        (_flux_candidate(_mapping(metadata.get("labels"))), _in_inventory),
-        (_argo_candidate(_mapping(metadata.get("annotations")), namespace, str(name), argocd_namespace), _in_resources),
+    for candidate, listed, configured in (
+        (_flux_candidate(_mapping(metadata.get("labels"))), _in_inventory, flux_namespace),
+        (
+            _argo_candidate(_mapping(metadata.get("annotations")), namespace, str(name), argocd_namespace),
+            _in_resources,
+            argocd_namespace,
+        ),
     ):
         if candidate is None:
+            continue
+        if candidate.namespace not in (namespace, configured):
+            log.warning(
+                f"not reading {candidate.kind} {candidate.namespace}/{candidate.name}: pod {namespace}/{name} names "
+                f"it, but only {namespace} and {configured} are read for a {candidate.kind}",
+                extra={"job": namespace},
+            )
             continue
         record = get(candidate.api_version, candidate.kind, candidate.namespace, candidate.name)
         if record is not None and listed(_mapping(record.get("status")), namespace, str(name)):

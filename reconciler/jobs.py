@@ -29,6 +29,10 @@ class JobError(ValueError):
     """The live MXJob (or its ConfigMap) is not valid: the reconciler leaves it alone and says why."""
 
 
+class InvalidRecord(JobError):
+    """A record the render left for the reconciler (the job's ConfigMap) cannot be read: reported on the job."""
+
+
 class TooLarge(JobError):
     """More pods than the configured bound: refused before anything of its size is built."""
 
@@ -111,7 +115,8 @@ def render_options(config_map: Mapping[str, Any] | None, namespace: str) -> Rend
     try:
         options = RenderOptions.from_config_map(config_map, base) if config_map is not None else base
     except ValueError as exc:
-        raise JobError(f"ConfigMap {c.CONFIG_JOB_KEY}: {exc}") from None
+        name = str(((config_map or {}).get("metadata") or {}).get("name", ""))[:253]
+        raise InvalidRecord(f"ConfigMap {name} {c.CONFIG_JOB_KEY}: {exc}") from None
     # The job's own namespace, whatever the record says: a recreated pod never lands in another namespace.
     return dataclasses.replace(options, namespace=namespace or None)
 

@@ -16,7 +16,15 @@ from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.compiler.spec.exitcodes import ExitTable
 from mxjob_gitops.reconciler.apply import Applier, ApplySettings
 from mxjob_gitops.reconciler.decide import Plan, decide, pods_to_create, refuse
-from mxjob_gitops.reconciler.jobs import Bounds, JobCache, JobError, TooLarge, config_map_name, generation_of
+from mxjob_gitops.reconciler.jobs import (
+    Bounds,
+    InvalidRecord,
+    JobCache,
+    JobError,
+    TooLarge,
+    config_map_name,
+    generation_of,
+)
 from mxjob_gitops.reconciler.kube import Cluster, ClusterError, Conflict, Fenced, Transient, Writer
 from mxjob_gitops.reconciler.kueue import ReleasePod
 from mxjob_gitops.reconciler.metrics import Metrics
@@ -100,6 +108,8 @@ class Reconciler:
                 raise
             except TooLarge as exc:
                 return self._refuse(job_obj, str(exc))
+            except InvalidRecord as exc:
+                return self._refuse(job_obj, str(exc), Reason.INVALID)
             except JobError as exc:
                 kind, result = "invalid", Result(error=f"invalid MXJob, left alone: {exc}")
             except Transient as exc:
@@ -113,16 +123,16 @@ class Reconciler:
         log.warning(result.error, extra=where)
         return result
 
-    def _refuse(self, job_obj: dict[str, Any], message: str) -> Result:
+    def _refuse(self, job_obj: dict[str, Any], message: str, reason: Reason = Reason.TOO_LARGE) -> Result:
         meta = job_obj.get("metadata") or {}
         namespace = str(meta.get("namespace") or "")
-        self.metrics.reconcile_errors.labels(namespace, "too_large").inc()
+        self.metrics.reconcile_errors.labels(namespace, "too_large" if reason is Reason.TOO_LARGE else "invalid").inc()
         log.warning(f"refused: {message}", extra={"job": f"{namespace}/{meta.get('name')}"})
         plan = refuse(
             str(meta.get("name")),
             clean_status(job_obj.get("status")),
             self.clock(),
-            Reason.TOO_LARGE,
+            reason,
             message,
             generation_of(job_obj),
         )
@@ -131,7 +141,9 @@ class Reconciler:
             self.applier.status(job_obj, plan)
         except ClusterError as exc:
             return Result(error=f"refused ({message}); reporting it failed: {exc}")
-        return Result(plan, error=f"refused: {message}", retry=False)
+        # A record (the job's ConfigMap) is fixed without the job changing: no event brings the job back, so it is
+        # retried with back-off; a job too large waits for its own spec to change.
+        return Result(plan, error=f"refused: {message}", retry=reason is not Reason.TOO_LARGE)
 
     def _reconcile(self, job_obj: dict[str, Any], pods: list[dict[str, Any]]) -> Result:
         listed = pods

@@ -189,7 +189,8 @@ def test_ordinary_bad_input_is_a_located_error_never_an_internal_one(tmp_path: P
     not_utf8 = tmp_path / "latin1.yaml"
     not_utf8.write_bytes(V1ALPHA1.encode("utf-8") + "# caf\u00e9\n".encode("latin-1"))
     result = run_cli(["convert", "--in-place", str(not_utf8)])
-    assert result.exit_code == 1 and f"{not_utf8}: error MXJ001: the file is not UTF-8 text" in result.stderr
+    lines = V1ALPHA1.count("\n") + 1
+    assert result.exit_code == 1 and f"{not_utf8}:{lines}:6: error MXJ001: the file is not UTF-8 text" in result.stderr
 
 
 def test_a_json_file_that_holds_yaml_is_rewritten_as_yaml(tmp_path: Path) -> None:

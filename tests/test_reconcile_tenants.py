@@ -5,6 +5,7 @@ reconciler.gitops)."""
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,41 @@ def test_b_naming_others_owners_writes_only_in_b(
     assert outside(server) == before
     assert all("/namespaces/team-b/" in path for _, path in writes(server, since)), writes(server, since)
     assert ("v1", "pods", "team-b", WORKER) not in server.state.objects  # B's own restart still happened
+
+
+STEERING_OWNERS = [
+    *HOSTILE_OWNERS,
+    pytest.param(
+        {"kustomize.toolkit.fluxcd.io/name": "payments", "kustomize.toolkit.fluxcd.io/namespace": "team-a"},
+        {},
+        id="flux-in-a",
+    ),
+    pytest.param({}, {"argocd.argoproj.io/tracking-id": f"team-a_prod-db:/Pod:team-b/{WORKER}"}, id="argo-in-a"),
+]
+
+
+def requests_by_namespace(server: FakeServer, since: int) -> Counter[str]:
+    """Every request since `since`, counted by the namespace in its path ("" for cluster-scoped ones)."""
+    with server.state.lock:
+        paths = [path for _, path in server.state.requests[since:]]
+    return Counter(
+        path.split("/namespaces/", 1)[1].split("/", 1)[0] if "/namespaces/" in path else "" for path in paths
+    )
+
+
+@pytest.mark.parametrize(("labels", "annotations"), STEERING_OWNERS)
+def test_b_cannot_steer_any_request_into_another_namespace(
+    cluster: tuple[FakeServer, Path], labels: dict[str, Any], annotations: dict[str, Any]
+) -> None:
+    """Reads included: every request of B's reconcile is in B's namespace, in the configured Argo CD and Flux
+    namespaces, or cluster-scoped (discovery); team-a is never read."""
+    server, kubeconfig = cluster
+    fail_b_worker(server, labels, annotations)
+    since = len(server.state.requests)
+    assert reconcile_b(server, kubeconfig) == {}
+    counted = requests_by_namespace(server, since)
+    assert counted["team-b"] > 0
+    assert set(counted) <= {"team-b", "argocd", "flux-system", ""}, counted
 
 
 def test_a_verified_owner_is_nudged(cluster: tuple[FakeServer, Path]) -> None:

@@ -235,9 +235,12 @@ def test_namespace_default_and_no_job_flag() -> None:
     assert [m["kind"] for m in manifests] == ["ConfigMap", "Service", "Pod"]
 
 
-def test_zero_replicas_render_no_pods_and_no_cluster_entry() -> None:
+def test_zero_replicas_render_no_pods_and_an_empty_cluster_entry() -> None:
+    """Every operator wrote `"server":[]` for a type with 0 replicas (genClusterSpec's `make([]UrlPort, 0, n)`)."""
     manifests = render(job(name="z", Scheduler=replica(1), Server=replica(0), Worker=replica(1)))
     env = env_of(by_name(manifests, "Pod", "z-worker-0"))
-    assert '"server"' not in env["MX_CONFIG"].split('"labels"')[0]
+    assert env["MX_CONFIG"].startswith(
+        '{"cluster":{"scheduler":[{"url":"z-scheduler-0","port":9091}],"server":[],"worker":[{"url":"z-worker-0",'
+    )
     assert env["DMLC_NUM_SERVER"] == "0"
     assert not [m for m in manifests if m["metadata"]["name"].startswith("z-server")]

@@ -176,3 +176,16 @@ def _plain_key(key: str) -> bool:
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.severity is Severity.ERROR for d in diagnostics)
+
+
+def suggest(word: str, choices: Iterable[str]) -> str:
+    """'did you mean …' for a misspelt field or value; empty when nothing is close."""
+    options = list(choices)
+    lowered = {option.lower(): option for option in options}
+    if word.lower() in lowered:
+        return f"did you mean {lowered[word.lower()]!r}?"
+    import difflib  # only for a misspelt key
+
+    # Only a misspelling of the same word: at 0.6, successPolicy "matched" runPolicy, a different concept.
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.8)
+    return f"did you mean {close[0]!r}?" if close else ""

@@ -7,13 +7,18 @@ from collections.abc import Sequence
 import click
 
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic, Severity
+from mxjob_gitops.compiler.base.printcap import PrintCap, printed_limit
 from mxjob_gitops.compiler.compile.documents import sort_diagnostics
+from mxjob_gitops.compiler.io.verbosity import verbosity
 
 
 def report(diagnostics: Sequence[Diagnostic], *, quiet: bool = False) -> None:
     shown = [d for d in sort_diagnostics(diagnostics) if not quiet or d.severity is Severity.ERROR]
-    for diagnostic in shown:
+    cap = PrintCap(printed_limit(verbosity()))
+    for diagnostic in cap.select(shown):
         click.echo(diagnostic.render(), err=True)
+    if (note := cap.note()) is not None:
+        click.echo(note, err=True)
     errors = sum(d.severity is Severity.ERROR for d in diagnostics)
     if errors:
         warnings = sum(d.severity is Severity.WARNING for d in diagnostics)

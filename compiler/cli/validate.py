@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 import click
 
 from mxjob_gitops.compiler.base.diagnostics import Code
+from mxjob_gitops.compiler.base.printcap import printed_limit
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail
-from mxjob_gitops.compiler.cli.flags import format_option, paths_or_stdin, verbosity_options
+from mxjob_gitops.compiler.cli.flags import format_option, paths_or_stdin, verbosity, verbosity_options
 from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.compiler.cli.render_flags import render_options
 from mxjob_gitops.compiler.cli.startup import paused_gc
@@ -108,7 +109,7 @@ def validate(
             inputs.documents, dataclasses.replace(options, keep_rendered=True, kubernetes_version=version)
         )
         found = [*inputs.diagnostics, *plan.diagnostics]
-        report = Report(version, strict, found, files=inputs.files)
+        report = Report(version, strict, found, files=inputs.files, print_limit=printed_limit(verbosity()))
         # Over a resource limit, checking every rendered object is the very work the limit is there to stop.
         limited = any(d.code is Code.LIMIT_EXCEEDED for d in found)
         if not limited:

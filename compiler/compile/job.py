@@ -17,6 +17,7 @@ the job's templates, so replace a nested dict rather than changing it in place.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -93,8 +94,10 @@ def compile_object(
         *(() if has_errors(schema) else check_create(conversion.data, options.kubernetes_version)),
         *(pod_count_problems(conversion.data, options.max_pods) if defaults else ()),
     ]
-    if has_errors(found) or not defaults:
-        return (None if has_errors(found) else CompiledJob(conversion, None)), found
+    if has_errors(found):
+        return None, in_source(conversion, found)
+    if not defaults:
+        return CompiledJob(conversion, None), found
     conversion.data = canonicalise(conversion.data, mxjob_schema())
     job = apply_defaults(conversion.data, options.namespace)
     scheduler, problems = choose_scheduler(job, options.gang_scheduler)
@@ -119,15 +122,23 @@ def compile_object(
             )
         )
     if has_errors(found):
-        return None, found
+        return None, in_source(conversion, found)
     return CompiledJob(conversion, job, gang), found
+
+
+def in_source(conversion: Conversion, found: list[Diagnostic]) -> list[Diagnostic]:
+    """The diagnostics of a job refused after its conversion, with their paths in the document as written (an
+    older version's v1alpha1 entry, a flat run policy): no conversion is handed on to locate them later."""
+    if not conversion.renames and not conversion.findings_at:
+        return found
+    return [dataclasses.replace(d, path=conversion.origin(d.path, findings=True)) for d in found]
 
 
 def locate(
     diagnostic: Diagnostic, document: SourceDocument, prefix: JsonPath, conversion: Conversion | None
 ) -> Diagnostic:
     """The diagnostic with its path in the source document and that path's file, line and column."""
-    path = conversion.origin(diagnostic.path) if conversion else diagnostic.path
+    path = conversion.origin(diagnostic.path, findings=True) if conversion else diagnostic.path
     key = diagnostic.code in _KEY_CODES
     location = document.locate((*prefix, *path), key=key)
     return Diagnostic(

@@ -12,8 +12,9 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from mxjob_gitops.compiler.base.limits import MAX_INPUT_BYTES, run_budget
+from mxjob_gitops.compiler.base.limits import MAX_DIRECTORY_DEPTH, MAX_INPUT_BYTES, run_budget
 from mxjob_gitops.compiler.io.inputs import InputError, Inputs, Parser, charge, is_manifest_path, reading_ahead
+from mxjob_gitops.compiler.io.utf8 import not_utf8
 from mxjob_gitops.compiler.read.source import parse_text
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
@@ -82,6 +83,7 @@ def read_revision(
     commit = resolve_revision(revision, top)
     relative = [Path(os.path.realpath(p)).relative_to(top).as_posix() or "." for p in paths]
     wanted = [(name, oid) for name, oid in _blobs(commit, relative, top) if is_manifest_path(PurePosixPath(name).parts)]
+    _not_too_deep(revision, top, relative, [name for name, _ in wanted])
     known = {} if texts is None else texts
     inputs = Inputs()
     _read_blobs(revision, top, [(name, oid) for name, oid in wanted if oid not in known], known)
@@ -97,6 +99,27 @@ def read_revision(
     if ahead is not None:
         ahead.forget_ahead()
     return inputs
+
+
+def _not_too_deep(revision: str, top: Path, relative: Sequence[str], names: Sequence[str]) -> None:
+    """Refuse a file more than MAX_DIRECTORY_DEPTH directories below the PATH that lists it, as cli.walk refuses
+    such a directory in the work tree."""
+    roots = [len(PurePosixPath(r).parts) if r != "." else 0 for r in relative]
+    for name in names:
+        parts = PurePosixPath(name).parts
+        below = min(
+            (len(parts) - 1 - depth for r, depth in zip(relative, roots, strict=True) if _under(name, r)),
+            default=0,
+        )
+        if below > MAX_DIRECTORY_DEPTH:
+            raise InputError(
+                f"{revision}:{_shown(top / name)}: directories nest deeper than {MAX_DIRECTORY_DEPTH} levels below "
+                "the path given; nothing was read (docs/limits.md)"
+            )
+
+
+def _under(name: str, root: str) -> bool:
+    return root == "." or name == root or name.startswith(root.rstrip("/") + "/")
 
 
 def _read_blobs(revision: str, top: Path, wanted: list[tuple[str, str]], texts: dict[str, str]) -> None:
@@ -119,8 +142,9 @@ def _read_blobs(revision: str, top: Path, wanted: list[tuple[str, str]], texts: 
     for (name, oid), blob in zip(wanted, blobs, strict=True):
         try:
             texts[oid] = blob.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise InputError(f"{revision}:{_shown(top / name)}: not UTF-8 text") from None
+        except UnicodeDecodeError as exc:
+            bad = not_utf8(blob, exc)
+            raise InputError(f"{revision}:{_shown(top / name)}:{bad.line}:{bad.column}: {bad.message()}") from None
 
 
 def _blobs(commit: str, paths: Sequence[str], top: Path) -> list[tuple[str, str]]:

@@ -17,10 +17,18 @@ import click
 
 from mxjob_gitops.compiler.base import fanout
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, Location, Severity
-from mxjob_gitops.compiler.base.limits import MAX_INPUT_BYTES, RunBudget, run_budget
+from mxjob_gitops.compiler.base.limits import (
+    MAX_DIRECTORY_DEPTH,
+    MAX_INPUT_BYTES,
+    MAX_RUN_DOCUMENTS,
+    RunBudget,
+    run_budget,
+)
 from mxjob_gitops.compiler.io.errors import CommandError
+from mxjob_gitops.compiler.io.utf8 import NotUtf8, not_utf8
+from mxjob_gitops.compiler.io.walk import TooDeep, walk
 from mxjob_gitops.compiler.read.docsplit import Piece, split_along, split_documents
-from mxjob_gitops.compiler.read.source import ParseResult, SourceDocument, SourceText, parse_text
+from mxjob_gitops.compiler.read.source import ParseResult, SourceDocument, SourceText, documents_over_budget, parse_text
 
 SUFFIXES = (".yaml", ".yml", ".json")
 # kustomize's own files describe how to build, they are not objects to render.
@@ -73,20 +81,31 @@ def discover(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool 
 
 
 def _walk(root: Path, skipped: list[Path]) -> list[str]:
-    """The manifest files below `root`, sorted by path. os.walk does not enter a linked directory (followlinks is
-    off), and hidden directories are not entered (nothing below one is read): every directory between `root` and
-    a file is a real one, so only a file that is itself a link needs the check of _within."""
+    """The manifest files below `root`, sorted by path. cli.walk does not enter a linked directory, and hidden
+    directories are not entered (nothing below one is read): every directory between `root` and a file is a real
+    one, so only a file that is itself a link needs the check of _within."""
+    from mxjob_gitops.compiler.io.output_dir import INDEX
+
     files: list[str] = []
-    _note_earlier_renders(root, skipped)
     found: list[tuple[str, Path, bool]] = []
-    for directory, subdirectories, names in os.walk(root):
-        subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
-        folder = Path(directory)
-        for name in names:
-            path = folder / name
-            # Not a regular file: a FIFO, a socket, a dangling link or one to a directory.
-            if is_manifest_path((name,)) and os.path.isfile(path):
-                found.append((path.as_posix(), path, os.path.islink(path)))
+    indexes: list[Path] = []
+    try:
+        for folder, entries in walk(root):
+            for entry in entries:
+                path = folder / entry.name
+                if entry.name == INDEX:
+                    indexes.append(path)
+                # Not a regular file: a FIFO, a socket, a dangling link or one to a directory.
+                if is_manifest_path((entry.name,)) and os.path.isfile(path):
+                    found.append((path.as_posix(), path, os.path.islink(path)))
+    except TooDeep as exc:
+        from mxjob_gitops.compiler.base.escape import terminal
+
+        raise InputError(
+            f"{terminal(exc.path.as_posix())}: directories nest deeper than {MAX_DIRECTORY_DEPTH} levels below "
+            f"{terminal(root.as_posix())}; nothing was read (docs/limits.md)"
+        ) from None
+    _note_earlier_renders(sorted(indexes), skipped)
     for label, path, linked in sorted(found, key=lambda entry: entry[0]):
         if linked:
             _within(path, root, label)
@@ -118,7 +137,7 @@ def _within(path: Path, root: Path, label: str) -> None:
         )
 
 
-def _note_earlier_renders(root: Path, skipped: list[Path]) -> None:
+def _note_earlier_renders(indexes: list[Path], skipped: list[Path]) -> None:
     """Say so when a directory below ROOT holds an earlier `mxjob render -o`'s output: it is read like any other.
 
     Only the directories the user names (render's own -o DIR) are left out. A file in the tree never decides what
@@ -132,7 +151,7 @@ def _note_earlier_renders(root: Path, skipped: list[Path]) -> None:
 
     if quiet():
         return
-    for index in sorted(root.rglob(INDEX)):
+    for index in indexes:
         directory = index.parent
         if index.is_file() and not any(directory.resolve().is_relative_to(s) for s in skipped):
             click.echo(
@@ -178,14 +197,17 @@ class SharedParses:
     def _whole(self, text: str, file: str, **given: Any) -> ParseResult:
         """parse_text(text, file, ...): its result as parsed ahead, when it was."""
         ready = self._ready.pop(file, None)
-        if ready is not None and ready[0] is text:
-            return ready[1]
+        if ready is not None and ready[0] is text:  # parsed in another process: charged to this run here
+            over = documents_over_budget(SourceText(file, text))
+            return ready[1] if over is None else ParseResult([], [over])
         return parse_text(text, file, **given)
 
     def __call__(self, text: str, file: str) -> ParseResult:
         if not self._earlier:  # nothing known: read it whole, and let the fast reader cut it (in its processes)
             cut: list[Piece] = []
             parsed = self._whole(text, file, cut=cut)
+            if any(d.code is Code.LIMIT_EXCEEDED for d in parsed.diagnostics):
+                return parsed  # over a limit: not to be cut (16 MB of `---` lines are 4 million pieces)
             pieces = cut or split_documents(text)
             if pieces is not None:
                 self._keep(pieces)
@@ -196,6 +218,9 @@ class SharedParses:
             return self._whole(text, file)
         self._keep(pieces)
         unknown = [p for p in pieces if p.text not in self._known]
+        over = _reused_over_budget(text, file, [p for p in pieces if p.text in self._known])
+        if over is not None:
+            return ParseResult([], [over])
         failed = self._learn(unknown, text, file, pieces if len(unknown) == len(pieces) else None)
         if failed is not None:
             return failed
@@ -248,6 +273,24 @@ class SharedParses:
         return True
 
 
+def _reused_over_budget(text: str, file: str, reused: list[Piece]) -> Diagnostic | None:
+    """Charge the run's document budget with the documents a text shares with texts read before (they are not
+    parsed again, so parse_text does not count them); the refusal where the run goes over, else None."""
+    budget = run_budget()
+    left = MAX_RUN_DOCUMENTS - budget.documents
+    if len(reused) <= left:
+        budget.documents += len(reused)
+        return None
+    budget.documents = MAX_RUN_DOCUMENTS + 1
+    return Diagnostic(
+        Code.LIMIT_EXCEEDED,
+        Severity.ERROR,
+        f"more than {MAX_RUN_DOCUMENTS:,} documents in this run",
+        location=SourceText(file, text).position(file, reused[max(left, 0)].offset),
+        hint="nothing from this file was used; split the input into several runs (docs/limits.md)",
+    )
+
+
 def reading_ahead(parse: Parser) -> SharedParses | None:
     """`parse` when it is a SharedParses that parses the next input's texts ahead (`reads_ahead`), else None: the
     caller then hands it the texts first (`read_ahead`) and drops what was not taken after (`forget_ahead`)."""
@@ -258,7 +301,7 @@ def read_inputs(
     paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, parse: Parser = parse_text
 ) -> Inputs:
     inputs = Inputs()
-    texts: Iterable[tuple[str, str | Unreadable]] = input_texts(paths, skip, allow_empty)
+    texts: Iterable[tuple[str, str | Unread]] = input_texts(paths, skip, allow_empty)
     ahead = reading_ahead(parse)
     if ahead is not None:  # all read first, then parsed ahead (cli.readahead)
         texts = list(texts)
@@ -278,7 +321,7 @@ def read_inputs(
 
 def input_texts(
     paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False
-) -> Iterator[tuple[str, str | Unreadable]]:
+) -> Iterator[tuple[str, str | Unread]]:
     """Each input's name and text (or why it cannot be read), one at a time."""
     stdin_used = False
     budget = run_budget()
@@ -304,11 +347,15 @@ def charge(budget: RunBudget, label: str, size: int) -> None:
 
 
 class Unreadable(enum.Enum):
-    NOT_UTF8 = "not UTF-8"
     TOO_LARGE = "too large"
 
 
-def unreadable(why: Unreadable, label: str) -> Diagnostic:
+Unread = Unreadable | NotUtf8  # why an input's bytes give no text
+
+
+def unreadable(why: Unread, label: str) -> Diagnostic:
+    if isinstance(why, NotUtf8):
+        return why.diagnostic(label)
     if why is Unreadable.TOO_LARGE:
         return Diagnostic(
             Code.LIMIT_EXCEEDED,
@@ -317,27 +364,21 @@ def unreadable(why: Unreadable, label: str) -> Diagnostic:
             location=Location(label),
             hint="split it into several files",
         )
-    return Diagnostic(
-        Code.YAML_SYNTAX,
-        Severity.ERROR,
-        "the file is not UTF-8 text",
-        location=Location(label),
-        hint="save it as UTF-8",
-    )
+    raise AssertionError(why)
 
 
-def decode_limited(stream: BinaryIO) -> str | Unreadable:
+def decode_limited(stream: BinaryIO) -> str | Unread:
     """Read at most MAX_INPUT_BYTES (one more tells that there is more) and decode them as UTF-8."""
     raw = stream.read(MAX_INPUT_BYTES + 1)
     if len(raw) > MAX_INPUT_BYTES:
         return Unreadable.TOO_LARGE
     try:
         return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return Unreadable.NOT_UTF8
+    except UnicodeDecodeError as exc:
+        return not_utf8(raw, exc)
 
 
-def _read_file(name: str) -> str | Unreadable:
+def _read_file(name: str) -> str | Unread:
     try:
         # O_NONBLOCK: a FIFO or device named as input answers at once instead of hanging the run.
         fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -349,7 +390,7 @@ def _read_file(name: str) -> str | Unreadable:
         raise InputError(f"{name}: {exc.strerror or exc}") from exc
 
 
-def _read_stdin() -> str | Unreadable:
+def _read_stdin() -> str | Unread:
     return decode_limited(sys.stdin.buffer)
 
 

@@ -4,6 +4,7 @@ warnings where kubectl and kustomize read one text differently. compiler.source 
 
 from __future__ import annotations
 
+import base64
 import collections.abc
 import math
 from collections.abc import Callable
@@ -21,7 +22,8 @@ _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoade
 
 # Kubernetes reads YAML the way go-yaml does: timestamps and "=" stay strings.
 _DROPPED_RESOLVERS = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value"}
-_STRING_TAGS = ("tag:yaml.org,2002:binary", "tag:yaml.org,2002:value")
+_STRING_TAGS = ("tag:yaml.org,2002:value",)
+_BINARY = "tag:yaml.org,2002:binary"
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,11 +183,39 @@ class GoLoader(_BaseLoader):  # type: ignore[misc, valid-type]
             )
         return value
 
+    def construct_binary(self, node: yaml.Node) -> Any:
+        """`!!binary`: the base64 text decoded, as sigs.k8s.io/yaml and kyaml read it (go-yaml's resolve decodes it
+        with base64.StdEncoding, which skips line breaks and requires the padding; the bytes become a Go string,
+        which encoding/json writes with U+FFFD for bytes that are not UTF-8). realcomp's yaml2json and
+        kyaml2json read `v: !!binary aGVsbG8=` as "hello"; a collection so tagged is read as the collection."""
+        if isinstance(node, yaml.MappingNode):
+            return self.construct_mapping(node, deep=True)
+        if isinstance(node, yaml.SequenceNode):
+            return self.construct_sequence(node, deep=True)
+        return self._tagged_scalar(node, _base64_text) if isinstance(node, yaml.ScalarNode) else None
+
+    def construct_null(self, node: yaml.Node) -> Any:
+        """null; an explicit `!!null` on text that is no null (`!!null x`) is refused, as both Go readers do."""
+        if isinstance(node, yaml.ScalarNode) and goscalar.resolve(str(node.value) or "~") != goscalar.NULL:
+            return self._tagged_scalar(node, _not_a_value)
+        return None
+
+    def construct_str(self, node: yaml.Node) -> Any:
+        """A string; `!!str` on a collection is the collection, as both Go readers read it (`v: !!str [a]`)."""
+        if isinstance(node, yaml.MappingNode):
+            return self.construct_mapping(node, deep=True)
+        if isinstance(node, yaml.SequenceNode):
+            return self.construct_sequence(node, deep=True)
+        return yaml.SafeLoader.construct_yaml_str(self, node)
+
     def construct_as_string(self, node: yaml.Node) -> str:
         return str(node.value) if isinstance(node, yaml.ScalarNode) else ""
 
     def construct_timestamp_text(self, node: yaml.Node) -> str:
-        """A timestamp stays its text, as in kubectl and Argo CD; kustomize (so Flux) rewrites it as RFC 3339."""
+        """A timestamp stays its text, as in kubectl and Argo CD; kustomize (so Flux) rewrites it as RFC 3339. An
+        explicit `!!timestamp` on other text is refused, as both Go readers refuse it."""
+        if isinstance(node, yaml.ScalarNode) and not goscalar.is_timestamp(str(node.value)):
+            return str(self._tagged_scalar(node, _not_a_value))
         if isinstance(node, yaml.ScalarNode) and not node.style and not goscalar.RFC3339.fullmatch(node.value):
             self._problem(
                 Code.AMBIGUOUS_SCALAR,
@@ -239,12 +269,25 @@ for _tag, _method in (
     GoLoader.add_constructor("tag:yaml.org,2002:" + _tag, _method)
 for _tag in _STRING_TAGS:
     GoLoader.add_constructor(_tag, GoLoader.construct_as_string)
+GoLoader.add_constructor(_BINARY, GoLoader.construct_binary)
+GoLoader.add_constructor(goscalar.NULL, GoLoader.construct_null)
+GoLoader.add_constructor(goscalar.STR, GoLoader.construct_str)
 GoLoader.add_constructor(goscalar.TIMESTAMP, GoLoader.construct_timestamp_text)
 GoLoader.add_constructor(goscalar.V3_OCTAL, GoLoader.construct_v3_octal_text)
 GoLoader.add_constructor("tag:yaml.org,2002:merge", GoLoader.construct_merge_tagged)
 for _tag in ("tag:yaml.org,2002:set", "tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs"):
     GoLoader.add_constructor(_tag, GoLoader.construct_undefined)
 GoLoader.add_constructor(None, GoLoader.construct_undefined)
+
+
+def _not_a_value(node: yaml.ScalarNode) -> Any:
+    raise ValueError(node.value)
+
+
+def _base64_text(node: yaml.ScalarNode) -> str:
+    """ValueError (binascii.Error) when the text is not padded standard base64 once CR and LF are dropped."""
+    text = str(node.value).replace("\n", "").replace("\r", "")
+    return base64.b64decode(text.encode("ascii"), validate=True).decode("utf-8", "replace")
 
 
 def _required(value: Any) -> Any:

@@ -69,6 +69,11 @@ _DIGITS: Final = {2: frozenset("01"), 8: frozenset("01234567"), 10: frozenset("0
 _DIGITS16: Final = frozenset("0123456789abcdefABCDEF")
 
 
+def is_timestamp(text: str) -> bool:
+    """Whether an explicit `!!timestamp` fits the text (go-yaml refuses `!!timestamp x`)."""
+    return _TIMESTAMP.fullmatch(text) is not None
+
+
 def resolve(text: str) -> str:
     """The tag go-yaml v2 gives a plain (unquoted, untagged) scalar."""
     if text in _NULLS:

@@ -6,7 +6,7 @@ import bisect
 import itertools
 import operator
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,12 +14,21 @@ import yaml
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
 from mxjob_gitops.compiler.base.exact import exact
-from mxjob_gitops.compiler.base.limits import MAX_DEPTH, MAX_DOCUMENT_NODES, MAX_RUN_ALIAS_NODES, run_budget
+from mxjob_gitops.compiler.base.limits import (
+    MAX_DEPTH,
+    MAX_DOCUMENT_NODES,
+    MAX_RUN_ALIAS_NODES,
+    MAX_RUN_DOCUMENTS,
+    document_count_problem,
+    list_items_problem,
+    run_budget,
+)
 from mxjob_gitops.compiler.read.docsplit import Piece
 from mxjob_gitops.compiler.read.fastread import FAST_READ_MIN_CHARS, Read, Vouch, read_documents
 from mxjob_gitops.compiler.read.fastread import load as load_document
 from mxjob_gitops.compiler.read.goloader import GoLoader
 from mxjob_gitops.compiler.read.guards import alias_expansion, alias_problem, structure_problems
+from mxjob_gitops.compiler.read.yamladvice import syntax_error
 
 _LINE_BREAK = re.compile("\r\n|\r|\n")
 
@@ -193,6 +202,10 @@ class ParseStream:
     def __iter__(self) -> Iterator[SourceDocument]:
         text, file, diagnostics = self.text, self.file, self.diagnostics
         source = SourceText(file, text)
+        too_many_documents = documents_over_budget(source)
+        if too_many_documents is not None:
+            diagnostics.append(too_many_documents)
+            return
         # Large texts, and every text once the run has read that much (rapidyaml's import has paid for itself): the
         # fast reader refuses a text over a limit, reported below.
         if self.fast and not exact("reader") and max(len(text), run_budget().input_bytes) >= FAST_READ_MIN_CHARS:
@@ -250,10 +263,32 @@ class ParseStream:
             data = entry if self.whole else load_document(entry)
             if data is not None:
                 document = SourceDocument(data, self.file, index, source, start, floats, vouched)
+                items = data.get("items") if isinstance(data, dict) and _is_list_kind(data.get("kind")) else None
+                if isinstance(items, list) and self._too_many_items(len(items), index, _at_item(document)):
+                    return
                 if not isinstance(data, dict):
                     self.diagnostics.append(_not_a_mapping(document, data))
                 yield document
             index += 1
+
+    def _too_many_items(self, items: int, index: int, where: Callable[[int], Location]) -> bool:
+        """Whether the `items` of a `kind: *List` document take the run past its document budget (compiler.limits
+        list_items_problem): then it is reported at the first item past it, and nothing from the file is used."""
+        over = list_items_problem(items) if items > 1 else None
+        if over is None:
+            return False
+        self.diagnostics.append(
+            Diagnostic(
+                Code.LIMIT_EXCEEDED,
+                Severity.ERROR,
+                f"more than {MAX_RUN_DOCUMENTS:,} documents in this run, the items of Lists counted as documents",
+                location=where(min(over, items - 1)),
+                document=index,
+                hint="nothing from this file was used; split the input into several runs (docs/limits.md)",
+            )
+        )
+        self.discard = True
+        return True
 
     def _documents(self, loader: GoLoader, source: SourceText) -> Iterator[SourceDocument]:
         file, diagnostics = self.file, self.diagnostics
@@ -281,6 +316,9 @@ class ParseStream:
                     )
                     self.discard = True
                     break
+                items = _list_items(node)
+                if self._too_many_items(len(items), index, _at_item_node(source, items)):
+                    break
                 data = loader.construct_document(node) if anchors else loader.construct_fast(node)
                 if data is not None:
                     document = SourceDocument(data, file, index, source, node.start_mark.index)
@@ -292,14 +330,22 @@ class ParseStream:
             mark = exc.problem_mark or exc.context_mark
             location = source.position(file, mark.index) if mark else Location(file)
             what = " ".join(str(part) for part in (exc.context, exc.problem) if part)
+            message, hint = syntax_error(
+                what, self.text, mark.index if mark else None, lambda at: source.position(file, at)
+            )
+            diagnostics.append(
+                Diagnostic(Code.YAML_SYNTAX, Severity.ERROR, message, location=location, document=index, hint=hint)
+            )
+        except yaml.reader.ReaderError as exc:  # a character YAML does not allow: at its index in the text
             diagnostics.append(
                 Diagnostic(
                     Code.YAML_SYNTAX,
                     Severity.ERROR,
-                    f"YAML syntax error: {what}",
-                    location=location,
+                    f"YAML syntax error: the character {_shown_character(exc.character)} is not allowed here "
+                    f"({exc.reason})",
+                    location=source.position(file, exc.position),
                     document=index,
-                    hint="fix the YAML; nothing from this file was used",
+                    hint="remove it, or write it as an escape (\\x..) in a double-quoted string",
                 )
             )
         except yaml.YAMLError as exc:
@@ -308,6 +354,48 @@ class ParseStream:
                     Code.YAML_SYNTAX, Severity.ERROR, f"YAML error: {exc}", location=Location(file), document=index
                 )
             )
+
+
+def _is_list_kind(kind: Any) -> bool:
+    return isinstance(kind, str) and kind.endswith("List")
+
+
+def _list_items(node: yaml.Node) -> list[yaml.Node]:
+    """The item nodes of a composed `kind: *List` document (none for any other document), before it is built."""
+    if not isinstance(node, yaml.MappingNode) or len(node.value) > 64:
+        return []
+    fields = {key.value: value for key, value in node.value if isinstance(key, yaml.ScalarNode)}
+    kind, items = fields.get("kind"), fields.get("items")
+    if not (isinstance(kind, yaml.ScalarNode) and _is_list_kind(kind.value) and isinstance(items, yaml.SequenceNode)):
+        return []
+    return list(items.value)
+
+
+def _at_item_node(source: SourceText, items: list[yaml.Node]) -> Callable[[int], Location]:
+    return lambda at: source.position(source.file, items[at].start_mark.index)
+
+
+def _at_item(document: SourceDocument) -> Callable[[int], Location]:
+    return lambda at: document.locate(("items", at))
+
+
+def _shown_character(character: object) -> str:
+    return f"U+{character:04X}" if isinstance(character, int) else repr(character)
+
+
+def documents_over_budget(source: SourceText) -> Diagnostic | None:
+    """Charge the run's document budget with this text (compiler.limits.document_count_problem); the located
+    refusal when it goes over, else None."""
+    over = document_count_problem(source.text)
+    if over is None:
+        return None
+    return Diagnostic(
+        Code.LIMIT_EXCEEDED,
+        Severity.ERROR,
+        f"more than {MAX_RUN_DOCUMENTS:,} documents in this run",
+        location=source.position(source.file, over),
+        hint="nothing from this file was used; split the input into several runs (docs/limits.md)",
+    )
 
 
 def _not_a_mapping(document: SourceDocument, data: Any) -> Diagnostic:

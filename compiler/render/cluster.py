@@ -63,7 +63,10 @@ class ClusterSpec:
 
 def cluster_spec(job: MXJob) -> ClusterSpec:
     ordered = sorted(job.replicas, key=lambda replica: replica.role)
-    # Go appends to a nil map entry per replica, so a type with 0 replicas has no cluster key, only a label.
+    # Every type of the spec has a cluster key, 0 replicas included: each operator built the list with
+    # `make([]UrlPort, 0, *spec.Replicas)`, a non-nil empty slice that encoding/json writes as `[]`
+    # (kubeflow/mxnet-operator v1.0.0 and v1.1.0 pkg/controller.v1/mxnet/mxnet.go and pkg/controller.v1beta1/mxnet/
+    # mxnet.go genClusterSpec; kubeflow/training-operator pkg/controller.v1/mxnet/mxnet.go genClusterSpec).
     cluster = ",".join(
         f"{go_string(r.role)}:["
         + ",".join(
@@ -71,7 +74,6 @@ def cluster_spec(job: MXJob) -> ClusterSpec:
         )
         + "]"
         for r in ordered
-        if r.replicas > 0
     )
     labels = ",".join(f"{go_string(r.role)}:{go_string(r.tuner_key)}" for r in ordered)
     # DMLC_PS_ROOT_* name the training rendezvous (the Scheduler) whatever the job mode, as the operator did.

@@ -8,13 +8,13 @@ rendered job's ConfigMap keeps for the reconciler (`RenderOptions.from_config_ma
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from mxjob_gitops.compiler.base.asciinum import whole
+from mxjob_gitops.compiler.base.jsonbound import load_record
 from mxjob_gitops.compiler.base.limits import DEFAULT_MAX_PODS
 from mxjob_gitops.compiler.render.gang.plan import GangScheduler
 from mxjob_gitops.compiler.rules.names import dns1123_label
@@ -79,13 +79,12 @@ class RenderOptions:
         """
         data = config_map.get("data")
         text = data.get(c.CONFIG_JOB_KEY, "{}") if isinstance(data, Mapping) else "{}"
-        try:
-            info = json.loads(text)
-        except (ValueError, TypeError) as exc:
-            raise ValueError(f"not JSON: {exc}") from None
+        if not isinstance(text, str):
+            raise ValueError(f"not JSON text but {type(text).__name__}")
+        info = load_record(text)
         record = info.get(c.CONFIG_RENDER_KEY, {}) if isinstance(info, dict) else None
         if not isinstance(record, dict):
-            raise ValueError(f"{c.CONFIG_RENDER_KEY} must be an object, not {record!r}")
+            raise ValueError(f"{c.CONFIG_RENDER_KEY} must be an object, not {repr(record)[:80]}")
         return cls.from_record(record, base)
 
 

@@ -6,9 +6,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, Severity, error, info, warning
+from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, Severity, error, info, suggest, warning
 from mxjob_gitops.compiler.base.jsonutil import as_dict, as_list
-from mxjob_gitops.compiler.rules.schema import suggest
 from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.compiler.spec.legacy import unset_env_references
 from mxjob_gitops.compiler.spec.model import pod_restart_policy
@@ -26,9 +25,12 @@ def replica_count(replica: Any) -> int:
 
 def check_rules(data: dict[str, Any]) -> list[Diagnostic]:
     spec = as_dict(data.get("spec"))
-    replicas = {k: v for k, v in as_dict(spec.get("mxReplicaSpecs")).items() if k in c.REPLICA_TYPES}
+    written = as_dict(spec.get("mxReplicaSpecs"))
+    replicas = {k: v for k, v in written.items() if k in c.REPLICA_TYPES}
     found = list(_check_name(as_dict(data.get("metadata")), replicas))
-    found.extend(_check_layout(spec.get("jobMode"), replicas))
+    # An unknown type is reported (MXJ203) and may be the missing one misspelt: no layout advice is built on it.
+    if len(replicas) == len(written):
+        found.extend(_check_layout(spec.get("jobMode"), replicas))
     for replica_type, replica in replicas.items():
         found.extend(_check_replica(replica_type, as_dict(replica)))
     found.extend(_check_run_policy(as_dict(spec.get("runPolicy"))))
@@ -178,7 +180,17 @@ def _check_replica(replica_type: str, replica: dict[str, Any]) -> Iterator[Diagn
             (*base, "template", "spec", "schedulingGates"),
             "let the controller that lifts the gate add it at admission, as Kueue does",
         )
-    yield from _check_containers(pod_spec, (*base, "template", "spec"), generated_env_names(replica_type))
+    if not _required_missing(replica):  # a template, spec or containers left out: the schema says which
+        yield from _check_containers(pod_spec, (*base, "template", "spec"), generated_env_names(replica_type))
+
+
+def _required_missing(replica: dict[str, Any]) -> bool:
+    """Whether the schema reports a missing required field on the way to the containers (MXJ104: a replica's
+    template, a pod spec's containers); a null value or a template without a spec passes it and gets MXJ206 here."""
+    if "template" not in replica:
+        return True
+    spec = as_dict(replica["template"]).get("spec")
+    return isinstance(spec, dict) and "containers" not in spec
 
 
 def _check_containers(pod_spec: dict[str, Any], base: JsonPath, generated: tuple[str, ...]) -> Iterator[Diagnostic]:

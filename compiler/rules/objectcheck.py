@@ -10,6 +10,7 @@ from typing import Any
 from mxjob_gitops.compiler.base.diagnostics import JsonPath
 from mxjob_gitops.compiler.rules.names import api_version_problem, kind_problem, name_problem, namespace_problem
 from mxjob_gitops.compiler.spec import constants as c
+from mxjob_gitops.compiler.spec.katib import is_experiment
 
 Identity = tuple[str, str, str, str]
 
@@ -43,7 +44,10 @@ def passing_identity(obj: Any, relaxed: bool) -> Identity | None:
 def _plain_kind(kind: str, api_version: str) -> bool:
     """A kind and apiVersion that are valid and say nothing of MXJobs (a real MXJob or a look-alike)."""
     return bool(kind and api_version) and not (
-        kind.lower() == c.KIND.lower() or kind_problem(kind) or api_version_problem(api_version)
+        kind.lower() == c.KIND.lower()
+        or is_experiment(kind, api_version)  # a Katib Experiment may run MXJob trials (compiler.katib)
+        or kind_problem(kind)
+        or api_version_problem(api_version)
     )
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator, ValidationError
 
-from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, error
+from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, error, suggest
 from mxjob_gitops.compiler.base.jsonutil import type_name
 from mxjob_gitops.compiler.base.quantity import MAX_EXPONENT, QUANTITY_PATTERN, SERVER_WORDS, with_quantity_rule
 from mxjob_gitops.compiler.spec.legacy import v1_form_hint
@@ -105,19 +105,6 @@ def explain(errors: Iterable[ValidationError]) -> list[Diagnostic]:
     # A value of the wrong type also fails its enum or range: report the type alone.
     mistyped = {d.path for d in found if d.code is Code.WRONG_TYPE}
     return [d for d in found if d.code is Code.WRONG_TYPE or d.path not in mistyped]
-
-
-def suggest(word: str, choices: Iterable[str]) -> str:
-    """'did you mean …' for a misspelt field or value; empty when nothing is close."""
-    options = list(choices)
-    lowered = {option.lower(): option for option in options}
-    if word.lower() in lowered:
-        return f"did you mean {lowered[word.lower()]!r}?"
-    import difflib  # only for a misspelt key
-
-    # Only a misspelling of the same word: at 0.6, successPolicy "matched" runPolicy, a different concept.
-    close = difflib.get_close_matches(word, options, n=1, cutoff=0.8)
-    return f"did you mean {close[0]!r}?" if close else ""
 
 
 def _describe(value: Any) -> str:

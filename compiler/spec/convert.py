@@ -9,6 +9,7 @@ from typing import Any
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, PathPart, error, warning
 from mxjob_gitops.compiler.base.jsonutil import as_dict, copy_json
 from mxjob_gitops.compiler.spec import constants as c
+from mxjob_gitops.compiler.spec.alpha1 import alpha1_entry_problems, alpha1_restart_policy
 from mxjob_gitops.compiler.spec.legacy import OLD_LABELS_NOTE, fields_new_in_v1, legacy_v1_fields, v1alpha2_tuner_env
 
 RUN_POLICY_KEYS = (
@@ -36,14 +37,18 @@ class Conversion:
     data: dict[str, Any]
     diagnostics: list[Diagnostic] = field(default_factory=list)
     renames: list[tuple[JsonPath, JsonPath]] = field(default_factory=list)
+    # Where a finding about a whole container that was rebuilt (not moved) is located: the v1alpha1 list for
+    # mxReplicaSpecs. Never used to carry nodes over (convert --in-place builds on `renames` only).
+    findings_at: list[tuple[JsonPath, JsonPath]] = field(default_factory=list)
 
     def rename(self, new: Sequence[PathPart], old: Sequence[PathPart]) -> None:
         self.renames.append((tuple(new), tuple(old)))
 
-    def origin(self, path: JsonPath) -> JsonPath:
-        """Map a path in the v1 document to the path of the same field in the source document."""
+    def origin(self, path: JsonPath, findings: bool = False) -> JsonPath:
+        """Map a path in the v1 document to the path of the same field in the source document (`findings`: also
+        a container rebuilt from another, where a finding about it is located)."""
         best: tuple[JsonPath, JsonPath] | None = None
-        for new, old in self.renames:
+        for new, old in [*self.renames, *self.findings_at] if findings else self.renames:
             if path[: len(new)] == new and (best is None or len(new) > len(best[0])):
                 best = (new, old)
         if best is None:
@@ -264,6 +269,10 @@ def _convert_list_form(conversion: Conversion) -> None:
         if not isinstance(item, dict):
             conversion.diagnostics.append(error(Code.WRONG_TYPE, "replicaSpecs items must be mappings", source))
             continue
+        unknown = alpha1_entry_problems(item, source)
+        if unknown:  # the entry's meaning is unsure (a misspelt mxReplicaType would default to WORKER): not guessed
+            conversion.diagnostics.extend(unknown)
+            continue
         raw_type = item.pop("mxReplicaType", "WORKER")
         replica_type = _ALPHA1_TYPES.get(str(raw_type).upper())
         if replica_type is None:
@@ -285,10 +294,18 @@ def _convert_list_form(conversion: Conversion) -> None:
                 )
             )
             continue
+        moved = "restartPolicy" in as_dict(as_dict(item.get("template")).get("spec")) and "restartPolicy" not in item
         _convert_alpha1_item(item, default_image, scheduler_name)
+        alpha1_restart_policy(item, source, conversion.diagnostics)
         replica_specs[replica_type] = item
         conversion.rename(("spec", "mxReplicaSpecs", replica_type), source)
+        if moved:  # the template's restartPolicy became the replica's: a finding on it is located in the template
+            conversion.rename(
+                ("spec", "mxReplicaSpecs", replica_type, "restartPolicy"),
+                (*source, "template", "spec", "restartPolicy"),
+            )
     spec["mxReplicaSpecs"] = replica_specs
+    conversion.findings_at.append((("spec", "mxReplicaSpecs"), ("spec", "replicaSpecs")))
     _ensure_jobmode(conversion, spec, list(replica_specs))
 
 

@@ -11,6 +11,7 @@ from typing import Any, Final
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, error, warning
 from mxjob_gitops.compiler.base.jsonutil import as_dict, as_list
 from mxjob_gitops.compiler.spec import constants as c
+from mxjob_gitops.compiler.spec.katib import is_experiment, mxjob_trial_note
 
 # A field of an older API version written in a v1 document: the v1 form, or that there is none (for the
 # schema's unknown-field hint, which must never suggest a field that only looks alike).
@@ -41,8 +42,10 @@ def v1_form_hint(parent: JsonPath, key: str) -> str:
     return hint if parent == ("spec",) else ""
 
 
-# The pre-Kubeflow operator's group; its MxJob spec is the v1alpha1 list form.
-_PRE_KUBEFLOW_GROUPS: Final = ("mlkube.io",)
+# The pre-Kubeflow operators' groups; their MxJob spec is close to the v1alpha1 list form. deepinsight's
+# operator served `mxnet.mlkube.io/v1beta1` `MxJob` (deepinsight/mxnet-operator pkg/spec/mx_job.go CRDGroup; its
+# earliest examples still wrote `mlkube.io/v1beta1`, the group of the tf-operator it was forked from).
+_PRE_KUBEFLOW_GROUPS: Final = ("mlkube.io", "mxnet.mlkube.io")
 
 
 def legacy_v1_fields(data: dict[str, Any], found: list[Diagnostic]) -> None:
@@ -94,6 +97,8 @@ def legacy_kind_problem(obj: Any) -> Diagnostic | None:
     if not isinstance(obj, dict):
         return None
     kind, api_version = obj.get("kind"), obj.get("apiVersion")
+    if isinstance(kind, str) and isinstance(api_version, str) and is_experiment(kind, api_version):
+        return mxjob_trial_note(obj)
     if not isinstance(kind, str) or kind.lower() != c.KIND.lower() or not isinstance(api_version, str):
         return None
     group = api_version.partition("/")[0]

@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, Location, Severity, format_path
 from mxjob_gitops.compiler.base.exact import exact
+from mxjob_gitops.compiler.base.printcap import MAX_PRINTED_DIAGNOSTICS
 from mxjob_gitops.compiler.compile.documents import Manifest, Plan
 from mxjob_gitops.compiler.read.fastread import Vouch
 from mxjob_gitops.compiler.read.source import SourceDocument, objects_of
@@ -75,6 +76,8 @@ class Report:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     objects: list[ObjectResult] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    # How many input diagnostics a report for people prints (base.printcap; no cap with -v).
+    print_limit: int = MAX_PRINTED_DIAGNOSTICS
 
     @property
     def errors(self) -> int:

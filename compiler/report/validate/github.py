@@ -6,6 +6,7 @@ from typing import TextIO
 
 from mxjob_gitops.compiler.base.diagnostics import Location, Severity
 from mxjob_gitops.compiler.base.escape import github_data, github_property
+from mxjob_gitops.compiler.base.printcap import PrintCap
 from mxjob_gitops.compiler.compile.documents import sort_diagnostics
 from mxjob_gitops.compiler.report.validate import summary
 from mxjob_gitops.compiler.validate.validation import Report
@@ -22,7 +23,8 @@ def _command(level: str, location: Location | None, title: str, message: str) ->
 
 class GithubReporter:
     def write(self, report: Report, out: TextIO) -> None:
-        for diagnostic in sort_diagnostics(report.diagnostics):
+        cap = PrintCap(report.print_limit)
+        for diagnostic in cap.select(sort_diagnostics(report.diagnostics)):
             level = {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(diagnostic.severity, "notice")
             hint = f" ({diagnostic.hint})" if diagnostic.hint else ""
             at = f"{diagnostic.json_path}: " if diagnostic.path else ""
@@ -33,7 +35,7 @@ class GithubReporter:
                 + "\n"
             )
         for result in report.objects:
-            for finding in result.findings:
+            for finding in cap.take(result.findings):
                 at = f"{finding.path}: " if finding.path else ""
                 hint = f" ({finding.hint})" if finding.hint else ""
                 out.write(
@@ -45,4 +47,6 @@ class GithubReporter:
                     )
                     + "\n"
                 )
+        if (note := cap.note()) is not None:
+            out.write(f"::notice::{github_data(note)}\n")
         out.write(summary(report) + "\n")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from mxjob_gitops.compiler.base.printcap import PrintCap
 from mxjob_gitops.compiler.compile.documents import sort_diagnostics
 from mxjob_gitops.compiler.render.emit import json_text
 from mxjob_gitops.compiler.validate.validation import ObjectResult, Report, Status
@@ -15,6 +16,8 @@ def _location(result: ObjectResult) -> dict[str, Any]:
 
 class JsonReporter:
     def write(self, report: Report, out: TextIO) -> None:
+        cap = PrintCap(report.print_limit)
+        shown = cap.select(sort_diagnostics(report.diagnostics))
         document = {
             "summary": {
                 "valid": report.count(Status.VALID),
@@ -26,7 +29,7 @@ class JsonReporter:
                 "strict": report.strict,
                 "ok": report.ok,
             },
-            "diagnostics": [d.to_dict() for d in sort_diagnostics(report.diagnostics)],
+            "diagnostics": [d.to_dict() for d in shown],
             "resources": [
                 {
                     "apiVersion": r.api_version,
@@ -55,4 +58,6 @@ class JsonReporter:
                 for r in report.objects
             ],
         }
+        if cap.omitted:  # the first MAX_PRINTED_DIAGNOSTICS, errors first; -v lists every one
+            document["summary"]["diagnosticsNotShown"] = cap.omitted  # type: ignore[index]
         out.write(json_text(document, indent=2) + "\n")

@@ -8,6 +8,7 @@ from typing import TextIO
 
 from mxjob_gitops.compiler.base.diagnostics import Severity
 from mxjob_gitops.compiler.base.escape import terminal, xml_text
+from mxjob_gitops.compiler.base.printcap import PrintCap
 from mxjob_gitops.compiler.validate.validation import Report, Status
 
 
@@ -16,7 +17,8 @@ class JunitReporter:
         suite = ET.Element("testsuite", name="mxjob validate")
         failures = skipped = tests = 0
         by_file = defaultdict(list)
-        for diagnostic in report.diagnostics:
+        cap = PrintCap(report.print_limit)
+        for diagnostic in cap.select([d for d in report.diagnostics if d.severity is Severity.ERROR]):
             if diagnostic.severity is Severity.ERROR:
                 by_file[diagnostic.location.file if diagnostic.location else "<input>"].append(diagnostic)
         for file in sorted(set(report.files) | set(by_file)):
@@ -38,6 +40,8 @@ class JunitReporter:
                 failures += 1
                 failure = ET.SubElement(case, "failure", type="schema", message=f"{len(result.findings)} schema errors")
                 failure.text = xml_text("\n".join(terminal(f.describe()) for f in result.findings))
+        if (note := cap.note()) is not None:
+            ET.SubElement(suite, "system-err").text = xml_text(note)
         suite.set("tests", str(tests))
         suite.set("failures", str(failures))
         suite.set("errors", "0")

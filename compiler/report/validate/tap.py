@@ -6,6 +6,7 @@ from typing import TextIO
 
 from mxjob_gitops.compiler.base.diagnostics import Severity
 from mxjob_gitops.compiler.base.escape import tap_description, terminal
+from mxjob_gitops.compiler.base.printcap import PrintCap
 from mxjob_gitops.compiler.render.emit import quote
 from mxjob_gitops.compiler.validate.validation import Report, Status
 
@@ -13,7 +14,8 @@ from mxjob_gitops.compiler.validate.validation import Report, Status
 class TapReporter:
     def write(self, report: Report, out: TextIO) -> None:
         lines = []
-        errors = [d for d in report.diagnostics if d.severity is Severity.ERROR]
+        cap = PrintCap(report.print_limit)
+        errors = cap.select([d for d in report.diagnostics if d.severity is Severity.ERROR])
         number = 0
         for diagnostic in errors:
             number += 1
@@ -41,6 +43,8 @@ class TapReporter:
         out.write("TAP version 13\n")
         out.write(f"1..{number}\n")
         out.write("".join(line + "\n" for line in lines))
+        if (note := cap.note()) is not None:
+            out.write(f"# {note}\n")
 
 
 def _yaml(text: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from mxjob_gitops.compiler.base.escape import terminal
+from mxjob_gitops.compiler.base.printcap import PrintCap
 from mxjob_gitops.compiler.compile.documents import sort_diagnostics
 from mxjob_gitops.compiler.report.validate import summary
 from mxjob_gitops.compiler.validate.validation import Report
@@ -12,10 +13,11 @@ from mxjob_gitops.compiler.validate.validation import Report
 
 class TextReporter:
     def write(self, report: Report, out: TextIO) -> None:
-        for diagnostic in sort_diagnostics(report.diagnostics):
+        cap = PrintCap(report.print_limit)
+        for diagnostic in cap.select(sort_diagnostics(report.diagnostics)):
             out.write(diagnostic.render() + "\n")
         for result in report.objects:
-            for finding in result.findings:
+            for finding in cap.take(result.findings):
                 where = finding.location or result.origin
                 source = "" if finding.source == "schema" else f" [{finding.source}]"
                 rendered = " (rendered from the MXJob here)" if result.generated else ""
@@ -25,4 +27,6 @@ class TextReporter:
                     f"{where}: error {finding.code.value} {result.title}{at}: {finding.message}{hint}{source}{rendered}"
                 )
                 out.write(terminal(line) + "\n")
+        if (note := cap.note()) is not None:
+            out.write(note + "\n")
         out.write(summary(report) + "\n")
