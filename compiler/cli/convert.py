@@ -7,10 +7,12 @@ import click
 from mxjob_gitops.compiler.cli.common import FORMATS, build_plan, paused_gc, write_stream
 from mxjob_gitops.compiler.cli.exits import guarded
 from mxjob_gitops.compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
+from mxjob_gitops.compiler.cli.kustomize import Kustomization, kustomize_option
 
 
 @click.command(short_help="Print MXJob specs converted to kubeflow.org/v1.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
+@kustomize_option
 @click.option(
     "--format",
     "fmt",
@@ -36,6 +38,8 @@ def convert(paths: tuple[str, ...], fmt: str, in_place: bool) -> None:
 
     paths = paths_or_stdin(paths)
     if in_place:
+        if any(isinstance(p, Kustomization) for p in paths):
+            raise click.UsageError("-i rewrites files; what -k builds is no file (convert the base's files)")
         _in_place(paths)
         return
     with guarded(), paused_gc():

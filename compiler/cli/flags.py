@@ -18,6 +18,7 @@ ENVIRONMENT = (
     ("MXJOB_TARGET", "--target of render, validate, diff, krm"),
     ("MXJOB_GANG_SCHEDULER", "--gang-scheduler of render, validate, diff, krm"),
     ("MXJOB_KUBERNETES_VERSION", "--kubernetes-version of validate, render and diff"),
+    ("MXJOB_KUSTOMIZE", "-k of render, validate, diff, convert: the kustomize binary (else kustomize, kubectl)"),
     ("KUBECONFIG", "--kubeconfig of diff --live and reconcile"),
     ("POD_NAMESPACE", "--leader-election-namespace of reconcile"),
     ("POD_NAME", "reconcile: this replica's identity in the leader-election Lease"),

@@ -49,8 +49,13 @@ def is_manifest_path(parts: Sequence[str]) -> bool:
     return name.endswith(SUFFIXES) and name not in KUSTOMIZE_FILES
 
 
-def discover(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False) -> list[str]:
-    """Expand directories into their manifest files in a stable order; '-' stays as is."""
+def discover(
+    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, root: Path | None = None
+) -> list[str]:
+    """Expand directories into their manifest files in a stable order; '-' and -k DIR (cli.kustomize) stay as
+    they are. `root`: the tree a named path's link may lead into (default the working directory)."""
+    from mxjob_gitops.compiler.cli.kustomize import Kustomization, refuse_raw
+
     found: list[str] = []
     skipped = [p.resolve() for p in skip]
     for raw in paths:
@@ -58,9 +63,14 @@ def discover(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool 
             found.append(raw)
             continue
         path = Path(raw)
-        _within(path, Path.cwd(), raw)
-        if path.is_dir():
+        _within(path, root or Path.cwd(), raw)
+        if isinstance(raw, Kustomization):
+            found.append(raw)
+        elif path.is_dir():
+            refuse_raw(path, raw)
             found.extend(_walk(path, skipped))
+        elif path.is_file() and path.name in KUSTOMIZE_FILES:
+            _note_kustomization(path.parent)
         elif path.is_file():
             found.append(raw)
         elif path.exists():
@@ -87,6 +97,8 @@ def _walk(root: Path, skipped: list[Path]) -> list[str]:
             # Not a regular file: a FIFO, a socket, a dangling link or one to a directory.
             if is_manifest_path((name,)) and os.path.isfile(path):
                 found.append((path.as_posix(), path, os.path.islink(path)))
+            elif name in KUSTOMIZE_FILES and not any(folder.resolve().is_relative_to(s) for s in skipped):
+                _note_kustomization(folder)
     for label, path, linked in sorted(found, key=lambda entry: entry[0]):
         if linked:
             _within(path, root, label)
@@ -141,6 +153,21 @@ def _note_earlier_renders(root: Path, skipped: list[Path]) -> None:
                 "directories you pass",
                 err=True,
             )
+
+
+def _note_kustomization(directory: Path) -> None:
+    """Say that a kustomization file is not read as an object (it describes a build): -k DIR builds it."""
+    from mxjob_gitops.compiler.cli.flags import quiet
+    from mxjob_gitops.compiler.cli.kustomize import builds_more
+    from mxjob_gitops.compiler.escape import terminal
+
+    if not quiet() and builds_more(directory):
+        shown = terminal(directory.as_posix())
+        click.echo(
+            f"mxjob: note: {shown}: a kustomization, skipped (it describes a build, not objects); "
+            f"give `-k {shown}` to read what it builds",
+            err=True,
+        )
 
 
 class SharedParses:
@@ -255,10 +282,14 @@ def reading_ahead(parse: Parser) -> SharedParses | None:
 
 
 def read_inputs(
-    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, parse: Parser = parse_text
+    paths: Sequence[str],
+    skip: Sequence[Path] = (),
+    allow_empty: bool = False,
+    parse: Parser = parse_text,
+    root: Path | None = None,
 ) -> Inputs:
     inputs = Inputs()
-    texts: Iterable[tuple[str, str | Unreadable]] = input_texts(paths, skip, allow_empty)
+    texts: Iterable[tuple[str, str | Unreadable]] = input_texts(paths, skip, allow_empty, root)
     ahead = reading_ahead(parse)
     if ahead is not None:  # all read first, then parsed ahead (cli.readahead)
         texts = list(texts)
@@ -277,17 +308,21 @@ def read_inputs(
 
 
 def input_texts(
-    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False
+    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, root: Path | None = None
 ) -> Iterator[tuple[str, str | Unreadable]]:
     """Each input's name and text (or why it cannot be read), one at a time."""
+    from mxjob_gitops.compiler.cli import kustomize
+
     stdin_used = False
     budget = run_budget()
-    for name in discover(paths, skip, allow_empty):
+    for name in discover(paths, skip, allow_empty, root):
         if name == "-":
             if stdin_used:
                 raise InputError("'-' (standard input) can be given only once")
             stdin_used = True
             label, text = STDIN_NAME, _read_stdin()
+        elif isinstance(name, kustomize.Kustomization):
+            label, text = kustomize.label(name), kustomize.build(Path(name), name)
         else:
             label, text = name, _read_file(name)
         charge(budget, label, len(text) if isinstance(text, str) else 0)

@@ -16,6 +16,7 @@ from mxjob_gitops.compiler.cli.common import paused_gc
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
 from mxjob_gitops.compiler.cli.flags import paths_or_stdin, verbosity_options
 from mxjob_gitops.compiler.cli.inputs import Inputs
+from mxjob_gitops.compiler.cli.kustomize import kustomize_option
 from mxjob_gitops.compiler.cli.options import render_options
 from mxjob_gitops.compiler.cli.reporters import FORMATS
 from mxjob_gitops.compiler.diagnostics import Code
@@ -30,6 +31,7 @@ _COLLECT_EVERY = 4_000  # rendered objects; about 200 jobs of the benchmark's ki
 
 @click.command(short_help="Check MXJob specs and what they render against strict schemas, offline.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
+@kustomize_option
 @click.option(
     "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="How to print the report."
 )
