@@ -127,7 +127,7 @@ def diff(
     `--live PATH...` the cluster against what PATH... renders (server-populated fields and status ignored).
 
     Paths may be MXJob specs, directories, or already-rendered manifests. Exit 0 no differences,
-    1 differences, 2 error (as kubectl diff).
+    1 differences, 2 error or an update the API server would refuse (as kubectl diff: >1 is trouble).
     """
     from mxjob_gitops.compiler.changes import DiffOptions, diff_manifests
     from mxjob_gitops.compiler.cli.diffreport import DiffReport, Presentation, reporter
@@ -156,10 +156,13 @@ def diff(
         changes = diff_manifests(old, new, DiffOptions(view, frozenset(ignore_kinds)))
         report = DiffReport(changes, base_label, head_label, context_lines, tuple(sort_diagnostics(refused)))
         reporter(fmt, Presentation(colour, max_length, split_dir, summary_only)).write(report, sys.stdout)
-        # An update the API server would refuse (a CRD transition rule: compiler.updates) is a finding on stderr,
-        # exit 1 even with --exit-zero: the sync of this change fails.
+        # An update the API server would refuse (a CRD transition rule: compiler.updates) is an error on stderr,
+        # exit 2 (kubectl diff's "trouble", even with --exit-zero), the report printed all the same: the sync of
+        # this change fails, and a CI gate that accepts 1 for "differences" must not pass it.
         _report_refusals(report.refused)
-        raise Exit(FINDINGS if has_errors(refused) or (report.differences and not exit_zero) else OK)
+        if has_errors(refused):
+            raise Exit(USAGE)
+        raise Exit(FINDINGS if report.differences and not exit_zero else OK)
 
 
 def _report_refusals(refused: tuple[Diagnostic, ...]) -> None:
