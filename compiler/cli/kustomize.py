@@ -48,6 +48,7 @@ def command() -> list[str]:
     """The command that builds a kustomization: $MXJOB_KUSTOMIZE (a kustomize binary), else `kustomize` on PATH,
     else `kubectl kustomize`; none of them is a usage error (exit 2) that says what to install."""
     import shutil
+
     named = os.environ.get(ENVIRONMENT)
     if named:
         found = shutil.which(named)

@@ -19,12 +19,12 @@ from mxjob_gitops.compiler.cli.inputs import Inputs
 from mxjob_gitops.compiler.cli.kustomize import kustomize_option
 from mxjob_gitops.compiler.cli.options import render_options
 from mxjob_gitops.compiler.cli.reporters import FORMATS
-from mxjob_gitops.compiler.diagnostics import Code
+from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, Severity
 from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
 from mxjob_gitops.compiler.options import RenderOptions
 
 if TYPE_CHECKING:
-    from mxjob_gitops.compiler.validation import ObjectResult
+    from mxjob_gitops.compiler.validation import ObjectResult, Report
 
 _COLLECT_EVERY = 4_000  # rendered objects; about 200 jobs of the benchmark's kind
 
@@ -70,6 +70,12 @@ _COLLECT_EVERY = 4_000  # rendered objects; about 200 jobs of the benchmark's ki
     help="Skip, with a note, files holding no Kubernetes object (no document with apiVersion and kind), "
     "such as package.json or mkdocs.yml; for pre-commit, which passes every YAML and JSON file.",
 )
+@click.option(
+    "--reject-missing-schemas",
+    is_flag=True,
+    help="Objects no schema checks (custom resources of unknown kinds) are errors, as in kubeconform's default; "
+    "without it each is named in a note (MXJ010).",
+)
 @render_options
 @verbosity_options
 def validate(
@@ -80,6 +86,7 @@ def validate(
     use_kubeconform: bool,
     kubeconform_locations: tuple[str, ...],
     skip_non_kubernetes: bool,
+    reject_missing_schemas: bool,
     options: RenderOptions,
 ) -> None:
     """Validate PATH... (files, directories, or - for stdin): exit 0 all valid, 1 something invalid.
@@ -122,8 +129,33 @@ def validate(
             from mxjob_gitops.compiler.cli.kubeconform import run_kubeconform
 
             report.objects[:] = run_kubeconform(report.objects, plan, version, strict, kubeconform_locations)
+        report.diagnostics.extend(unchecked(report, reject_missing_schemas))
         reporter(fmt).write(report, sys.stdout)
         raise Exit(OK if report.ok else FINDINGS)
+
+
+def unchecked(report: Report, reject: bool) -> list[Diagnostic]:
+    """A note (an error with --reject-missing-schemas) for each object no schema checked, with its kind, name and
+    where it came from: a skipped object is never only a number in the summary."""
+    from mxjob_gitops.compiler.validation import Status
+
+    severity = Severity.ERROR if reject else Severity.INFO
+    hint = (
+        "give it a schema (mxjob validate --kubeconform --kubeconform-schema-location) or leave it out"
+        if reject
+        else "--reject-missing-schemas makes this an error"
+    )
+    return [
+        Diagnostic(
+            Code.NO_SCHEMA,
+            severity,
+            f"{result.title} ({result.api_version}) was not checked: no schema for this kind",
+            location=result.origin,
+            hint=hint,
+        )
+        for result in report.objects
+        if result.status is Status.SKIPPED
+    ]
 
 
 def collecting(results: Iterator[ObjectResult]) -> Iterator[ObjectResult]:

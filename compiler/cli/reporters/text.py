@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from mxjob_gitops.compiler.diagnostics import Severity
 from mxjob_gitops.compiler.escape import terminal
 from mxjob_gitops.compiler.pipeline import sort_diagnostics
 from mxjob_gitops.compiler.validation import Report, Status
@@ -11,8 +12,10 @@ from mxjob_gitops.compiler.validation import Report, Status
 
 class TextReporter:
     def write(self, report: Report, out: TextIO) -> None:
-        for diagnostic in sort_diagnostics(report.diagnostics):
-            out.write(diagnostic.render() + "\n")
+        ordered = sort_diagnostics(report.diagnostics)
+        for diagnostic in ordered:
+            if diagnostic.severity is not Severity.INFO:
+                out.write(diagnostic.render() + "\n")
         for result in report.objects:
             for finding in result.findings:
                 where = finding.location or result.origin
@@ -24,6 +27,9 @@ class TextReporter:
                     f"{where}: error {finding.code.value} {result.title}{at}: {finding.message}{hint}{source}{rendered}"
                 )
                 out.write(terminal(line) + "\n")
+        for diagnostic in ordered:  # notes (objects no schema checked) after the problems
+            if diagnostic.severity is Severity.INFO:
+                out.write(diagnostic.render() + "\n")
         out.write(summary(report) + "\n")
 
 
