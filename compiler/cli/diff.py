@@ -154,6 +154,9 @@ def diff(
             # are JSON values, never models.
             import_paused("deepdiff", hidden=("pydantic",))
         changes = diff_manifests(old, new, DiffOptions(view, frozenset(ignore_kinds)))
+        from mxjob_gitops.compiler.cli.origins import relocated
+
+        refused = relocated(refused)  # a refusal in a kustomize build, at its source file and line
         report = DiffReport(changes, base_label, head_label, context_lines, tuple(sort_diagnostics(refused)))
         reporter(fmt, Presentation(colour, max_length, split_dir, summary_only)).write(report, sys.stdout)
         # An update the API server would refuse (a CRD transition rule: compiler.updates) is an error on stderr,

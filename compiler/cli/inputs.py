@@ -322,7 +322,11 @@ def input_texts(
             stdin_used = True
             label, text = STDIN_NAME, _read_stdin()
         elif isinstance(name, kustomize.Kustomization):
+            from mxjob_gitops.compiler.cli import origins
+            from mxjob_gitops.compiler.cli.gitsource import shown
+
             label, text = kustomize.label(name), kustomize.build(Path(name), name)
+            origins.remember(label, text, Path(name), root or Path.cwd(), shown)
         else:
             label, text = name, _read_file(name)
         charge(budget, label, len(text) if isinstance(text, str) else 0)

@@ -11,6 +11,9 @@ from mxjob_gitops.compiler.pipeline import sort_diagnostics
 
 
 def report(diagnostics: Sequence[Diagnostic], *, quiet: bool = False) -> None:
+    from mxjob_gitops.compiler.cli.origins import relocated
+
+    diagnostics = relocated(diagnostics)  # findings in a kustomize build, at their source file and line
     shown = [d for d in sort_diagnostics(diagnostics) if not quiet or d.severity is Severity.ERROR]
     for diagnostic in shown:
         click.echo(diagnostic.render(), err=True)

@@ -16,7 +16,7 @@ def read_checkout(
 ) -> Inputs:
     """Every input under PATHS (RELATIVE: the same, from TOP) in COMMIT, read from a checkout of it. A path the
     revision does not have reads as nothing (the side of a diff where it was added or removed)."""
-    from mxjob_gitops.compiler.cli import kustomize
+    from mxjob_gitops.compiler.cli import kustomize, origins
     from mxjob_gitops.compiler.cli.checkout import checked_out
 
     builds = any(isinstance(p, kustomize.Kustomization) for p in paths)
@@ -34,7 +34,9 @@ def read_checkout(
         except InputError as exc:
             message = str(exc).replace(f"-k {tree}/", "-k ").replace(f"{tree}/", f"{revision}:")
             raise InputError(message.replace(str(tree), f"{revision}:.")) from None
-    labelled = [(_label(label, tree, top, revision), text) for label, text in texts]
+        labelled = [(_label(label, tree, top, revision), text) for label, text in texts]
+        for (old, _), (new, _) in zip(texts, labelled, strict=True):
+            origins.relabel(old, new, lambda label: _label(label, tree, top, revision))
     ahead = reading_ahead(parse)
     if ahead is not None:
         ahead.read_ahead([(label, text) for label, text in labelled if isinstance(text, str)])
@@ -61,4 +63,4 @@ def _label(label: str, tree: Path, top: Path, revision: str) -> str:
     if label.startswith(built) and label.endswith(">"):
         directory = Path(label[len(built) : -1])
         return kustomize.label(shown(top / directory.relative_to(tree)), revision)
-    return f"{revision}:{shown(top / Path(label).relative_to(tree))}"
+    return f"{revision}:{shown(top / Path(os.path.abspath(label)).relative_to(tree))}"

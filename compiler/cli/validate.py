@@ -130,8 +130,26 @@ def validate(
 
             report.objects[:] = run_kubeconform(report.objects, plan, version, strict, kubeconform_locations)
         report.diagnostics.extend(unchecked(report, reject_missing_schemas))
+        relocate_report(report)
         reporter(fmt).write(report, sys.stdout)
         raise Exit(OK if report.ok else FINDINGS)
+
+
+def relocate_report(report: Report) -> None:
+    """Every location of the report in a kustomize build moved to its source file and line (cli.origins)."""
+    from mxjob_gitops.compiler.cli.origins import relocate, relocated
+
+    report.diagnostics[:] = relocated(report.diagnostics)
+    report.objects[:] = [
+        dataclasses.replace(
+            result,
+            origin=relocate(result.origin) or result.origin,
+            findings=tuple(dataclasses.replace(f, location=relocate(f.location)) for f in result.findings),
+        )
+        if result.findings or result.status.value == "skipped"
+        else result
+        for result in report.objects
+    ]
 
 
 def unchecked(report: Report, reject: bool) -> list[Diagnostic]:
