@@ -15,7 +15,7 @@ from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, gua
 from mxjob_gitops.compiler.cli.flags import WholeRange, cluster_options, paths_or_stdin, verbosity_options
 from mxjob_gitops.compiler.cli.inputs import Inputs
 from mxjob_gitops.compiler.cli.kustomize import kustomize_option
-from mxjob_gitops.compiler.cli.options import kubernetes_version_option, render_options
+from mxjob_gitops.compiler.cli.options import render_options
 from mxjob_gitops.compiler.diagnostics import Diagnostic, Severity, has_errors
 from mxjob_gitops.compiler.options import RenderOptions
 from mxjob_gitops.compiler.pipeline import Manifest, Plan
@@ -96,10 +96,6 @@ from mxjob_gitops.compiler.pipeline import Manifest, Plan
 )
 @click.option("--summary-only", is_flag=True, help="markdown: only the summary table.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are differences (errors still exit 2).")
-@kubernetes_version_option(
-    "Render both sides for this Kubernetes version, and check updates against its servers (the MXJob "
-    "CRD's rules run from 1.25); default: the newest."
-)
 @render_options
 @verbosity_options
 def diff(
@@ -120,7 +116,6 @@ def diff(
     max_length: int,
     summary_only: bool,
     exit_zero: bool,
-    kubernetes_version: str | None,
     options: RenderOptions,
 ) -> None:
     """Compare renderings: `--base REF [--head REF] PATH...` reads Git objects, `OLD NEW` two paths, or
@@ -142,7 +137,7 @@ def diff(
             view = ViewOptions.build(ignore_paths, defaults=not no_default_ignores)
         except ValueError as exc:
             raise fail(f"--ignore-path {exc}", USAGE) from None
-        options = dataclasses.replace(options, keep_rendered=True, kubernetes_version=kubernetes_version)
+        options = dataclasses.replace(options, keep_rendered=True)
         if live:
             cluster = LiveCluster(kubeconfig, kube_context, prune_scope)
             old, new, base_label, head_label, refused = _live_sides(paths, base, head, cluster, options)

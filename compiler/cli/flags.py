@@ -17,7 +17,7 @@ _META = "mxjob.verbosity"
 ENVIRONMENT = (
     ("MXJOB_TARGET", "--target of render, validate, diff, krm"),
     ("MXJOB_GANG_SCHEDULER", "--gang-scheduler of render, validate, diff, krm"),
-    ("MXJOB_KUBERNETES_VERSION", "--kubernetes-version of validate, render and diff"),
+    ("MXJOB_KUBERNETES_VERSION", "--kubernetes-version of render, validate, diff, krm"),
     ("MXJOB_KUSTOMIZE", "-k of render, validate, diff, convert: the kustomize binary (else kustomize, kubectl)"),
     ("KUBECONFIG", "--kubeconfig of diff --live and reconcile"),
     ("POD_NAMESPACE", "--leader-election-namespace of reconcile"),

@@ -20,7 +20,6 @@ from mxjob_gitops.compiler.cli.kustomize import kustomize_option
 from mxjob_gitops.compiler.cli.options import render_options
 from mxjob_gitops.compiler.cli.reporters import FORMATS
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, Severity
-from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
 from mxjob_gitops.compiler.options import RenderOptions
 
 if TYPE_CHECKING:
@@ -34,15 +33,6 @@ _COLLECT_EVERY = 4_000  # rendered objects; about 200 jobs of the benchmark's ki
 @kustomize_option
 @click.option(
     "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="How to print the report."
-)
-@click.option(
-    "--kubernetes-version",
-    default=DEFAULT_KUBERNETES_VERSION,
-    show_default=True,
-    envvar="MXJOB_KUBERNETES_VERSION",
-    show_envvar=True,
-    help="Kubernetes schemas and rules to check against (offline; 1.20 to 1.24 and the default are built in, 1.25 "
-    "to 1.37 come with the [schemas] extra).",
 )
 @click.option(
     "--strict/--no-strict",
@@ -81,7 +71,6 @@ _COLLECT_EVERY = 4_000  # rendered objects; about 200 jobs of the benchmark's ki
 def validate(
     paths: tuple[str, ...],
     fmt: str,
-    kubernetes_version: str,
     strict: bool,
     use_kubeconform: bool,
     kubeconform_locations: tuple[str, ...],
@@ -96,7 +85,7 @@ def validate(
     """
     from mxjob_gitops.compiler.cli.inputs import read_inputs
     from mxjob_gitops.compiler.cli.reporters import reporter
-    from mxjob_gitops.compiler.kubeschema import VersionUnavailable, resolve_version
+    from mxjob_gitops.compiler.kubeschema import VersionUnavailable
     from mxjob_gitops.compiler.pipeline import compile_documents
     from mxjob_gitops.compiler.source import parse_text
     from mxjob_gitops.compiler.validation import Report, validate_plan, vouch_for
@@ -104,7 +93,7 @@ def validate(
     paths = paths_or_stdin(paths)
     with guarded(), paused_gc():
         try:
-            version = resolve_version(kubernetes_version)
+            version = schema_version(options.kubernetes_version)
         except VersionUnavailable as exc:
             raise fail(str(exc), USAGE) from None
         # Objects given as they are are checked while they are read, in the processes that read a large input
@@ -115,9 +104,7 @@ def validate(
         # Rendered output (a `render` stream or `-o` directory) carries each job's ConfigMap: its MXJob is checked
         # as the object it is, not expanded a second time (the same rule as `mxjob diff`).
         # The shapes rendered (the scheduling.k8s.io gang API) are those of the version checked against.
-        plan = compile_documents(
-            inputs.documents, dataclasses.replace(options, keep_rendered=True, kubernetes_version=version)
-        )
+        plan = compile_documents(inputs.documents, dataclasses.replace(options, keep_rendered=True))
         found = [*inputs.diagnostics, *plan.diagnostics]
         report = Report(version, strict, found, files=inputs.files)
         # Over a resource limit, checking every rendered object is the very work the limit is there to stop.
@@ -133,6 +120,19 @@ def validate(
         relocate_report(report)
         reporter(fmt).write(report, sys.stdout)
         raise Exit(OK if report.ok else FINDINGS)
+
+
+def schema_version(requested: str | None) -> str:
+    """The Kubernetes version whose schemas validate checks against: the one asked for (VersionUnavailable when it
+    is not installed), else the newest installed (1.35 in the base install, 1.37 with the [schemas] extra).
+    What is rendered follows --kubernetes-version alone, as in render, diff and krm."""
+    from mxjob_gitops.compiler.kubeschema import available_versions, resolve_version
+
+    return resolve_version(requested) if requested is not None else max(available_versions(), key=_minor)
+
+
+def _minor(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
 
 
 def relocate_report(report: Report) -> None:
