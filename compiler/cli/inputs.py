@@ -58,6 +58,7 @@ def discover(
 
     found: list[str] = []
     skipped = [p.resolve() for p in skip]
+    recognised = False
     for raw in paths:
         if raw == "-":
             found.append(raw)
@@ -70,14 +71,15 @@ def discover(
             refuse_raw(path, raw)
             found.extend(_walk(path, skipped))
         elif path.is_file() and path.name in KUSTOMIZE_FILES:
-            _note_kustomization(path.parent)
+            _note_kustomization(path.parent, named=True)  # pre-commit names every YAML file: recognised, not read
+            recognised = True
         elif path.is_file():
             found.append(raw)
         elif path.exists():
             raise InputError(f"{raw}: not a regular file or directory")
         else:
             raise InputError(f"{raw}: no such file or directory")
-    if not found and not allow_empty:
+    if not found and not allow_empty and not recognised:
         raise InputError(f"no {', '.join(SUFFIXES)} files found in {', '.join(paths)}")
     return found
 
@@ -155,19 +157,25 @@ def _note_earlier_renders(root: Path, skipped: list[Path]) -> None:
             )
 
 
-def _note_kustomization(directory: Path) -> None:
-    """Say that a kustomization file is not read as an object (it describes a build): -k DIR builds it."""
+def _note_kustomization(directory: Path, named: bool = False) -> None:
+    """Say that a kustomization file is not read as an object (it describes a build): -k DIR builds it. Met in a
+    walked tree, one that only lists its directory's files (which are read) goes without a note."""
     from mxjob_gitops.compiler.cli.flags import quiet
     from mxjob_gitops.compiler.cli.kustomize import builds_more
     from mxjob_gitops.compiler.escape import terminal
 
-    if not quiet() and builds_more(directory):
-        shown = terminal(directory.as_posix())
-        click.echo(
-            f"mxjob: note: {shown}: a kustomization, skipped (it describes a build, not objects); "
-            f"give `-k {shown}` to read what it builds",
-            err=True,
-        )
+    if quiet():
+        return
+    shown = terminal(directory.as_posix())
+    if not builds_more(directory):
+        if named:
+            click.echo(f"mxjob: note: {shown}: a kustomization listing its directory's files, skipped", err=True)
+        return
+    click.echo(
+        f"mxjob: note: {shown}: a kustomization, skipped (it describes a build, not objects); "
+        f"give `-k {shown}` to read what it builds",
+        err=True,
+    )
 
 
 class SharedParses:

@@ -85,6 +85,8 @@ def validate(
     """
     from mxjob_gitops.compiler.cli.inputs import read_inputs
     from mxjob_gitops.compiler.cli.reporters import reporter
+    from mxjob_gitops.compiler.cli.units import split_rendered, stale_renderings
+    from mxjob_gitops.compiler.diagnostics import has_errors
     from mxjob_gitops.compiler.kubeschema import VersionUnavailable
     from mxjob_gitops.compiler.pipeline import compile_documents
     from mxjob_gitops.compiler.source import parse_text
@@ -102,20 +104,23 @@ def validate(
         if skip_non_kubernetes:
             inputs = kubernetes_files_only(inputs)
         # Rendered output (a `render` stream or `-o` directory) carries each job's ConfigMap: its MXJob is checked
-        # as the object it is, not expanded a second time (the same rule as `mxjob diff`).
-        # The shapes rendered (the scheduling.k8s.io gang API) are those of the version checked against.
-        plan = compile_documents(inputs.documents, dataclasses.replace(options, keep_rendered=True))
-        found = [*inputs.diagnostics, *plan.diagnostics]
+        # as the object it is, not expanded a second time (the same rule as `mxjob diff`). A committed `render -o`
+        # directory beside the specs is checked as a unit of its own (cli.units).
+        units = split_rendered(inputs)
+        plans = [compile_documents(u.documents, dataclasses.replace(options, keep_rendered=True)) for u in units]
+        found = [*inputs.diagnostics, *(d for plan in plans for d in plan.diagnostics)]
+        found.extend(stale_renderings(plans) if not has_errors(found) else [])
         report = Report(version, strict, found, files=inputs.files)
         # Over a resource limit, checking every rendered object is the very work the limit is there to stop.
         limited = any(d.code is Code.LIMIT_EXCEEDED for d in found)
-        if not limited:
+        for plan in plans if not limited else []:
             with young_only_collections():
-                report.objects.extend(collecting(validate_plan(plan, version, strict)))
-        if use_kubeconform and not limited:
-            from mxjob_gitops.compiler.cli.kubeconform import run_kubeconform
+                results = list(collecting(validate_plan(plan, version, strict)))
+            if use_kubeconform:
+                from mxjob_gitops.compiler.cli.kubeconform import run_kubeconform
 
-            report.objects[:] = run_kubeconform(report.objects, plan, version, strict, kubeconform_locations)
+                results = run_kubeconform(results, plan, version, strict, kubeconform_locations)
+            report.objects.extend(results)
         report.diagnostics.extend(unchecked(report, reject_missing_schemas))
         relocate_report(report)
         reporter(fmt).write(report, sys.stdout)
