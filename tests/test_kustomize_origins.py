@@ -100,3 +100,19 @@ def test_a_git_side_reports_at_the_revision_file(broken: tuple[Path, int], kusto
     result = run_cli(["diff", "--base", "main", "-k", "jobs/overlays/prod"], cwd=root)
     assert result.exit_code == 2
     assert f"main:jobs/base/mxjob.yaml:{line}:{_column(root, line)}: error MXJ103" in result.stderr, result.stderr
+
+
+def test_a_build_piped_in_is_located_too(broken: tuple[Path, int], kustomize: list[str]) -> None:
+    """`kubectl kustomize DIR | mxjob render -`: the origin paths are resolved from the kustomizations below the
+    working directory (all that find a file find the same base file)."""
+    import subprocess
+
+    root, line = broken
+    built = subprocess.run([*kustomize, "jobs/overlays/prod"], cwd=root, capture_output=True, text=True, check=True)
+    result = run_cli(["render", "--format", "json", "-"], cwd=root, stdin=built.stdout)
+    assert result.exit_code == 1
+    assert f"jobs/base/mxjob.yaml:{line}:{_column(root, line)}: error MXJ103" in result.stderr, result.stderr
+    checked = run_cli(["validate", "--format", "github", "-"], cwd=root, stdin=built.stdout)
+    assert f"::error file=jobs/base/mxjob.yaml,line={line}," in checked.stdout
+    plain = run_cli(["render", "-"], cwd=root, stdin=built.stdout.replace("config.kubernetes.io/origin", "x/y"))
+    assert "<stdin>:" in plain.stderr  # no annotation: the stream's own line

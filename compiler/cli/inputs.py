@@ -329,6 +329,11 @@ def input_texts(
                 raise InputError("'-' (standard input) can be given only once")
             stdin_used = True
             label, text = STDIN_NAME, _read_stdin()
+            if isinstance(text, str):  # a kustomize build piped in, with origin annotations: cli.origins
+                from mxjob_gitops.compiler.cli import origins
+                from mxjob_gitops.compiler.cli.gitsource import shown
+
+                origins.remember_piped(label, text, root or Path.cwd(), shown)
         elif isinstance(name, kustomize.Kustomization):
             from mxjob_gitops.compiler.cli import origins
             from mxjob_gitops.compiler.cli.gitsource import shown

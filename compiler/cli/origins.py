@@ -44,19 +44,59 @@ def remember(label: str, text: str, directory: Path, root: Path, shown: Callable
         return
     sources: dict[str, tuple[str, str]] = {}
     top = Path(os.path.realpath(root))
+    for found in _origins(text):
+        written = found.group(1).strip()
+        if written not in sources:
+            _read_source(sources, written, Path(os.path.realpath(directory / written)), top, shown)
+    _BUILT[label] = _Built(text, sources)
+
+
+def remember_piped(label: str, text: str, root: Path, shown: Callable[[Path], str]) -> None:
+    """Like `remember` for a build piped in (`kubectl kustomize DIR | mxjob render -`): the kustomization it was
+    built from is not known, so each origin path is resolved from every kustomization directory below ROOT (the
+    working directory); a path is kept only when all those that find a file find the same one."""
+    _BUILT.pop(label, None)
+    if ANNOTATION not in text:
+        return
+    from mxjob_gitops.compiler.cli.kustomize import KUSTOMIZATION_NAMES
+
+    roots: list[Path] = []
+    for visited, (directory, subdirectories, names) in enumerate(os.walk(root)):
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith("."))
+        if any(name in names for name in KUSTOMIZATION_NAMES):
+            roots.append(Path(directory))
+        if len(roots) >= _MOST_KUSTOMIZATIONS or visited >= _MOST_DIRECTORIES:
+            break
+    sources: dict[str, tuple[str, str]] = {}
+    for written in {m.group(1).strip() for m in _origins(text)}:
+        found = {os.path.realpath(r / written) for r in roots if (r / written).is_file()}
+        if len(found) == 1:
+            _read_source(sources, written, Path(found.pop()), Path(os.path.realpath(root)), shown)
+    _BUILT[label] = _Built(text, sources)
+
+
+_MOST_KUSTOMIZATIONS = 500
+_MOST_DIRECTORIES = 20_000  # a pipe from elsewhere, run in a large tree: looked for this far, then left as it is
+
+
+def _origins(text: str) -> Iterable[re.Match[str]]:
+    """The `path:` of each origin annotation in TEXT."""
     for at in re.finditer(re.escape(ANNOTATION), text):
         found = _PATH_LINE.search(text, at.end(), at.end() + 400)
-        if found is None or found.group(1) in sources:
-            continue
-        written = found.group(1).strip()
-        target = Path(os.path.realpath(directory / written))
-        if not target.is_relative_to(top) or not target.is_file() or target.stat().st_size > MAX_INPUT_BYTES:
-            continue
-        try:
-            sources[written] = (shown(target), target.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError):
-            continue
-    _BUILT[label] = _Built(text, sources)
+        if found is not None:
+            yield found
+
+
+def _read_source(
+    sources: dict[str, tuple[str, str]], written: str, target: Path, top: Path, shown: Callable[[Path], str]
+) -> None:
+    """Keep the text of TARGET (the file an origin path WRITTEN names) when it is a file below TOP."""
+    if not target.is_relative_to(top) or not target.is_file() or target.stat().st_size > MAX_INPUT_BYTES:
+        return
+    try:
+        sources[written] = (shown(target), target.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError):
+        return
 
 
 def relabel(old: str, new: str, rename: Callable[[str], str]) -> None:
