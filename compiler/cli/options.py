@@ -166,6 +166,11 @@ def render_options(command: Callable[..., Any]) -> Callable[..., Any]:
             engine=engine,
             exit_codes=exit_codes or "",
         )
+        from mxjob_gitops.compiler.cli.exits import guarded
+        from mxjob_gitops.compiler.cli.repoconfig import applied
+
+        with guarded():  # a malformed .mxjob.yaml is a usage error, exit 2
+            options = applied(options, kwargs.get("paths", ()))
         return command(*args, options=options, **kwargs)
 
     decorated: Callable[..., Any] = wrapper
