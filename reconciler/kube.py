@@ -95,6 +95,13 @@ class Cluster:
     def require_mxjobs(self) -> None:
         """Stop (exit 2) when the cluster does not serve the MXJob CRD: listing its jobs would find none, and a
         pass over nothing would report every job reconciled."""
+        if self._resource(c.API_VERSION, c.KIND) is not None:
+            # Discovery is cached in a file per server address, which may predate the CRD's removal (or be
+            # another server's at the same address): the answer that lets the command go on is asked afresh.
+            try:
+                self._dynamic.resources.invalidate_cache()
+            except Exception as exc:
+                _raise(exc, "discover the served kinds")
         if self._resource(c.API_VERSION, c.KIND) is None:
             raise ClusterError(
                 f"the cluster does not serve {c.API_VERSION} {c.KIND}: install the CRD "

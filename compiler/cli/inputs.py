@@ -331,9 +331,8 @@ def input_texts(
             label, text = STDIN_NAME, _read_stdin()
             if isinstance(text, str):  # a kustomize build piped in, with origin annotations: cli.origins
                 from mxjob_gitops.compiler.cli import origins
-                from mxjob_gitops.compiler.cli.gitsource import shown
 
-                origins.remember_piped(label, text, root or Path.cwd(), shown)
+                origins.remember_piped(label, text, root or Path.cwd())
         elif isinstance(name, kustomize.Kustomization):
             from mxjob_gitops.compiler.cli import origins
             from mxjob_gitops.compiler.cli.gitsource import shown

@@ -51,13 +51,14 @@ def remember(label: str, text: str, directory: Path, root: Path, shown: Callable
     _BUILT[label] = _Built(text, sources)
 
 
-def remember_piped(label: str, text: str, root: Path, shown: Callable[[Path], str]) -> None:
+def remember_piped(label: str, text: str, root: Path) -> None:
     """Like `remember` for a build piped in (`kubectl kustomize DIR | mxjob render -`): the kustomization it was
     built from is not known, so each origin path is resolved from every kustomization directory below ROOT (the
     working directory); a path is kept only when all those that find a file find the same one."""
     _BUILT.pop(label, None)
     if ANNOTATION not in text:
         return
+    from mxjob_gitops.compiler.cli.gitsource import shown
     from mxjob_gitops.compiler.cli.kustomize import KUSTOMIZATION_NAMES
 
     roots: list[Path] = []

@@ -133,11 +133,7 @@ def schema_version(requested: str | None) -> str:
     What is rendered follows --kubernetes-version alone, as in render, diff and krm."""
     from mxjob_gitops.compiler.kubeschema import available_versions, resolve_version
 
-    return resolve_version(requested) if requested is not None else max(available_versions(), key=_minor)
-
-
-def _minor(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split("."))
+    return resolve_version(requested) if requested is not None else available_versions()[-1]  # oldest first
 
 
 def relocate_report(report: Report) -> None:
