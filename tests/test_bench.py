@@ -28,6 +28,7 @@ RATIO = re.compile(
         ("outdir_bench.py", 1),
         ("diff_bench.py", 1),
         ("kustomize_diff_bench.py", 1),
+        ("exact_bench.py", 4),
     ],
 )
 def test_benchmark_prints_figures_baselines_and_ratios(script: str, blocks: int) -> None:

@@ -95,7 +95,7 @@ def test_a_submodule_that_is_not_here_is_named(repo: Path, tmp_path: Path) -> No
 
 def test_the_object_store_reads_what_the_checkout_reads(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A revision of regular files only is read blob by blob; through a checkout it reads the same, file for file."""
-    from mxjob_gitops.compiler.cli import gitsource
+    from mxjob_gitops.compiler.io import gitsource
 
     nested = repo / "jobs" / "team" / "deep"
     nested.mkdir(parents=True)

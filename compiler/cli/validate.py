@@ -12,18 +12,17 @@ from typing import TYPE_CHECKING
 
 import click
 
-from mxjob_gitops.compiler.cli.common import paused_gc
-from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
-from mxjob_gitops.compiler.cli.flags import paths_or_stdin, verbosity_options
-from mxjob_gitops.compiler.cli.inputs import Inputs
-from mxjob_gitops.compiler.cli.kustomize import kustomize_option
-from mxjob_gitops.compiler.cli.options import render_options
-from mxjob_gitops.compiler.cli.reporters import FORMATS
-from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, Severity
-from mxjob_gitops.compiler.options import RenderOptions
+from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, Severity
+from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail
+from mxjob_gitops.compiler.cli.flags import format_option, kustomize_option, paths_or_stdin, verbosity_options
+from mxjob_gitops.compiler.cli.guard import guarded
+from mxjob_gitops.compiler.cli.render_flags import render_options
+from mxjob_gitops.compiler.cli.startup import paused_gc
+from mxjob_gitops.compiler.render.options import RenderOptions
+from mxjob_gitops.compiler.report.validate import FORMATS
 
 if TYPE_CHECKING:
-    from mxjob_gitops.compiler.validation import ObjectResult, Report
+    from mxjob_gitops.compiler.validate.validation import ObjectResult, Report
 
 _COLLECT_EVERY = 4_000  # rendered objects; about 200 jobs of the benchmark's kind
 
@@ -31,9 +30,7 @@ _COLLECT_EVERY = 4_000  # rendered objects; about 200 jobs of the benchmark's ki
 @click.command(short_help="Check MXJob specs and what they render against strict schemas, offline.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @kustomize_option
-@click.option(
-    "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="How to print the report."
-)
+@format_option(FORMATS, "text", "How to print the report.")
 @click.option(
     "--strict/--no-strict",
     default=True,
@@ -83,14 +80,14 @@ def validate(
     Reports every problem: MXJob input errors at file:line:column, and schema violations of every
     rendered object (Pods, Services, ConfigMaps, PodGroups, the MXJob, and objects passed through).
     """
-    from mxjob_gitops.compiler.cli.inputs import read_inputs
-    from mxjob_gitops.compiler.cli.reporters import reporter
-    from mxjob_gitops.compiler.cli.units import split_rendered, stale_renderings
-    from mxjob_gitops.compiler.diagnostics import has_errors
-    from mxjob_gitops.compiler.kubeschema import VersionUnavailable
-    from mxjob_gitops.compiler.pipeline import compile_documents
-    from mxjob_gitops.compiler.source import parse_text
-    from mxjob_gitops.compiler.validation import Report, validate_plan, vouch_for
+    from mxjob_gitops.compiler.base.diagnostics import has_errors
+    from mxjob_gitops.compiler.compile.documents import compile_documents
+    from mxjob_gitops.compiler.io.inputs import kubernetes_files_only, read_inputs
+    from mxjob_gitops.compiler.io.units import split_rendered, stale_renderings
+    from mxjob_gitops.compiler.read.source import parse_text
+    from mxjob_gitops.compiler.report.validate import reporter
+    from mxjob_gitops.compiler.validate.kubeschema import VersionUnavailable
+    from mxjob_gitops.compiler.validate.validation import Report, validate_plan, vouch_for
 
     paths = paths_or_stdin(paths)
     with guarded(), paused_gc():
@@ -117,7 +114,7 @@ def validate(
             with young_only_collections():
                 results = list(collecting(validate_plan(plan, version, strict)))
             if use_kubeconform:
-                from mxjob_gitops.compiler.cli.kubeconform import run_kubeconform
+                from mxjob_gitops.compiler.io.kubeconform import run_kubeconform
 
                 results = run_kubeconform(results, plan, version, strict, kubeconform_locations)
             report.objects.extend(results)
@@ -131,14 +128,14 @@ def schema_version(requested: str | None) -> str:
     """The Kubernetes version whose schemas validate checks against: the one asked for (VersionUnavailable when it
     is not installed), else the newest installed (1.35 in the base install, 1.37 with the [schemas] extra).
     What is rendered follows --kubernetes-version alone, as in render, diff and krm."""
-    from mxjob_gitops.compiler.kubeschema import available_versions, resolve_version
+    from mxjob_gitops.compiler.validate.kubeschema import available_versions, resolve_version
 
     return resolve_version(requested) if requested is not None else available_versions()[-1]  # oldest first
 
 
 def relocate_report(report: Report) -> None:
     """Every location of the report in a kustomize build moved to its source file and line (cli.origins)."""
-    from mxjob_gitops.compiler.cli.origins import relocate, relocated
+    from mxjob_gitops.compiler.io.origins import relocate, relocated
 
     report.diagnostics[:] = relocated(report.diagnostics)
     report.objects[:] = [
@@ -156,7 +153,7 @@ def relocate_report(report: Report) -> None:
 def unchecked(report: Report, reject: bool) -> list[Diagnostic]:
     """A note (an error with --reject-missing-schemas) for each object no schema checked, with its kind, name and
     where it came from: a skipped object is never only a number in the summary."""
-    from mxjob_gitops.compiler.validation import Status
+    from mxjob_gitops.compiler.validate.validation import Status
 
     severity = Severity.ERROR if reject else Severity.INFO
     hint = (
@@ -197,27 +194,3 @@ def young_only_collections() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
-
-
-def kubernetes_files_only(inputs: Inputs) -> Inputs:
-    """Keep files with a document that has apiVersion and kind (or with an error: a broken manifest is still
-    reported; a warning alone, such as a YAML 1.1 boolean key in a CI workflow, does not make a file a manifest);
-    note every file left out on stderr."""
-    from mxjob_gitops.compiler.cli.flags import quiet
-
-    kept = {
-        d.file
-        for d in inputs.documents
-        if isinstance(d.data, dict)
-        and isinstance(d.data.get("apiVersion"), str)
-        and isinstance(d.data.get("kind"), str)
-    }
-    kept.update(d.location.file for d in inputs.diagnostics if d.location is not None and d.severity == "error")
-    for name in inputs.files:
-        if name not in kept and not quiet():
-            click.echo(f"mxjob: note: {name}: skipped, no Kubernetes object in it (no apiVersion and kind)", err=True)
-    return Inputs(
-        [d for d in inputs.documents if d.file in kept],
-        [d for d in inputs.diagnostics if d.location is None or d.location.file in kept],
-        [name for name in inputs.files if name in kept],
-    )
