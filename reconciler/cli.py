@@ -196,6 +196,7 @@ def reconcile(
             from mxjob_gitops.reconciler.controller import identity
 
             cluster = Cluster.connect(kubeconfig, kube_context, f"mxjob-reconciler/{identity()}")
+            cluster.require_mxjobs()
             reconciler = Reconciler(cluster, settings)
             if once:
                 _once(reconciler, pass_timeout)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
 from mxjob_gitops.compiler.base.asciinum import whole
+from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.reconciler.vocabulary import WatchEventType
 
 FIELD_MANAGER = "mxjob-reconciler"
@@ -90,6 +91,22 @@ class Cluster:
             # Discovery is cached in a file per server address (kubernetes/dynamic/discovery.py Discoverer): a
             # kind missing from that cache is looked up again, and an unreachable server then fails here.
             _raise(exc, f"discover {api_version} {kind}")
+
+    def require_mxjobs(self) -> None:
+        """Stop (exit 2) when the cluster does not serve the MXJob CRD: listing its jobs would find none, and a
+        pass over nothing would report every job reconciled."""
+        if self._resource(c.API_VERSION, c.KIND) is not None:
+            # Discovery is cached in a file per server address, which may predate the CRD's removal (or be
+            # another server's at the same address): the answer that lets the command go on is asked afresh.
+            try:
+                self._dynamic.resources.invalidate_cache()
+            except Exception as exc:
+                _raise(exc, "discover the served kinds")
+        if self._resource(c.API_VERSION, c.KIND) is None:
+            raise ClusterError(
+                f"the cluster does not serve {c.API_VERSION} {c.KIND}: install the CRD "
+                "(kubectl apply --server-side -f schemas/crd/kubeflow.org_mxjobs.yaml, docs/crd.md)"
+            )
 
     def require(self, api_version: str, kind: str) -> Any:
         resource = self._resource(api_version, kind)

@@ -60,6 +60,9 @@ def fetch(
     desired: list[dict[str, Any]], kubeconfig: str | None, context: str | None, scope: str = "jobs"
 ) -> list[dict[str, Any]]:
     cluster = Cluster.connect(kubeconfig, context)
+    owned = _owned_jobs(desired)
+    if owned or scope == "namespace" or any(identity(obj)[:2] == (c.API_VERSION, c.KIND) for obj in desired):
+        cluster.require_mxjobs()  # else every MXJob would read as absent: "added", as if nothing were wrong
     live: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str, str]] = set()
     for obj in desired:
@@ -68,7 +71,6 @@ def fetch(
         if found is not None:
             live.append(found)
             seen.add(identity(found))
-    owned = _owned_jobs(desired)
     # Cluster-scoped objects (a Namespace among the inputs) have no namespace; listing "" would be every namespace.
     namespaces = sorted({identity(obj)[2] for obj in desired} - {""})
     for namespace in namespaces:

@@ -37,6 +37,7 @@ def _kubeconform_built() -> bool:
         ("validate_bench.py", 2 if _kubeconform_built() else 1),
         ("outdir_bench.py", 1),
         ("diff_bench.py", 1),
+        ("kustomize_diff_bench.py", 1),
         ("exact_bench.py", 4),
     ],
 )

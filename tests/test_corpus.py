@@ -195,3 +195,15 @@ def test_a_variable_the_script_sets_itself_is_not_warned() -> None:
     ]
     found, _ = _run(json.dumps(job))
     assert _codes(found, Severity.WARNING) == []
+
+
+@pytest.mark.parametrize("api_version", ["kubeflow.com/v1", "kubeflow.org.example.com/v1", "v1"])
+def test_an_mxjob_outside_kubeflow_org_is_an_error_naming_the_group(api_version: str) -> None:
+    """A misspelt group would pass through as a plain object: it renders to itself, no pods, exit 0."""
+    job = _job()
+    job["apiVersion"] = api_version
+    found, _ = _run(json.dumps(job))
+    assert _codes(found, Severity.ERROR) == ["MXJ004"]
+    group = api_version.partition("/")[0] if "/" in api_version else ""  # v1: the core group
+    assert f"group {group!r}" in found[0].message and "kubeflow.org" in found[0].message
+    assert found[0].path == ("apiVersion",)

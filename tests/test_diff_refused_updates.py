@@ -44,7 +44,9 @@ def test_a_changed_queue_is_a_refused_update(tmp_path: Path, old: str | None, ne
     text = job_with_queue(new, 2)
     (tmp_path / "new.yaml").write_text(text, encoding="utf-8")
     result = run_cli(["diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
-    assert result.exit_code == 1, result.stderr  # a difference either way (the replica count changed)
+    # a difference either way (the replica count changed); a refused update is trouble (kubectl diff's >1)
+    assert result.exit_code == (2 if refused else 1), result.stderr
+    assert "kind: Pod" in result.stdout or "Pod" in result.stdout  # the report is printed all the same
     assert (Code.K8S_UPDATE.value in result.stderr) is refused, result.stderr
     if refused:
         line = _queue_line(text)
@@ -58,7 +60,7 @@ def test_a_refused_update_fails_even_with_exit_zero(tmp_path: Path) -> None:
     (tmp_path / "old.yaml").write_text(job_with_queue("research"), encoding="utf-8")
     (tmp_path / "new.yaml").write_text(job_with_queue("production"), encoding="utf-8")
     result = run_cli(["diff", "--exit-zero", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")])
-    assert result.exit_code == 1 and Code.K8S_UPDATE.value in result.stderr, result.stderr
+    assert result.exit_code == 2 and Code.K8S_UPDATE.value in result.stderr, result.stderr
     same = run_cli(["diff", "--exit-zero", str(tmp_path / "old.yaml"), str(tmp_path / "old.yaml")])
     assert same.exit_code == 0 and same.stderr == "", same.stderr
 
@@ -75,7 +77,7 @@ def test_a_refused_update_between_git_revisions(tmp_path: Path) -> None:
     text = job_with_queue("production")
     spec.write_text(text, encoding="utf-8")
     result = run_cli(["diff", "--base", "HEAD", str(spec)])
-    assert result.exit_code == 1, result.stderr
+    assert result.exit_code == 2, result.stderr
     assert f"job.yaml:{_queue_line(text)}:" in result.stderr and Code.K8S_UPDATE.value in result.stderr
 
 
@@ -101,7 +103,7 @@ def test_the_json_and_markdown_reports_carry_the_refusal(tmp_path: Path) -> None
     (tmp_path / "new.yaml").write_text(text, encoding="utf-8")
     sides = [str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml")]
     result = run_cli(["diff", "--format", "json", *sides])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     report = json.loads(result.stdout)
     schema = json.loads((REPO / "schemas" / "diff-v1.schema.json").read_text(encoding="utf-8"))
     Draft202012Validator(schema).validate(report)
@@ -123,5 +125,5 @@ def test_committed_renderings_are_checked_too(tmp_path: Path) -> None:
         assert rendered.exit_code == 0, rendered.stderr
         (tmp_path / f"{side}-rendered.yaml").write_text(rendered.stdout, encoding="utf-8")
     result = run_cli(["diff", str(tmp_path / "old-rendered.yaml"), str(tmp_path / "new-rendered.yaml")])
-    assert result.exit_code == 1 and Code.K8S_UPDATE.value in result.stderr, result.stderr
+    assert result.exit_code == 2 and Code.K8S_UPDATE.value in result.stderr, result.stderr
     assert "new-rendered.yaml:" in result.stderr

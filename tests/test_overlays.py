@@ -173,3 +173,23 @@ def test_discover_matches_only_directories_with_mxjobs(tmp_path: Path) -> None:
     assert _run_plugin(command, with_job, {}).stdout.strip() == "./nested/mx_job_tune_gpu.yaml"
     assert _run_plugin(command, tmp_path / "json", {}).stdout.strip() == "./job.json"
     assert _run_plugin(command, plain, {}).stdout == ""
+
+
+def test_generate_builds_an_overlay_with_kustomize(tmp_path: Path) -> None:
+    """An Application that points at a kustomize overlay: the plugin builds it (the real kustomize) and renders
+    what it builds, validating the same rendering."""
+    from tests.kustomizetool import kustomize_binary
+
+    binary = kustomize_binary()
+    shutil.copytree(EXAMPLES / "kustomize", tmp_path / "repo")
+    app = tmp_path / "repo" / "overlays" / "prod"
+    env = {**_shim(tmp_path), "ARGOCD_APP_NAMESPACE": "training", "KUBE_VERSION": "1.35", "PARAM_ENGINE": "pods"}
+    if binary is not None:
+        env["MXJOB_KUSTOMIZE"] = binary
+    done = _run_plugin(PLUGIN["spec"]["generate"]["command"], app, env)
+    assert done.returncode == 0, done.stderr
+    docs = list(yaml.safe_load_all(done.stdout))
+    workers = sorted(d["metadata"]["name"] for d in docs if d["kind"] == "Pod" and "-worker-" in d["metadata"]["name"])
+    assert workers == [f"imagenet-worker-{i}" for i in range(4)]  # the overlay's 4 workers, not the base's
+    assert {d["metadata"]["namespace"] for d in docs} == {"ml"}  # the overlay's own namespace wins
+    assert "against Kubernetes 1.35" in done.stderr

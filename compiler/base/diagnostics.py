@@ -31,6 +31,7 @@ class Code(enum.StrEnum):
     INVALID_NAME = "MXJ007"
     LIMIT_EXCEEDED = "MXJ008"
     AMBIGUOUS_SCALAR = "MXJ009"
+    NO_SCHEMA = "MXJ010"
     # The MXJob schema
     UNKNOWN_FIELD = "MXJ101"
     WRONG_TYPE = "MXJ102"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from mxjob_gitops.compiler.cli.common import FORMATS, build_plan
-from mxjob_gitops.compiler.cli.flags import format_option, paths_or_stdin, quiet, verbosity_options
+from mxjob_gitops.compiler.cli.flags import format_option, kustomize_option, paths_or_stdin, quiet, verbosity_options
 from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.compiler.cli.startup import paused_gc
 from mxjob_gitops.compiler.io.heldout import write_stream
@@ -13,6 +13,7 @@ from mxjob_gitops.compiler.io.heldout import write_stream
 
 @click.command(short_help="Print MXJob specs converted to kubeflow.org/v1.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
+@kustomize_option
 @format_option(FORMATS, "yaml", "How to print: a YAML stream, or a JSON v1 List.")
 @click.option(
     "-i",
@@ -31,6 +32,10 @@ def convert(paths: tuple[str, ...], fmt: str, in_place: bool) -> None:
 
     paths = paths_or_stdin(paths)
     if in_place:
+        from mxjob_gitops.compiler.io.kustomize import Kustomization
+
+        if any(isinstance(p, Kustomization) for p in paths):
+            raise click.UsageError("-i rewrites files; what -k builds is no file (convert the base's files)")
         _in_place(paths)
         return
     with guarded(), paused_gc():

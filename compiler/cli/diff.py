@@ -18,11 +18,12 @@ from mxjob_gitops.compiler.cli.flags import (
     WholeRange,
     cluster_options,
     format_option,
+    kustomize_option,
     paths_or_stdin,
     verbosity_options,
 )
 from mxjob_gitops.compiler.cli.guard import guarded
-from mxjob_gitops.compiler.cli.render_flags import kubernetes_version_option, render_options
+from mxjob_gitops.compiler.cli.render_flags import render_options
 from mxjob_gitops.compiler.cli.startup import paused_gc
 from mxjob_gitops.compiler.compile.documents import Manifest, Plan
 from mxjob_gitops.compiler.io.inputs import Inputs
@@ -33,6 +34,7 @@ from mxjob_gitops.compiler.report.diff import FORMATS
 
 @click.command(short_help="Show what a change to MXJob specs would change in the cluster, object by object.")
 @click.argument("paths", nargs=-1, metavar="PATH...")
+@kustomize_option
 @click.option("--base", metavar="REF", help="Git revision of the old side (read from Git, no checkout).")
 @click.option("--head", metavar="REF", help="Git revision of the new side (default: the working tree).")
 @click.option("--live", is_flag=True, help="Compare the cluster's objects (old side) with the rendered PATH....")
@@ -98,10 +100,6 @@ from mxjob_gitops.compiler.report.diff import FORMATS
 )
 @click.option("--summary-only", is_flag=True, help="markdown: only the summary table.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are differences (errors still exit 2).")
-@kubernetes_version_option(
-    "Render both sides for this Kubernetes version, and check updates against its servers (the MXJob "
-    "CRD's rules run from 1.25); default: the newest."
-)
 @render_options
 @verbosity_options
 def diff(
@@ -122,14 +120,13 @@ def diff(
     max_length: int,
     summary_only: bool,
     exit_zero: bool,
-    kubernetes_version: str | None,
     options: RenderOptions,
 ) -> None:
     """Compare renderings: `--base REF [--head REF] PATH...` reads Git objects, `OLD NEW` two paths, or
     `--live PATH...` the cluster against what PATH... renders (server-populated fields and status ignored).
 
     Paths may be MXJob specs, directories, or already-rendered manifests. Exit 0 no differences,
-    1 differences, 2 error (as kubectl diff).
+    1 differences, 2 error or an update the API server would refuse (as kubectl diff: >1 is trouble).
     """
     from mxjob_gitops.compiler.cli.startup import import_paused
     from mxjob_gitops.compiler.compile.documents import sort_diagnostics
@@ -145,7 +142,7 @@ def diff(
             view = ViewOptions.build(ignore_paths, defaults=not no_default_ignores)
         except ValueError as exc:
             raise fail(f"--ignore-path {exc}", USAGE) from None
-        options = dataclasses.replace(options, keep_rendered=True, kubernetes_version=kubernetes_version)
+        options = dataclasses.replace(options, keep_rendered=True)
         if live:
             cluster = LiveCluster(kubeconfig, kube_context, prune_scope)
             old, new, base_label, head_label, refused = _live_sides(paths, base, head, cluster, options)
@@ -157,14 +154,20 @@ def diff(
             # are JSON values, never models.
             import_paused("deepdiff", hidden=("pydantic",))
         changes = diff_manifests(old, new, DiffOptions(view, frozenset(ignore_kinds)))
+        from mxjob_gitops.compiler.io.origins import relocated
+
+        refused = relocated(refused)  # a refusal in a kustomize build, at its source file and line
         report = DiffReport(changes, base_label, head_label, context_lines, tuple(sort_diagnostics(refused)))
         split = None if split_dir is None else functools.partial(write_parts, split_dir)
         presentation = Presentation(_colour_wanted(sys.stdout, colour), max_length, split, summary_only)
         reporter(fmt, presentation).write(report, sys.stdout)
-        # An update the API server would refuse (a CRD transition rule: compiler.updates) is a finding on stderr,
-        # exit 1 even with --exit-zero: the sync of this change fails.
+        # An update the API server would refuse (a CRD transition rule: compiler.updates) is an error on stderr,
+        # exit 2 (kubectl diff's "trouble", even with --exit-zero), the report printed all the same: the sync of
+        # this change fails, and a CI gate that accepts 1 for "differences" must not pass it.
         _report_refusals(report.refused)
-        raise Exit(FINDINGS if has_errors(refused) or (report.differences and not exit_zero) else OK)
+        if has_errors(refused):
+            raise Exit(USAGE)
+        raise Exit(FINDINGS if report.differences and not exit_zero else OK)
 
 
 def _report_refusals(refused: tuple[Diagnostic, ...]) -> None:

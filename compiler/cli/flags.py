@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -9,6 +10,8 @@ from typing import Any, TypeVar
 import click
 
 from mxjob_gitops.compiler.base.asciinum import decimal, whole
+from mxjob_gitops.compiler.io.kustomize import ENVIRONMENT as KUSTOMIZE_ENVIRONMENT
+from mxjob_gitops.compiler.io.kustomize import Kustomization
 from mxjob_gitops.compiler.io.verbosity import LEVEL as _META
 from mxjob_gitops.compiler.io.verbosity import quiet as quiet
 from mxjob_gitops.compiler.io.verbosity import verbosity as verbosity
@@ -18,7 +21,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 ENVIRONMENT = (
     ("MXJOB_TARGET", "--target of render, validate, diff, krm"),
     ("MXJOB_GANG_SCHEDULER", "--gang-scheduler of render, validate, diff, krm"),
-    ("MXJOB_KUBERNETES_VERSION", "--kubernetes-version of validate, render and diff"),
+    ("MXJOB_KUBERNETES_VERSION", "--kubernetes-version of render, validate, diff, krm"),
+    ("MXJOB_KUSTOMIZE", "-k of render, validate, diff, convert: the kustomize binary (else kustomize, kubectl)"),
     ("KUBECONFIG", "--kubeconfig of diff --live and reconcile"),
     ("POD_NAMESPACE", "--leader-election-namespace of reconcile"),
     ("POD_NAME", "reconcile: this replica's identity in the leader-election Lease"),
@@ -136,3 +140,20 @@ def format_option(choices: Sequence[str], default: str, help: str) -> Callable[[
     return click.option(
         "--format", "fmt", type=click.Choice(tuple(choices)), default=default, show_default=True, help=help
     )
+
+
+def kustomize_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """-k/--kustomize DIR (repeatable) on a command with PATHs: each is added to `paths` as a Kustomization."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, paths: tuple[str, ...], kustomize: Sequence[str], **kwargs: Any) -> Any:
+        return command(*args, paths=(*paths, *map(Kustomization, kustomize)), **kwargs)
+
+    return click.option(
+        "-k",
+        "--kustomize",
+        multiple=True,
+        metavar="DIR",
+        help="Build the kustomization in DIR with kustomize (kustomize on PATH, else kubectl kustomize, or "
+        f"${KUSTOMIZE_ENVIRONMENT}) and read what it builds (repeatable; as kubectl -k).",
+    )(wrapper)

@@ -1,4 +1,5 @@
-"""`mxjob integrations`: print the MXJob health checks for Argo CD (argocd-cm) and Flux (healthCheckExprs)."""
+"""`mxjob integrations`: print the MXJob health checks for Argo CD (argocd-cm) and Flux (healthCheckExprs), and the
+pull-request check script of the CI integrations."""
 
 from __future__ import annotations
 
@@ -74,3 +75,14 @@ def flux_health(fmt: str, engine: str) -> None:
             checks.append(jobset_health.flux_health_check())
         fragment = {"healthCheckExprs": checks}
         click.echo(to_json(fragment) if fmt == "json" else to_yaml(fragment), nl=False)
+
+
+@integrations.command("pr-check", short_help="The pull-request check script the GitHub Action and GitLab template run.")
+@verbosity_options
+def pr_check() -> None:
+    """Print the bash script that validates, renders and diffs with one set of render options and writes the PR
+    comment parts (action.yml and ci/gitlab/mxjob.gitlab-ci.yml run it; settings in its header)."""
+    from importlib.resources import files
+
+    with guarded():
+        click.echo(files("mxjob_gitops.compiler.integrations").joinpath("pr_check.sh").read_text("utf-8"), nl=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,9 +11,9 @@ import click
 
 from mxjob_gitops.compiler.cli.common import FORMATS, NO_OBJECTS
 from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail
-from mxjob_gitops.compiler.cli.flags import format_option, paths_or_stdin, quiet, verbosity_options
+from mxjob_gitops.compiler.cli.flags import format_option, kustomize_option, paths_or_stdin, quiet, verbosity_options
 from mxjob_gitops.compiler.cli.guard import guarded
-from mxjob_gitops.compiler.cli.render_flags import check_field, kubernetes_version_option, render_options
+from mxjob_gitops.compiler.cli.render_flags import render_options
 from mxjob_gitops.compiler.cli.startup import paused_gc
 from mxjob_gitops.compiler.render.options import RenderOptions
 
@@ -42,6 +41,7 @@ def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | 
 
 @click.command(short_help="Render MXJob specs into Kubernetes manifests.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
+@kustomize_option
 @format_option(FORMATS, "yaml", "How to print: a YAML stream, or a JSON v1 List.")
 @click.option(
     "-o",
@@ -57,25 +57,6 @@ def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | 
     help="Let DIR or a directory above it be a symbolic link (refused by default: in a checked-out pull "
     "request one can send the files anywhere).",
 )
-@kubernetes_version_option(
-    "Render the API shapes of this Kubernetes version where they differ (the scheduling.k8s.io "
-    "gang API of --gang-scheduler kubernetes); default: the newest, 1.37."
-)
-@click.option(
-    "--engine",
-    type=click.Choice(("pods", "jobset")),
-    default="pods",
-    show_default=True,
-    help="What runs each job: pods (with `mxjob reconcile`), or one JobSet (jobset.x-k8s.io/v1alpha2, docs/jobset.md).",
-)
-@click.option(
-    "--exit-codes",
-    default="",
-    callback=check_field("exitCodes"),
-    metavar="CODE=CLASS,...",
-    help="jobset engine: exit-code classes over the built-in table, e.g. 137=permanent,3=retryable "
-    "(as `mxjob reconcile --exit-codes`).",
-)
 @render_options
 @verbosity_options
 def render(
@@ -83,9 +64,6 @@ def render(
     fmt: str,
     output_dir: Path | None,
     follow_output_symlink: bool,
-    kubernetes_version: str | None,
-    engine: str,
-    exit_codes: str | None,
     options: RenderOptions,
 ) -> None:
     """Render MXJob specs in PATH... (files, directories, or - for stdin; no PATH reads a piped stdin)
@@ -95,11 +73,6 @@ def render(
     unless every input is valid.
     """
     paths = paths_or_stdin(paths)
-    if engine == "jobset" and options.gang_scheduler is not None and options.gang_scheduler.kind != "kueue":
-        raise click.BadParameter("the jobset engine gang-schedules with Kueue only", param_hint="'--gang-scheduler'")
-    options = dataclasses.replace(
-        options, kubernetes_version=kubernetes_version, engine=engine, exit_codes=exit_codes or ""
-    )
     with guarded(), paused_gc():
         if output_dir is None:
             _render_stream(paths, options, fmt)

@@ -1,4 +1,5 @@
-"""The options every rendering command shares (render, validate, krm), read with RenderOptions' field codec."""
+"""The options that change what is rendered, shared by every command that renders (render, validate, diff, krm),
+with one default each, read with RenderOptions' field codec."""
 
 from __future__ import annotations
 
@@ -29,18 +30,6 @@ def parse_kubernetes_version(_ctx: click.Context, _param: click.Parameter, value
         return None if value is None else str(parse_field("kubernetesVersion", value))
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
-
-
-def kubernetes_version_option(help_text: str) -> Callable[[Any], Any]:
-    """--kubernetes-version 1.N of the commands that render (render, diff): unset is the newest rules."""
-    return click.option(
-        "--kubernetes-version",
-        callback=parse_kubernetes_version,
-        envvar="MXJOB_KUBERNETES_VERSION",
-        show_envvar=True,
-        metavar="1.N",
-        help=help_text,
-    )
 
 
 def parse_priorities(
@@ -108,6 +97,32 @@ _OPTIONS = (
         help="Also emit the MXJob itself, where the reconciler keeps .status.",
     ),
     click.option(
+        "--kubernetes-version",
+        callback=parse_kubernetes_version,
+        envvar="MXJOB_KUBERNETES_VERSION",
+        show_envvar=True,
+        metavar="1.N",
+        help="Render the API shapes and apply the rules of this Kubernetes version where they differ (the "
+        "scheduling.k8s.io gang API, the MXJob CRD's CEL rules from 1.25); validate checks its schemas. Default: "
+        "the newest (validate: against the newest schemas installed).",
+    ),
+    click.option(
+        "--engine",
+        type=click.Choice(("pods", "jobset")),
+        default="pods",
+        show_default=True,
+        help="What runs each job: pods (with `mxjob reconcile`), or one JobSet (jobset.x-k8s.io/v1alpha2, "
+        "docs/jobset.md).",
+    ),
+    click.option(
+        "--exit-codes",
+        default="",
+        callback=check_field("exitCodes"),
+        metavar="CODE=CLASS,...",
+        help="jobset engine: exit-code classes over the built-in table, e.g. 137=permanent,3=retryable "
+        "(as `mxjob reconcile --exit-codes`).",
+    ),
+    click.option(
         "--max-pods",
         "max_pods",
         default=str(DEFAULT_MAX_PODS),
@@ -131,8 +146,15 @@ def render_options(command: Callable[..., Any]) -> Callable[..., Any]:
         priorities: tuple[tuple[str, int], ...],
         include_job: bool,
         max_pods: int,
+        kubernetes_version: str | None,
+        engine: str,
+        exit_codes: str | None,
         **kwargs: Any,
     ) -> Any:
+        if engine == "jobset" and gang is not None and gang.kind != "kueue":
+            raise click.BadParameter(
+                "the jobset engine gang-schedules with Kueue only", param_hint="'--gang-scheduler'"
+            )
         options = RenderOptions(
             namespace=namespace,
             include_job=include_job,
@@ -140,7 +162,15 @@ def render_options(command: Callable[..., Any]) -> Callable[..., Any]:
             gang_scheduler=gang,
             priority_classes=priorities,
             max_pods=max_pods,
+            kubernetes_version=kubernetes_version,
+            engine=engine,
+            exit_codes=exit_codes or "",
         )
+        from mxjob_gitops.compiler.cli.guard import guarded
+        from mxjob_gitops.compiler.io.repoconfig import applied
+
+        with guarded():  # a malformed .mxjob.yaml is a usage error, exit 2
+            options = applied(options, kwargs.get("paths", ()))
         return command(*args, options=options, **kwargs)
 
     decorated: Callable[..., Any] = wrapper

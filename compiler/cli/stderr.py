@@ -13,6 +13,9 @@ from mxjob_gitops.compiler.io.verbosity import verbosity
 
 
 def report(diagnostics: Sequence[Diagnostic], *, quiet: bool = False) -> None:
+    from mxjob_gitops.compiler.io.origins import relocated
+
+    diagnostics = relocated(diagnostics)  # findings in a kustomize build, at their source file and line
     shown = [d for d in sort_diagnostics(diagnostics) if not quiet or d.severity is Severity.ERROR]
     cap = PrintCap(printed_limit(verbosity()))
     for diagnostic in cap.select(shown):

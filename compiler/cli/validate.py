@@ -12,35 +12,32 @@ from typing import TYPE_CHECKING
 
 import click
 
-from mxjob_gitops.compiler.base.diagnostics import Code
+from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, Severity
 from mxjob_gitops.compiler.base.printcap import printed_limit
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail
-from mxjob_gitops.compiler.cli.flags import format_option, paths_or_stdin, verbosity, verbosity_options
+from mxjob_gitops.compiler.cli.flags import (
+    format_option,
+    kustomize_option,
+    paths_or_stdin,
+    verbosity,
+    verbosity_options,
+)
 from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.compiler.cli.render_flags import render_options
 from mxjob_gitops.compiler.cli.startup import paused_gc
 from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.report.validate import FORMATS
-from mxjob_gitops.compiler.validate.kubeschema import DEFAULT_KUBERNETES_VERSION
 
 if TYPE_CHECKING:
-    from mxjob_gitops.compiler.validate.validation import ObjectResult
+    from mxjob_gitops.compiler.validate.validation import ObjectResult, Report
 
 _COLLECT_EVERY = 4_000  # rendered objects; about 200 jobs of the benchmark's kind
 
 
 @click.command(short_help="Check MXJob specs and what they render against strict schemas, offline.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
+@kustomize_option
 @format_option(FORMATS, "text", "How to print the report.")
-@click.option(
-    "--kubernetes-version",
-    default=DEFAULT_KUBERNETES_VERSION,
-    show_default=True,
-    envvar="MXJOB_KUBERNETES_VERSION",
-    show_envvar=True,
-    help="Kubernetes schemas and rules to check against (offline; 1.20 to 1.24 and the default are built in, 1.25 "
-    "to 1.37 come with the [schemas] extra).",
-)
 @click.option(
     "--strict/--no-strict",
     default=True,
@@ -67,16 +64,22 @@ _COLLECT_EVERY = 4_000  # rendered objects; about 200 jobs of the benchmark's ki
     help="Skip, with a note, files holding no Kubernetes object (no document with apiVersion and kind), "
     "such as package.json or mkdocs.yml; for pre-commit, which passes every YAML and JSON file.",
 )
+@click.option(
+    "--reject-missing-schemas",
+    is_flag=True,
+    help="Objects no schema checks (custom resources of unknown kinds) are errors, as in kubeconform's default; "
+    "without it each is named in a note (MXJ010).",
+)
 @render_options
 @verbosity_options
 def validate(
     paths: tuple[str, ...],
     fmt: str,
-    kubernetes_version: str,
     strict: bool,
     use_kubeconform: bool,
     kubeconform_locations: tuple[str, ...],
     skip_non_kubernetes: bool,
+    reject_missing_schemas: bool,
     options: RenderOptions,
 ) -> None:
     """Validate PATH... (files, directories, or - for stdin): exit 0 all valid, 1 something invalid.
@@ -84,17 +87,19 @@ def validate(
     Reports every problem: MXJob input errors at file:line:column, and schema violations of every
     rendered object (Pods, Services, ConfigMaps, PodGroups, the MXJob, and objects passed through).
     """
+    from mxjob_gitops.compiler.base.diagnostics import has_errors
     from mxjob_gitops.compiler.compile.documents import compile_documents
     from mxjob_gitops.compiler.io.inputs import kubernetes_files_only, read_inputs
+    from mxjob_gitops.compiler.io.units import split_rendered, stale_renderings
     from mxjob_gitops.compiler.read.source import parse_text
     from mxjob_gitops.compiler.report.validate import reporter
-    from mxjob_gitops.compiler.validate.kubeschema import VersionUnavailable, resolve_version
+    from mxjob_gitops.compiler.validate.kubeschema import VersionUnavailable
     from mxjob_gitops.compiler.validate.validation import Report, validate_plan, vouch_for
 
     paths = paths_or_stdin(paths)
     with guarded(), paused_gc():
         try:
-            version = resolve_version(kubernetes_version)
+            version = schema_version(options.kubernetes_version)
         except VersionUnavailable as exc:
             raise fail(str(exc), USAGE) from None
         # Objects given as they are are checked while they are read, in the processes that read a large input
@@ -103,24 +108,77 @@ def validate(
         if skip_non_kubernetes:
             inputs = kubernetes_files_only(inputs)
         # Rendered output (a `render` stream or `-o` directory) carries each job's ConfigMap: its MXJob is checked
-        # as the object it is, not expanded a second time (the same rule as `mxjob diff`).
-        # The shapes rendered (the scheduling.k8s.io gang API) are those of the version checked against.
-        plan = compile_documents(
-            inputs.documents, dataclasses.replace(options, keep_rendered=True, kubernetes_version=version)
-        )
-        found = [*inputs.diagnostics, *plan.diagnostics]
+        # as the object it is, not expanded a second time (the same rule as `mxjob diff`). A committed `render -o`
+        # directory beside the specs is checked as a unit of its own (cli.units).
+        units = split_rendered(inputs)
+        plans = [compile_documents(u.documents, dataclasses.replace(options, keep_rendered=True)) for u in units]
+        found = [*inputs.diagnostics, *(d for plan in plans for d in plan.diagnostics)]
+        found.extend(stale_renderings(plans) if not has_errors(found) else [])
         report = Report(version, strict, found, files=inputs.files, print_limit=printed_limit(verbosity()))
         # Over a resource limit, checking every rendered object is the very work the limit is there to stop.
         limited = any(d.code is Code.LIMIT_EXCEEDED for d in found)
-        if not limited:
+        for plan in plans if not limited else []:
             with young_only_collections():
-                report.objects.extend(collecting(validate_plan(plan, version, strict)))
-        if use_kubeconform and not limited:
-            from mxjob_gitops.compiler.io.kubeconform import run_kubeconform
+                results = list(collecting(validate_plan(plan, version, strict)))
+            if use_kubeconform:
+                from mxjob_gitops.compiler.io.kubeconform import run_kubeconform
 
-            report.objects[:] = run_kubeconform(report.objects, plan, version, strict, kubeconform_locations)
+                results = run_kubeconform(results, plan, version, strict, kubeconform_locations)
+            report.objects.extend(results)
+        report.diagnostics.extend(unchecked(report, reject_missing_schemas))
+        relocate_report(report)
         reporter(fmt).write(report, sys.stdout)
         raise Exit(OK if report.ok else FINDINGS)
+
+
+def schema_version(requested: str | None) -> str:
+    """The Kubernetes version whose schemas validate checks against: the one asked for (VersionUnavailable when it
+    is not installed), else the newest installed (1.35 in the base install, 1.37 with the [schemas] extra).
+    What is rendered follows --kubernetes-version alone, as in render, diff and krm."""
+    from mxjob_gitops.compiler.validate.kubeschema import available_versions, resolve_version
+
+    return resolve_version(requested) if requested is not None else available_versions()[-1]  # oldest first
+
+
+def relocate_report(report: Report) -> None:
+    """Every location of the report in a kustomize build moved to its source file and line (cli.origins)."""
+    from mxjob_gitops.compiler.io.origins import relocate, relocated
+
+    report.diagnostics[:] = relocated(report.diagnostics)
+    report.objects[:] = [
+        dataclasses.replace(
+            result,
+            origin=relocate(result.origin) or result.origin,
+            findings=tuple(dataclasses.replace(f, location=relocate(f.location)) for f in result.findings),
+        )
+        if result.findings or result.status.value == "skipped"
+        else result
+        for result in report.objects
+    ]
+
+
+def unchecked(report: Report, reject: bool) -> list[Diagnostic]:
+    """A note (an error with --reject-missing-schemas) for each object no schema checked, with its kind, name and
+    where it came from: a skipped object is never only a number in the summary."""
+    from mxjob_gitops.compiler.validate.validation import Status
+
+    severity = Severity.ERROR if reject else Severity.INFO
+    hint = (
+        "give it a schema (mxjob validate --kubeconform --kubeconform-schema-location) or leave it out"
+        if reject
+        else "--reject-missing-schemas makes this an error"
+    )
+    return [
+        Diagnostic(
+            Code.NO_SCHEMA,
+            severity,
+            f"{result.title} ({result.api_version}) was not checked: no schema for this kind",
+            location=result.origin,
+            hint=hint,
+        )
+        for result in report.objects
+        if result.status is Status.SKIPPED
+    ]
 
 
 def collecting(results: Iterator[ObjectResult]) -> Iterator[ObjectResult]:

@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from mxjob_gitops.compiler.base.limits import MAX_DIRECTORY_DEPTH, MAX_INPUT_BYTES, run_budget
 from mxjob_gitops.compiler.io.inputs import InputError, Inputs, Parser, charge, is_manifest_path, reading_ahead
+from mxjob_gitops.compiler.io.shown import shown
 from mxjob_gitops.compiler.io.utf8 import not_utf8
 from mxjob_gitops.compiler.read.source import parse_text
 
@@ -82,12 +83,19 @@ def read_revision(
     top = repository_of(paths)
     commit = resolve_revision(revision, top)
     relative = [Path(os.path.realpath(p)).relative_to(top).as_posix() or "." for p in paths]
-    wanted = [(name, oid) for name, oid in _blobs(commit, relative, top) if is_manifest_path(PurePosixPath(name).parts)]
-    _not_too_deep(revision, top, relative, [name for name, _ in wanted])
+    listing = _blobs(commit, relative, top)
+    _not_too_deep(
+        revision, top, relative, [name for name, _oid, _mode in listing if is_manifest_path(PurePosixPath(name).parts)]
+    )
+    if _needs_checkout(paths, listing):
+        from mxjob_gitops.compiler.io.revisiontree import read_checkout
+
+        return read_checkout(revision, commit, top, paths, relative, parse)
+    wanted = [(name, oid) for name, oid, _ in listing if is_manifest_path(PurePosixPath(name).parts)]
     known = {} if texts is None else texts
     inputs = Inputs()
     _read_blobs(revision, top, [(name, oid) for name, oid in wanted if oid not in known], known)
-    labelled = [(f"{revision}:{_shown(top / name)}", known[oid]) for name, oid in wanted]
+    labelled = [(f"{revision}:{shown(top / name)}", known[oid]) for name, oid in wanted]
     ahead = reading_ahead(parse)
     if ahead is not None:
         ahead.read_ahead(labelled)
@@ -113,7 +121,7 @@ def _not_too_deep(revision: str, top: Path, relative: Sequence[str], names: Sequ
         )
         if below > MAX_DIRECTORY_DEPTH:
             raise InputError(
-                f"{revision}:{_shown(top / name)}: directories nest deeper than {MAX_DIRECTORY_DEPTH} levels below "
+                f"{revision}:{shown(top / name)}: directories nest deeper than {MAX_DIRECTORY_DEPTH} levels below "
                 "the path given; nothing was read (docs/limits.md)"
             )
 
@@ -134,7 +142,7 @@ def _read_blobs(revision: str, top: Path, wanted: list[tuple[str, str]], texts: 
     sizes = _split_check(_git(["cat-file", "--batch-check"], top, stdin=request))
     budget = run_budget()
     for (name, _oid), size in zip(wanted, sizes, strict=True):
-        label = f"{revision}:{_shown(top / name)}"
+        label = f"{revision}:{shown(top / name)}"
         if size > MAX_INPUT_BYTES:
             raise InputError(f"{label}: larger than {MAX_INPUT_BYTES:,} bytes; split it into several files")
         charge(budget, label, size)
@@ -144,25 +152,36 @@ def _read_blobs(revision: str, top: Path, wanted: list[tuple[str, str]], texts: 
             texts[oid] = blob.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             bad = not_utf8(blob, exc)
-            raise InputError(f"{revision}:{_shown(top / name)}:{bad.line}:{bad.column}: {bad.message()}") from None
+            raise InputError(f"{revision}:{shown(top / name)}:{bad.line}:{bad.column}: {bad.message()}") from None
 
 
-def _blobs(commit: str, paths: Sequence[str], top: Path) -> list[tuple[str, str]]:
-    """(path, object id) of every blob under PATHS in COMMIT (an id), from a NUL-separated listing (any path)."""
+def _blobs(commit: str, paths: Sequence[str], top: Path) -> list[tuple[str, str, str]]:
+    """(path, object id, mode) of every blob and submodule under PATHS in COMMIT (an id), from a NUL-separated
+    listing (any path)."""
     listing = _git(["ls-tree", "-r", "-z", "--full-tree", commit, "--", *paths], top)
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str, str]] = []
     for entry in listing.split(b"\0"):
         header, tab, name = entry.partition(b"\t")  # `<mode> <type> <oid>\t<path>`
         fields = header.split()
-        if tab and len(fields) == 3 and fields[1] == b"blob":
-            found.append((name.decode("utf-8", "surrogateescape"), fields[2].decode("ascii")))
+        if tab and len(fields) == 3 and fields[1] in (b"blob", b"commit"):
+            found.append((name.decode("utf-8", "surrogateescape"), fields[2].decode("ascii"), fields[0].decode()))
     return found
 
 
-def _shown(path: Path) -> str:
-    """Relative to the current directory when below it (as the working-tree side names files), else absolute."""
-    relative = os.path.relpath(path)
-    return path.as_posix() if relative.startswith("..") else Path(relative).as_posix()
+# A symbolic link, a submodule (gitlink): what a checkout has there is not the blob's text.
+_NOT_A_FILE = frozenset({"120000", "160000"})
+
+
+def _needs_checkout(paths: Sequence[str], listing: list[tuple[str, str, str]]) -> bool:
+    """Whether the revision is read through a checkout (cli.revisiontree) rather than blob by blob: a -k DIR to
+    build, or a link, a submodule or a kustomization among the files, which the object store alone would read
+    other than a checkout does. The blob path reads only regular files, exactly as the checkout path would."""
+    from mxjob_gitops.compiler.io.inputs import KUSTOMIZE_FILES
+    from mxjob_gitops.compiler.io.kustomize import Kustomization
+
+    return any(isinstance(p, Kustomization) for p in paths) or any(
+        mode in _NOT_A_FILE or PurePosixPath(name).name in KUSTOMIZE_FILES for name, _, mode in listing
+    )
 
 
 def _split_check(output: bytes) -> list[int]:

@@ -57,25 +57,37 @@ def is_manifest_path(parts: Sequence[str]) -> bool:
     return name.endswith(SUFFIXES) and name not in KUSTOMIZE_FILES
 
 
-def discover(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False) -> list[str]:
-    """Expand directories into their manifest files in a stable order; '-' stays as is."""
+def discover(
+    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, root: Path | None = None
+) -> list[str]:
+    """Expand directories into their manifest files in a stable order; '-' and -k DIR (cli.kustomize) stay as
+    they are. `root`: the tree a named path's link may lead into (default the working directory)."""
+    from mxjob_gitops.compiler.io.kustomize import Kustomization, refuse_raw
+
     found: list[str] = []
     skipped = [p.resolve() for p in skip]
+    recognised = False
     for raw in paths:
         if raw == "-":
             found.append(raw)
             continue
         path = Path(raw)
-        _within(path, Path.cwd(), raw)
-        if path.is_dir():
+        _within(path, root or Path.cwd(), raw)
+        if isinstance(raw, Kustomization):
+            found.append(raw)
+        elif path.is_dir():
+            refuse_raw(path, raw)
             found.extend(_walk(path, skipped))
+        elif path.is_file() and path.name in KUSTOMIZE_FILES:
+            _note_kustomization(path.parent, named=True)  # pre-commit names every YAML file: recognised, not read
+            recognised = True
         elif path.is_file():
             found.append(raw)
         elif path.exists():
             raise InputError(f"{raw}: not a regular file or directory")
         else:
             raise InputError(f"{raw}: no such file or directory")
-    if not found and not allow_empty:
+    if not found and not allow_empty and not recognised:
         raise InputError(f"no {', '.join(SUFFIXES)} files found in {', '.join(paths)}")
     return found
 
@@ -98,6 +110,8 @@ def _walk(root: Path, skipped: list[Path]) -> list[str]:
                 # Not a regular file: a FIFO, a socket, a dangling link or one to a directory.
                 if is_manifest_path((entry.name,)) and os.path.isfile(path):
                     found.append((path.as_posix(), path, os.path.islink(path)))
+                elif entry.name in KUSTOMIZE_FILES and not any(folder.resolve().is_relative_to(s) for s in skipped):
+                    _note_kustomization(folder)
     except TooDeep as exc:
         from mxjob_gitops.compiler.base.escape import terminal
 
@@ -160,6 +174,27 @@ def _note_earlier_renders(indexes: list[Path], skipped: list[Path]) -> None:
                 "directories you pass",
                 err=True,
             )
+
+
+def _note_kustomization(directory: Path, named: bool = False) -> None:
+    """Say that a kustomization file is not read as an object (it describes a build): -k DIR builds it. Met in a
+    walked tree, one that only lists its directory's files (which are read) goes without a note."""
+    from mxjob_gitops.compiler.base.escape import terminal
+    from mxjob_gitops.compiler.io.kustomize import builds_more
+    from mxjob_gitops.compiler.io.verbosity import quiet
+
+    if quiet():
+        return
+    shown = terminal(directory.as_posix())
+    if not builds_more(directory):
+        if named:
+            click.echo(f"mxjob: note: {shown}: a kustomization listing its directory's files, skipped", err=True)
+        return
+    click.echo(
+        f"mxjob: note: {shown}: a kustomization, skipped (it describes a build, not objects); "
+        f"give `-k {shown}` to read what it builds",
+        err=True,
+    )
 
 
 class SharedParses:
@@ -298,10 +333,14 @@ def reading_ahead(parse: Parser) -> SharedParses | None:
 
 
 def read_inputs(
-    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, parse: Parser = parse_text
+    paths: Sequence[str],
+    skip: Sequence[Path] = (),
+    allow_empty: bool = False,
+    parse: Parser = parse_text,
+    root: Path | None = None,
 ) -> Inputs:
     inputs = Inputs()
-    texts: Iterable[tuple[str, str | Unread]] = input_texts(paths, skip, allow_empty)
+    texts: Iterable[tuple[str, str | Unread]] = input_texts(paths, skip, allow_empty, root)
     ahead = reading_ahead(parse)
     if ahead is not None:  # all read first, then parsed ahead (cli.readahead)
         texts = list(texts)
@@ -320,17 +359,29 @@ def read_inputs(
 
 
 def input_texts(
-    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False
+    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, root: Path | None = None
 ) -> Iterator[tuple[str, str | Unread]]:
     """Each input's name and text (or why it cannot be read), one at a time."""
+    from mxjob_gitops.compiler.io import kustomize
+
     stdin_used = False
     budget = run_budget()
-    for name in discover(paths, skip, allow_empty):
+    for name in discover(paths, skip, allow_empty, root):
         if name == "-":
             if stdin_used:
                 raise InputError("'-' (standard input) can be given only once")
             stdin_used = True
             label, text = STDIN_NAME, _read_stdin()
+            if isinstance(text, str):  # a kustomize build piped in, with origin annotations: cli.origins
+                from mxjob_gitops.compiler.io import origins
+
+                origins.remember_piped(label, text, root or Path.cwd())
+        elif isinstance(name, kustomize.Kustomization):
+            from mxjob_gitops.compiler.io import origins
+            from mxjob_gitops.compiler.io.shown import shown
+
+            label, text = kustomize.label(name), kustomize.build(Path(name), name)
+            origins.remember(label, text, Path(name), root or Path.cwd(), shown)
         else:
             label, text = name, _read_file(name)
         charge(budget, label, len(text) if isinstance(text, str) else 0)

@@ -114,7 +114,16 @@ def legacy_kind_problem(obj: Any) -> Diagnostic | None:
             "then run `mxjob convert`",
         )
     if group != c.GROUP:
-        return None
+        # kind MXJob in another group (kubeflow.com/v1, a typo): no operator serves it, and passed through it would
+        # render to itself, no pods, exit 0.
+        return error(
+            Code.NOT_AN_OBJECT,
+            f"kind {kind} of group {group if '/' in api_version else ''!r} ({api_version}) is no MXJob any operator "
+            "serves: MXJobs are of "
+            f"group {c.GROUP!r}",
+            ("apiVersion",),
+            f"write apiVersion: {c.API_VERSION}",
+        )
     return error(
         Code.NOT_AN_OBJECT,
         f"kind {kind!r} of {api_version} is not an MXJob",

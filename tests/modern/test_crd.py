@@ -142,7 +142,7 @@ def test_diff_live_of_the_mxjob_is_empty_after_apply(modern_crd: ModernServer, e
 
 def test_diff_live_finds_the_update_the_server_refuses(modern_crd: ModernServer, tmp_path: Any) -> None:
     """`mxjob diff --live` against the 1.36 server: a spec whose queue differs from the stored MXJob's is the
-    finding MXJ410 (exit 1), and the server indeed refuses that update with the same message."""
+    finding MXJ410 (exit 2), and the server indeed refuses that update with the same message."""
     spec = yaml.safe_load(JOB_EXAMPLE_FILES[0].read_text(encoding="utf-8"))
     spec["metadata"]["name"] = "live-queue"
     spec["spec"].setdefault("runPolicy", {})["schedulingPolicy"] = {"queue": "research"}
@@ -157,7 +157,7 @@ def test_diff_live_finds_the_update_the_server_refuses(modern_crd: ModernServer,
     spec["spec"]["runPolicy"]["schedulingPolicy"]["queue"] = "production"
     path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     found = run_cli([*live, str(path)])
-    assert found.exit_code == 1 and "MXJ410" in found.stderr, found.stdout + found.stderr
+    assert found.exit_code == 2 and "MXJ410" in found.stderr, found.stdout + found.stderr
     message = 'spec.runPolicy.schedulingPolicy.queue: Invalid value: "production": ' + QUEUE_RULE
     assert f"MXJ410 at {message}" in found.stderr, found.stderr
     job["spec"]["runPolicy"]["schedulingPolicy"]["queue"] = "production"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from mxjob_gitops.compiler.base.diagnostics import Severity
 from mxjob_gitops.compiler.base.escape import terminal
 from mxjob_gitops.compiler.base.printcap import PrintCap
 from mxjob_gitops.compiler.compile.documents import sort_diagnostics
@@ -14,7 +15,9 @@ from mxjob_gitops.compiler.validate.validation import Report
 class TextReporter:
     def write(self, report: Report, out: TextIO) -> None:
         cap = PrintCap(report.print_limit)
-        for diagnostic in cap.select(sort_diagnostics(report.diagnostics)):
+        ordered = sort_diagnostics(report.diagnostics)
+        problems = [d for d in ordered if d.severity is not Severity.INFO]
+        for diagnostic in cap.select(problems):
             out.write(diagnostic.render() + "\n")
         for result in report.objects:
             for finding in cap.take(result.findings):
@@ -27,6 +30,8 @@ class TextReporter:
                     f"{where}: error {finding.code.value} {result.title}{at}: {finding.message}{hint}{source}{rendered}"
                 )
                 out.write(terminal(line) + "\n")
+        for diagnostic in cap.take(d for d in ordered if d.severity is Severity.INFO):  # notes after the problems
+            out.write(diagnostic.render() + "\n")
         if (note := cap.note()) is not None:
             out.write(note + "\n")
         out.write(summary(report) + "\n")
