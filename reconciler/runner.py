@@ -13,15 +13,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.reconciler import absent
 from mxjob_gitops.reconciler.apply import Applier, ApplySettings
-from mxjob_gitops.reconciler.decide import Plan, decide, pods_to_create, refuse
+from mxjob_gitops.reconciler.decide import Plan, decide, needs_rendering, refuse
 from mxjob_gitops.reconciler.exitcodes import ExitTable
 from mxjob_gitops.reconciler.jobs import Bounds, JobCache, JobError, TooLarge, config_map_name, generation_of
 from mxjob_gitops.reconciler.kube import Cluster, ClusterError, Conflict, Fenced, Transient, Writer
 from mxjob_gitops.reconciler.kueue import ReleasePod
 from mxjob_gitops.reconciler.metrics import Metrics
 from mxjob_gitops.reconciler.plan import CreatePod, DeletePod
-from mxjob_gitops.reconciler.state import JobView, PodView
+from mxjob_gitops.reconciler.state import Condition, JobView, PodView
 from mxjob_gitops.reconciler.trust import clean_status, owned_pods
 from mxjob_gitops.reconciler.vocabulary import Reason
 from mxjob_gitops.reconciler.workqueue import Key
@@ -136,10 +137,18 @@ class Reconciler:
     def _reconcile(self, job_obj: dict[str, Any], pods: list[dict[str, Any]]) -> Result:
         listed = pods
         view, pods, views = self._observe(job_obj, listed)
+        if self._sees_missing(view, job_obj, views):
+            # A pod looks gone: confirm on the server, not on caches that may lag our own writes and creations, so
+            # that a pod is neither counted twice nor created beside the GitOps engine's.
+            fresh = self.cluster.get(c.API_VERSION, c.KIND, view.namespace, view.name)
+            if fresh is None:
+                return Result()
+            job_obj, listed = fresh, self.pods_of(view.namespace, view.name)
+            view, pods, views = self._observe(job_obj, listed)
         for _ in range(CONFLICT_RETRIES):
             previous = clean_status(job_obj.get("status"))
             rendering = None
-            if self.settings.apply.recreate and pods_to_create(previous, views):
+            if self.settings.apply.recreate and needs_rendering(view, previous, views):
                 config_map = self.cluster.get("v1", "ConfigMap", view.namespace, config_map_name(job_obj))
                 rendering = self.jobs.rendering(job_obj, config_map)
             plan = decide(
@@ -167,6 +176,11 @@ class Reconciler:
             for a in plan.actions
         )
         return Result(plan, follow_up=restarting and self.settings.apply.recreate and not self.settings.apply.dry_run)
+
+    def _sees_missing(self, view: JobView, job_obj: dict[str, Any], views: list[PodView]) -> bool:
+        previous = clean_status(job_obj.get("status"))
+        conditions = [Condition.from_dict(x) for x in previous.get("conditions") or []]
+        return bool(absent.missing(view, conditions, views, previous.get("podRestarts") or {}))
 
     def _observe(
         self, job_obj: dict[str, Any], pods: list[dict[str, Any]]
