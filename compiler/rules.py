@@ -12,6 +12,7 @@ from mxjob_gitops.compiler.jsonutil import as_dict, as_list
 from mxjob_gitops.compiler.legacy import unset_env_references
 from mxjob_gitops.compiler.replicas import TRAITS, generated_env_names, types_of
 from mxjob_gitops.compiler.schema import suggest
+from mxjob_gitops.compiler.syncrestart import sync_restart_problems
 
 DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _COPIED_TEMPLATE_METADATA = {"labels", "annotations", "finalizers"}
@@ -36,6 +37,7 @@ def check_rules(data: dict[str, Any]) -> list[Diagnostic]:
     for replica_type, replica in replicas.items():
         found.extend(_check_replica(replica_type, as_dict(replica)))
     found.extend(_check_run_policy(as_dict(spec.get("runPolicy"))))
+    found.extend(sync_restart_problems(spec))
     found.extend(_null_items(spec, ("spec",)))
     # One finding per field: a count the layout refuses gets its error, not also the "no pods" note.
     refused = {d.path for d in found if d.severity is Severity.ERROR}
