@@ -26,6 +26,7 @@ from mxjob_gitops.reconciler.state import Condition, JobView, PodView
 from mxjob_gitops.reconciler.trust import clean_status, owned_pods
 from mxjob_gitops.reconciler.vocabulary import Reason
 from mxjob_gitops.reconciler.workqueue import Key
+from mxjob_gitops.reconciler.written import Written
 
 log = logging.getLogger("mxjob.reconcile")
 POD_SELECTOR = f"{c.LABEL_OPERATOR_NAME}={c.OPERATOR_NAME}"
@@ -81,6 +82,7 @@ class Reconciler:
         self.metrics = metrics or Metrics()
         self.jobs = JobCache(settings.bounds)
         self.applier = Applier(Writer(cluster, fence), settings.apply, clock)
+        self.written = Written()
 
     def fence_with(self, fence: Callable[[], bool]) -> None:
         """Writes go out only while `fence()` holds (leader election's may_act)."""
@@ -136,6 +138,7 @@ class Reconciler:
 
     def _reconcile(self, job_obj: dict[str, Any], pods: list[dict[str, Any]]) -> Result:
         listed = pods
+        job_obj = self.written.latest(job_obj)
         view, pods, views = self._observe(job_obj, listed)
         if self._sees_missing(view, job_obj, views):
             # A pod looks gone: confirm on the server, not on caches that may lag our own writes and creations, so
@@ -156,9 +159,13 @@ class Reconciler:
             )
             self.applier.events(job_obj, plan)
             try:
-                self.applier.status(job_obj, plan)
+                answer = self.applier.status(job_obj, plan)
+                if answer is not None:
+                    self.written.remember(job_obj, answer)
+                    job_obj = answer
                 break
             except Conflict:
+                self.metrics.status_conflicts.inc()
                 fresh = self.cluster.get(c.API_VERSION, c.KIND, view.namespace, view.name)
                 if fresh is None:
                     return Result()
