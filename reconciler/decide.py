@@ -273,6 +273,15 @@ def _missing(work: _Work, pods: Sequence[PodView], restarts: dict[str, Any]) -> 
     """A running job's pod that is gone without a recorded exit (reconciler.absent): a counted restart, created
     again (recreate mode, by _recreate) or left to the GitOps engine (gitops mode), with an event either way."""
     for pod_name, replica_type in absent.missing(work.job, work.conditions, pods, restarts):
+        if work.recreate and (work.rendering is None or work.rendering.pod(pod_name) is None):
+            # Not counted: nothing could bring it back, and counting it on every pass would never end.
+            work.event(
+                EventType.WARNING,
+                Reason.NOT_RECREATED,
+                f"pod {pod_name} of the running job is gone and not part of the job's rendering; not created again",
+                pod_name,
+            )
+            continue
         record = restarts.get(pod_name) or {}
         restarts[pod_name] = {
             "type": replica_type,

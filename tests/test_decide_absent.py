@@ -166,3 +166,15 @@ def test_pods_not_applied_yet_are_not_missing() -> None:
     plan = decide(job, running(job)[:1], NOW, clean_status(decide(job, [], NOW, {}).status))
     assert not [a for a in plan.actions if isinstance(a, CreatePod | Event)]
     assert plan.status["restartCounts"] == {}
+
+
+def test_a_missing_pod_the_rendering_cannot_give_is_reported_not_counted() -> None:
+    job = train()
+    gone = [p for p in running(job) if p.name != "mxnet-job-worker-1"]
+    status = running_status(job)
+    for _ in range(2):  # the same on every pass: no count growing with each
+        plan = decide(job, gone, NOW, status, rendering=None)
+        status = read_back(plan)
+        assert plan.status["restartCounts"] == {}
+        assert [a.reason for a in plan.actions if isinstance(a, Event)] == [Reason.NOT_RECREATED]
+        assert not [a for a in plan.actions if isinstance(a, CreatePod)]
