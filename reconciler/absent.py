@@ -42,9 +42,13 @@ def resumed_at(conditions: Iterable[Condition]) -> datetime | None:
     return parse_time(found.last_transition) if found is not None else None
 
 
-def lost(pod: PodView, restarts: Mapping[str, Any], resumed: datetime | None) -> bool:
-    """Being deleted before it succeeded, by someone else than the reconciler (see the module docstring)."""
-    if not pod.deleting or pod.phase is PodPhase.SUCCEEDED or kueue.stopped(pod):
+def lost(job: JobView, pod: PodView, restarts: Mapping[str, Any], resumed: datetime | None) -> bool:
+    """Being deleted before it succeeded, by someone else than the reconciler (see the module docstring). Not while
+    the job itself is being deleted (its pods go with it), nor a pod the job no longer has (fewer replicas)."""
+    if job.deleting or not pod.deleting or pod.phase is PodPhase.SUCCEEDED or kueue.stopped(pod):
+        return False
+    spec = job.replicas.get(pod.replica_type)
+    if spec is None or pod.index >= spec.replicas:
         return False
     record = restarts.get(pod.name)
     if isinstance(record, Mapping) and record.get("uid") == pod.uid:
@@ -65,7 +69,7 @@ def missing(
     job: JobView, conditions: Sequence[Condition], pods: Sequence[PodView], restarts: Mapping[str, Any]
 ) -> list[tuple[str, str]]:
     """(pod name, replica type) of the running job's replicas that have no pod and no restart under way."""
-    if not is_running(conditions):
+    if job.deleting or not is_running(conditions):
         return []
     present = {pod.name for pod in pods}
     return [

@@ -227,7 +227,7 @@ def _run(work: _Work, pods: Sequence[PodView], table: ExitTable) -> None:
             p
             for p in pods
             if (p.phase is PodPhase.FAILED and (not p.deleting or kueue.held_failed(p)))
-            or absent.lost(p, restarts, resumed)
+            or absent.lost(work.job, p, restarts, resumed)
         ),
         key=lambda p: (p.replica_type, p.index),
     ):

@@ -8,7 +8,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -194,6 +194,8 @@ class Reconciler:
     ) -> tuple[JobView, list[dict[str, Any]], list[PodView]]:
         """The job's view, its own pods, and their views."""
         view = self.jobs.view(job_obj)
+        if (job_obj.get("metadata") or {}).get("deletionTimestamp"):
+            view = replace(view, deleting=True)
         owned = owned_pods(job_obj, pods)
         types = {t.lower(): t for t in view.replicas}
         return view, owned, [v for v in (PodView.from_object(p, types) for p in owned) if v is not None]

@@ -54,6 +54,7 @@ class JobView:
     suspend: bool = False
     annotations: Mapping[str, str] = field(default_factory=dict)
     generation: int | None = None  # metadata.generation, written back as status.observedGeneration
+    deleting: bool = False  # metadata.deletionTimestamp: its pods go with it, none is lost or missing
 
     @property
     def key(self) -> str:

@@ -178,3 +178,18 @@ def test_a_missing_pod_the_rendering_cannot_give_is_reported_not_counted() -> No
         assert plan.status["restartCounts"] == {}
         assert [a.reason for a in plan.actions if isinstance(a, Event)] == [Reason.NOT_RECREATED]
         assert not [a for a in plan.actions if isinstance(a, CreatePod)]
+
+
+def test_nothing_is_lost_or_missing_while_the_job_itself_is_deleted() -> None:
+    job = replace(train(), deleting=True)
+    pods = with_pod([p for p in running(job) if p.name != "mxnet-job-worker-1"], lost("Worker", 0))
+    plan = decide(job, pods, NOW, running_status(train()), rendering=Rendering())
+    assert plan.status["restartCounts"] == {}
+    assert not [a for a in plan.actions if isinstance(a, CreatePod | DeletePod)]
+
+
+def test_a_deleted_pod_beyond_the_replicas_is_not_lost() -> None:
+    job = train()
+    pruned = lost("Worker", 2)  # the job had three workers; the GitOps engine prunes the third
+    plan = decide(job, [*running(job), pruned], NOW, running_status(job))
+    assert plan.status["restartCounts"] == {}
