@@ -458,4 +458,7 @@ def _progress(work: _Work, pods: Sequence[PodView]) -> None:
 
 
 def _restarting_now(work: _Work) -> bool:
-    return work.restarting
+    """A restart decided in this pass, or one still waiting for its pod to be created again (a pod lost with its
+    node stays Terminating until it is collected): the job is Restarting, not Running, until its pods are back."""
+    restarts = work.status.get("podRestarts") or {}
+    return work.restarting or any(isinstance(r, Mapping) and r.get("pending") for r in restarts.values())

@@ -75,8 +75,11 @@ class Job:
         return str(kubeflow[-1]["type"]) if kubeflow else ""
 
     def events(self) -> set[str]:
+        return {reason for reason, _ in self.event_messages()}
+
+    def event_messages(self) -> list[tuple[str, str]]:
         listing = self.plane.get(f"/api/v1/namespaces/{self.namespace}/events") or {}
-        return {str(e.get("reason")) for e in listing.get("items") or []}
+        return [(str(e.get("reason")), str(e.get("message"))) for e in listing.get("items") or []]
 
     def exit(self, pod: str, code: int, reason: str = "") -> None:
         """The container ends with `code` (kwok's mxjob-pod-exit Stage reads these annotations)."""
@@ -100,23 +103,41 @@ class Job:
         return len(pods) == 4 and all(p["status"].get("phase") == "Running" for p in pods.values())
 
 
+class Reconciler:
+    """`mxjob reconcile` in controller mode, its own process, watching the test's namespace."""
+
+    def __init__(self, plane: ControlPlane, namespace: str) -> None:
+        self.plane, self.namespace = plane, namespace
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        log = (self.plane.workdir / f"reconcile-{self.namespace}.log").open("ab")
+        command = reconciler_command(self.plane.kubeconfig, self.namespace, free_port(), "--no-leader-election")
+        self.process = subprocess.Popen(
+            command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent
+        )
+        log.close()
+
+    def stop(self) -> None:
+        if self.process is not None:
+            stop_processes([self.process], timeout=20)
+            self.process = None
+
+
 @pytest.fixture
-def job(control_plane: ControlPlane, pool: str) -> Iterator[Job]:
-    """The test's job with `mxjob reconcile` (controller mode, its own process) watching the namespace."""
-    port = free_port()
-    log = (control_plane.workdir / f"reconcile-{pool}.log").open("wb")
-    process = subprocess.Popen(
-        reconciler_command(control_plane.kubeconfig, pool, port, "--no-leader-election"),
-        cwd=REPO,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        preexec_fn=die_with_parent,
-    )
-    log.close()
+def reconciler(control_plane: ControlPlane, pool: str) -> Iterator[Reconciler]:
+    running = Reconciler(control_plane, pool)
+    running.start()
     try:
-        yield Job(control_plane, pool)
+        yield running
     finally:
-        stop_processes([process], timeout=20)
+        running.stop()
+
+
+@pytest.fixture
+def job(control_plane: ControlPlane, pool: str, reconciler: Reconciler) -> Job:
+    """The test's job, with the reconciler watching its namespace."""
+    return Job(control_plane, pool)
 
 
 def running(job: Job, worker_policy: str = "ExitCode") -> None:
@@ -186,16 +207,22 @@ def test_a_pod_evicted_from_a_lost_node_fails_a_never_job(job: Job) -> None:
     job.wait("the job Failed", lambda: job.state() == "Failed")
 
 
-def test_a_vanished_pod_is_created_again(job: Job) -> None:
+def test_a_pod_that_vanished_while_the_reconciler_was_down_is_created_again(job: Job, reconciler: Reconciler) -> None:
+    """The reconciler never saw it go (a watch sees a force-deleted pod go Terminating first, which is the lost
+    pod's path): it finds the job running with a pod missing."""
     running(job)
     worker = f"{JOB}-worker-0"
     old = job.pods()[worker]["metadata"]["uid"]
+    reconciler.stop()
     options = {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0}
     code, body = job.plane.request("DELETE", f"{job.pods_path}/{worker}", options)
     assert code == 200, body
+    job.wait("the pod gone", lambda: worker not in job.pods())
+    reconciler.start()
     job.wait("the vanished worker recreated and Running", lambda: _replaced_and_running(job, worker, old))
+    job.wait("the job Running again", lambda: job.state() == "Running")
     assert job.status()["restartCounts"] == {"Worker": 1}
-    assert "MXJobPodMissing" in job.events()
+    assert "MXJobPodMissing" in job.events(), [m for m in job.event_messages() if m[0] != "Scheduled"]
 
 
 def _replaced_and_running(job: Job, name: str, old_uid: str) -> bool:
