@@ -6,7 +6,9 @@ restarts of OnFailure pods (which kwok cannot do) stay with tests/realapi's play
 
 from __future__ import annotations
 
+import re
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -233,3 +235,23 @@ def _replaced_and_running(job: Job, name: str, old_uid: str) -> bool:
         and pod["status"].get("phase") == "Running"
         and not pod["metadata"].get("deletionTimestamp")
     )
+
+
+@pytest.mark.usefixtures("control_plane")  # the same binaries (skipped without them, failed under CI=true)
+def test_the_cluster_benchmark_prints_its_figures() -> None:
+    """bench/cluster_bench.py at its smallest: the figures `make bench` reports for the cluster tier."""
+    result = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "cluster_bench.py"), "--jobs", "3"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    for figure in (
+        r"deployed until every job Running\s+\d+\.\d+ s",
+        r"burst of 3 exits -> status\s+p50 \d+\.\d+ s, p99 \d+\.\d+ s, max \d+\.\d+ s \(3/3 recorded",
+        r"status writes answered 409 in the burst\s+\d+",
+        r"reconciler peak RSS\s+\d+ MiB",
+    ):
+        assert re.search(figure, result.stdout), (figure, result.stdout)
