@@ -3,7 +3,9 @@
 Training operator v1.8 semantics with its bugs fixed (docs/reconciler.md lists them): ExitCode with a
 permanent code fails the job at once; OnFailure/Always pods that still fail are restarted without failing
 the job; MXTune succeeds with its Tuner; restarts are counted exactly in the status (a failed pod's restart
-is recorded before the pod is deleted, by uid, so a crash can neither lose nor double-count it).
+is recorded before the pod is deleted, by uid, so a crash can neither lose nor double-count it). A pod deleted before
+it finished, or gone without an exit, is handled as reconciler.absent says; every status is built by
+reconciler.jobstatus, so no pass drops a field it does not mean to change.
 """
 
 from __future__ import annotations
