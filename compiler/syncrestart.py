@@ -28,7 +28,7 @@ def sync_restart_problems(spec: dict[str, Any]) -> Iterator[Diagnostic]:
         return
     for replica_type in RESTARTED_ALONE:
         policy = as_dict(replicas.get(replica_type)).get("restartPolicy", c.DEFAULT_RESTART_POLICY)
-        if policy in RESTARTING_POLICIES:
+        if isinstance(policy, str) and policy in RESTARTING_POLICIES:  # a malformed value is the schema's to report
             yield warning(
                 Code.SYNC_RESTART,
                 f"a {replica_type} of this dist_sync job is restarted alone ({policy}), and a synchronous MXNet job "

@@ -72,3 +72,18 @@ def test_the_examples_follow_the_advice(example: str) -> None:
     assert result.exit_code == 0, result.stderr
     assert "MXJ319" not in result.stderr
     assert "restartPolicy: ExitCode" not in (EXAMPLES / example).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("policy", ["[ExitCode]", "{a: b}", "7"])
+def test_a_malformed_restart_policy_is_the_schemas_to_report(policy: str) -> None:
+    result = run_cli(
+        ["render", "-"],
+        stdin=job("ExitCode", "ExitCode", '"--kv-store", "dist_sync"').replace(
+            "restartPolicy: ExitCode\n      template:\n        spec:\n          containers:\n          - name: mxnet\n"
+            "            image: mxnet\n            args",
+            f"restartPolicy: {policy}\n      template:\n        spec:\n          containers:\n          - name: mxnet\n"
+            "            image: mxnet\n            args",
+        ),
+    )
+    assert result.exit_code == 1, result.stderr  # a schema error, never an internal one
+    assert "internal error" not in result.stderr
