@@ -115,6 +115,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=50)
     parser.add_argument("--burst", type=int, default=0, help="exits at once (default: min(200, jobs))")
+    parser.add_argument("--workers", type=int, default=0, help="the reconciler's --workers (default: its own)")
     args = parser.parse_args()
     jobs, size = args.jobs, args.burst or min(200, args.jobs)
     load = os.getloadavg()
@@ -127,7 +128,13 @@ def main() -> int:
         port = free_port()
         log = (plane.workdir / "reconcile.log").open("wb")
         process = subprocess.Popen(
-            reconciler_command(plane.kubeconfig, NAMESPACE, port, "--no-leader-election"),
+            reconciler_command(
+                plane.kubeconfig,
+                NAMESPACE,
+                port,
+                "--no-leader-election",
+                *(("--workers", str(args.workers)) if args.workers else ()),
+            ),
             cwd=REPO,
             stdout=log,
             stderr=subprocess.STDOUT,
