@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from mxjob_gitops.compiler.spec.exitcodes import ExitClass, ExitTable, table_for_job
 from mxjob_gitops.reconciler import absent, kueue
-from mxjob_gitops.reconciler.exitcodes import ExitClass, ExitTable, table_for_job
 from mxjob_gitops.reconciler.jobstatus import build_status
 from mxjob_gitops.reconciler.plan import Action, CreatePod, DeletePod, Event, Nudge, Plan, PodSource
 from mxjob_gitops.reconciler.state import (

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.spec import constants as c
+from mxjob_gitops.compiler.spec.exitcodes import ExitTable
 from mxjob_gitops.reconciler import absent
 from mxjob_gitops.reconciler.apply import Applier, ApplySettings
 from mxjob_gitops.reconciler.decide import Plan, decide, needs_rendering, refuse
-from mxjob_gitops.reconciler.exitcodes import ExitTable
 from mxjob_gitops.reconciler.jobs import Bounds, JobCache, JobError, TooLarge, config_map_name, generation_of
 from mxjob_gitops.reconciler.kube import Cluster, ClusterError, Conflict, Fenced, Transient, Writer
 from mxjob_gitops.reconciler.kueue import ReleasePod
