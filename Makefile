@@ -43,7 +43,8 @@ envtest:
 golden: $(STAMP)
 	MXJOB_UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_golden.py
 
-## Benchmarks, each next to its baseline in interleaved runs: render, validate, render -o, diff, reconcile.
+## Benchmarks, each next to its baseline in interleaved runs: render, validate, render -o, diff, reconcile; then the
+## reconciler on the cluster tier (needs `make envtest`).
 bench: $(STAMP)
 	$(BIN)/python bench/render_bench.py
 	$(BIN)/python bench/validate_bench.py
@@ -54,6 +55,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/reconcile_bench.py --jobs 1000
 	$(BIN)/python bench/reconcile_bench.py --jobs 3000
 	$(BIN)/python bench/reconcile_bench.py --jobs 5000
+	$(BIN)/python bench/cluster_bench.py --jobs 50
+	$(BIN)/python bench/cluster_bench.py --jobs 500
 
 ## Install size and time of the base install and of [cluster] in fresh venvs, from PyPI (needs the registry).
 bench-install: dist

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Prepare a real kube-apiserver + etcd for the test tier (tests/realapi), cached outside the repository.
+# Prepare a real kube-apiserver + etcd for the test tier (tests/realapi), and kube-scheduler +
+# kube-controller-manager from the same source tree for the cluster tier (tests/cluster), cached outside the
+# repository.
 #
 # No package registry ships kube-apiserver for these machines, so this builds it from Debian bookworm's
 # `kubernetes` source package (v1.20.2, full tree with vendor/) with Debian's Go, and uses Debian's
 # `etcd-server`. Nothing is downloaded except through apt. The result lands in
-#   ${XDG_CACHE_HOME:-$HOME/.cache}/mxjob-gitops/envtest/bin/{kube-apiserver,etcd}
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/mxjob-gitops/envtest/bin/{kube-apiserver,kube-scheduler,kube-controller-manager,etcd}
 # and a second run returns at once. With your own envtest bundle you do not need this at all:
 #   KUBEBUILDER_ASSETS=/path/to/bundle make test
 # Needs root (or sudo) for apt-get. See docs/real-cluster.md.
@@ -19,8 +21,21 @@ DEBSRC_LIST=/etc/apt/sources.list.d/mxjob-envtest-bookworm-src.list
 say() { printf 'envtest: %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-if [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/etcd" ] && "$BIN/kube-apiserver" --version >/dev/null 2>&1; then
-    say "ready: $("$BIN/kube-apiserver" --version), etcd $("$BIN/etcd" --version | head -1 | awk '{print $NF}') in $BIN"
+# The Kubernetes binaries this script builds; each is built only while missing (a cache made before the cluster
+# tier existed has kube-apiserver alone and gets the other two).
+KUBE_BINARIES=(kube-apiserver kube-scheduler kube-controller-manager)
+
+all_ready() {
+    local name
+    [ -x "$BIN/etcd" ] || return 1
+    for name in "${KUBE_BINARIES[@]}"; do
+        [ -x "$BIN/$name" ] && "$BIN/$name" --version >/dev/null 2>&1 || return 1
+    done
+}
+
+if all_ready; then
+    say "ready: $("$BIN/kube-apiserver" --version) (apiserver, scheduler, controller-manager)," \
+        "etcd $("$BIN/etcd" --version | head -1 | awk '{print $NF}') in $BIN"
     exit 0
 fi
 mkdir -p "$BIN" "$SRC"
@@ -119,8 +134,12 @@ generate_openapi() {
     test -s "$out"
 }
 
-build_apiserver() {
-    say "building kube-apiserver (about 20 minutes on 2 cores the first time; log: $LOG)"
+# kube-apiserver: about 20 minutes on 2 cores the first time; the scheduler and the controller-manager share most
+# of its packages in the Go cache and take a few minutes more.
+build_kube() {
+    local name="$1"
+    if [ -x "$BIN/$name" ] && "$BIN/$name" --version >/dev/null 2>&1; then return; fi
+    say "building $name (log: $LOG)"
     # What hack/lib/version.sh (kube::version::ldflags) stamps into both version packages; without it
     # /version reports v0.0.0-master and no major/minor.
     local ldflags="-s -w" pkg key
@@ -130,8 +149,8 @@ build_apiserver() {
             ldflags+=" -X $pkg.$key"
         done
     done
-    gobuild -ldflags "$ldflags" -o "$CACHE/kube-apiserver.new" ./cmd/kube-apiserver
-    mv "$CACHE/kube-apiserver.new" "$BIN/kube-apiserver"
+    gobuild -ldflags "$ldflags" -o "$CACHE/$name.new" "./cmd/$name"
+    mv "$CACHE/$name.new" "$BIN/$name"
 }
 
 main() {
@@ -141,9 +160,11 @@ main() {
     fix_modules_txt
     swap_reflect2
     generate_openapi
-    build_apiserver
+    local name
+    for name in "${KUBE_BINARIES[@]}"; do build_kube "$name"; done
     ln -sf /usr/bin/etcd "$BIN/etcd"
-    say "ready: $("$BIN/kube-apiserver" --version), etcd in $BIN"
+    all_ready
+    say "ready: $("$BIN/kube-apiserver" --version) (apiserver, scheduler, controller-manager), etcd in $BIN"
 }
 
 main 2>&1 | tee -a "$LOG" >&2

@@ -59,10 +59,11 @@ def _template(image: str, gpus: int) -> dict[str, Any]:
 
 
 def make_job(name: str, servers: int, workers: int) -> dict[str, Any]:
+    # Never, as docs/reconciler.md advises for dist_sync jobs (ExitCode would draw warning MXJ319 on every job).
     replicas = {
         "Scheduler": {"replicas": 1, "template": _template("mxnet:1.9", 0)},
-        "Server": {"replicas": servers, "restartPolicy": "ExitCode", "template": _template("mxnet:1.9", 0)},
-        "Worker": {"replicas": workers, "restartPolicy": "ExitCode", "template": _template("mxnet:1.9-gpu", 1)},
+        "Server": {"replicas": servers, "restartPolicy": "Never", "template": _template("mxnet:1.9", 0)},
+        "Worker": {"replicas": workers, "restartPolicy": "Never", "template": _template("mxnet:1.9-gpu", 1)},
     }
     return {
         "apiVersion": "kubeflow.org/v1",

@@ -58,8 +58,24 @@ def _address(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 @click.command(short_help="Turn pod exit codes into MXJob status and restarts (a small controller).")
 @cluster_options
-@click.option("-n", "--namespace", "namespaces", multiple=True, help="Watch this namespace (repeatable; default all).")
-@click.option("--once", is_flag=True, help="One full pass over every job, then exit (cron, CI).")
+@click.option(
+    "-n",
+    "--namespace",
+    "namespaces",
+    multiple=True,
+    help="Watch this namespace (repeatable). Default, as kubectl's: the in-cluster namespace, else the kubeconfig "
+    "context's, else `default`, so that a namespace-scoped Role is enough.",
+)
+@click.option(
+    "-A", "--all-namespaces", is_flag=True, help="Watch every namespace (needs a ClusterRole, as overlays/base has)."
+)
+@click.option(
+    "--once",
+    is_flag=True,
+    help="One full pass over every job, then exit (cron, CI). With leader election on (the default) the pass "
+    "first takes the Lease, and holds it until it ends, so it never acts beside a running reconciler: exit 2 if "
+    "another holder keeps it for a whole lease duration.",
+)
 @click.option("--dry-run", is_flag=True, help="Log what would be done; change nothing.")
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option(
@@ -147,6 +163,7 @@ def reconcile(
     kubeconfig: str | None,
     kube_context: str | None,
     namespaces: tuple[str, ...],
+    all_namespaces: bool,
     once: bool,
     dry_run: bool,
     log_format: str,
@@ -186,8 +203,10 @@ def reconcile(
         except ValueError as exc:
             raise fail(f"--exit-codes {exc}", USAGE) from None
         timings = _timings(leader_election_timings)
+        if all_namespaces and namespaces:
+            raise fail("give -n/--namespace or -A/--all-namespaces, not both", USAGE)
         settings = Settings(
-            tuple(namespaces),
+            () if all_namespaces else namespaces or (lease_namespace(kubeconfig, kube_context),),
             table,
             ApplySettings(dry_run, RestartMode(restart_mode) is RestartMode.RECREATE, argocd_namespace, flux_namespace),
             Bounds(max_pods, max_pods),
@@ -198,16 +217,26 @@ def reconcile(
             cluster = Cluster.connect(kubeconfig, kube_context, f"mxjob-reconciler/{identity()}")
             cluster.require_mxjobs()
             reconciler = Reconciler(cluster, settings)
-            if once:
-                _once(reconciler, pass_timeout)
-                return
-            from mxjob_gitops.reconciler.controller import serve
+            logging.getLogger("mxjob.reconcile").info(
+                f"watching {', '.join(settings.namespaces) if settings.namespaces else 'every namespace'}"
+            )
             from mxjob_gitops.reconciler.leader import LeaderElector
 
             elector = None
             if leader_election:
                 namespace = leader_election_namespace or lease_namespace(kubeconfig, kube_context)
                 elector = LeaderElector(cluster, namespace, identity(), reconciler.clock, *timings)
+            if once:
+                from mxjob_gitops.reconciler.leading import LeaseHeld, holding
+
+                try:
+                    with holding(elector, reconciler):
+                        _once(reconciler, pass_timeout)
+                except LeaseHeld as exc:
+                    raise fail(str(exc), USAGE) from None
+                return
+            from mxjob_gitops.reconciler.controller import serve
+
             serve(reconciler, metrics_address, health_address, elector, workers=workers, watch_timeout=watch_timeout)
         except ClusterError as exc:
             raise fail(str(exc), USAGE) from None

@@ -3,7 +3,9 @@
 Training operator v1.8 semantics with its bugs fixed (docs/reconciler.md lists them): ExitCode with a
 permanent code fails the job at once; OnFailure/Always pods that still fail are restarted without failing
 the job; MXTune succeeds with its Tuner; restarts are counted exactly in the status (a failed pod's restart
-is recorded before the pod is deleted, by uid, so a crash can neither lose nor double-count it).
+is recorded before the pod is deleted, by uid, so a crash can neither lose nor double-count it). A pod deleted before
+it finished, or gone without an exit, is handled as reconciler.absent says; every status is built by
+reconciler.jobstatus, so no pass drops a field it does not mean to change.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from mxjob_gitops.compiler.spec.exitcodes import ExitClass, ExitTable, table_for_job
-from mxjob_gitops.reconciler import kueue
+from mxjob_gitops.reconciler import absent, kueue
+from mxjob_gitops.reconciler.jobstatus import build_status
 from mxjob_gitops.reconciler.plan import Action, CreatePod, DeletePod, Event, Nudge, Plan, PodSource
-from mxjob_gitops.reconciler.standard import standard_conditions
 from mxjob_gitops.reconciler.state import (
     Condition,
     JobView,
@@ -56,6 +58,7 @@ class _Work:
     actions: list[Action] = field(default_factory=list)
     exits: list[tuple[str, int | None, str]] = field(default_factory=list)
     requeue: float | None = None
+    restarting: bool = False  # a pod of this job was found failed, lost or missing in this pass, and is restarted
 
     def condition(self, kind: ConditionType, reason: Reason, message: str, status: str = "True") -> None:
         self.conditions = set_condition(self.conditions, kind, status, reason, message, timestamp(self.now))
@@ -92,19 +95,11 @@ def decide(
     else:
         _run(work, pods, table_for_job(job.annotations, table or ExitTable()))
     return Plan(
-        _status(work.status, work.conditions, job.generation, now), tuple(work.actions), work.requeue, tuple(work.exits)
+        build_status(work.status, work.conditions, job.generation, now),
+        tuple(work.actions),
+        work.requeue,
+        tuple(work.exits),
     )
-
-
-def _status(
-    status: Mapping[str, Any], conditions: list[Condition], generation: int | None, now: datetime
-) -> dict[str, Any]:
-    """The status to write: the Kubeflow conditions with the kstatus-standard ones (reconciler.standard), and the
-    generation this decision saw, so that kstatus reads a spec we have not reconciled yet as InProgress."""
-    written = {**status, "conditions": [x.to_dict() for x in standard_conditions(conditions, timestamp(now))]}
-    if generation is not None:
-        written["observedGeneration"] = generation
-    return written
 
 
 def pods_to_create(previous: Mapping[str, Any], pods: Sequence[PodView]) -> list[str]:
@@ -119,6 +114,15 @@ def pods_to_create(previous: Mapping[str, Any], pods: Sequence[PodView]) -> list
     return sorted(pending - {pod.name for pod in pods if pod.name in pending})
 
 
+def needs_rendering(job: JobView, previous: Mapping[str, Any], pods: Sequence[PodView]) -> bool:
+    """Whether a decision in recreate mode may create a pod: a restart is pending, or a running job lost a pod."""
+    if pods_to_create(previous, pods):
+        return True
+    conditions = [Condition.from_dict(x) for x in previous.get("conditions") or []]
+    restarts = previous.get("podRestarts") or {}
+    return not is_finished(conditions) and bool(absent.missing(job, conditions, pods, restarts))
+
+
 def refuse(
     name: str, previous: Mapping[str, Any], now: datetime, reason: Reason, message: str, generation: int | None = None
 ) -> Plan:
@@ -130,7 +134,7 @@ def refuse(
             conditions, ConditionType.CREATED, "True", Reason.CREATED, f"MXJob {name} is created.", timestamp(now)
         )
     conditions = set_condition(conditions, ConditionType.REFUSED, "True", reason, message, timestamp(now))
-    return Plan(_status(previous, conditions, generation, now), (Event(EventType.WARNING, reason, message),))
+    return Plan(build_status(previous, conditions, generation, now), (Event(EventType.WARNING, reason, message),))
 
 
 def _replica_statuses(job: JobView, pods: Sequence[PodView]) -> dict[str, dict[str, int]]:
@@ -161,8 +165,14 @@ def _clean_up(work: _Work, pods: Sequence[PodView]) -> None:
         if policy is CleanPodPolicy.ALL or (policy is CleanPodPolicy.RUNNING and running):
             work.actions.append(DeletePod(pod.name, pod.uid, DeleteReason.CLEAN_POD_POLICY))
     if has(work.conditions, ConditionType.SUCCEEDED):
-        for counts in work.status["replicaStatuses"].values():
-            counts["succeeded"] = counts.get("succeeded", 0) + counts.pop("active", 0)
+        _fold_succeeded(work)
+
+
+def _fold_succeeded(work: _Work) -> None:
+    """A succeeded job's active pods count as succeeded: the same in the pass that finds the success and in
+    every pass after it, so the second writes nothing."""
+    for counts in work.status["replicaStatuses"].values():
+        counts["succeeded"] = counts.get("succeeded", 0) + counts.pop("active", 0)
 
 
 def _created(work: _Work) -> None:
@@ -199,6 +209,7 @@ def _run(work: _Work, pods: Sequence[PodView], table: ExitTable) -> None:
         return
     restarts: dict[str, Any] = dict(work.status.get("podRestarts") or {})
     _requeue_stopped(work, pods, restarts)
+    _missing(work, pods, restarts)
     if work.recreate:
         _recreate(work, pods, restarts)
     uids = {pod.name: pod.uid for pod in pods if pod.name in restarts} if restarts else {}
@@ -212,8 +223,14 @@ def _run(work: _Work, pods: Sequence[PodView], table: ExitTable) -> None:
             work.actions.append(Nudge(release.name))
     failed_types: dict[str, int] = {}
     backoff = False
+    resumed = absent.resumed_at(work.conditions)
     for pod in sorted(
-        (p for p in pods if p.phase is PodPhase.FAILED and (not p.deleting or kueue.held_failed(p))),
+        (
+            p
+            for p in pods
+            if (p.phase is PodPhase.FAILED and (not p.deleting or kueue.held_failed(p)))
+            or absent.lost(work.job, p, restarts, resumed)
+        ),
         key=lambda p: (p.replica_type, p.index),
     ):
         outcome = _failed_pod(work, pod, pods, table, restarts)
@@ -221,7 +238,6 @@ def _run(work: _Work, pods: Sequence[PodView], table: ExitTable) -> None:
             failed_types[pod.replica_type] = failed_types.get(pod.replica_type, 0) + 1
         backoff = backoff or outcome is Outcome.BACKOFF
     work.status["podRestarts"] = restarts
-    work.status["restartCounts"] = _restart_counts(restarts)
     if failed_types:
         replica_type, count = sorted(failed_types.items())[0]
         _fail(work, pods, f"mxjob {name} is failed because {count} {replica_type} replica(s) failed.", delete_all=False)
@@ -252,6 +268,42 @@ def _requeue_stopped(work: _Work, pods: Sequence[PodView], restarts: dict[str, A
             f"Kueue stopped pod {pod.name} (the group was preempted or evicted): it is created again and "
             "queued; this is not counted against backoffLimit",
             pod.uid,
+        )
+
+
+def _missing(work: _Work, pods: Sequence[PodView], restarts: dict[str, Any]) -> None:
+    """A running job's pod that is gone without a recorded exit (reconciler.absent): a counted restart, created
+    again (recreate mode, by _recreate) or left to the GitOps engine (gitops mode), with an event either way."""
+    for pod_name, replica_type in absent.missing(work.job, work.conditions, pods, restarts):
+        if work.recreate and (work.rendering is None or work.rendering.pod(pod_name) is None):
+            # Not counted: nothing could bring it back, and counting it on every pass would never end.
+            work.event(
+                EventType.WARNING,
+                Reason.NOT_RECREATED,
+                f"pod {pod_name} of the running job is gone and not part of the job's rendering; not created again",
+                pod_name,
+            )
+            continue
+        record = restarts.get(pod_name) or {}
+        restarts[pod_name] = {
+            "type": replica_type,
+            "count": int(record.get("count", 0)) + 1,
+            "uid": "",
+            "pending": True,
+            "keep": record.get("keep") or {},
+        }
+        who = "it is created again" if work.recreate else "counted; the GitOps engine creates it again"
+        work.event(
+            EventType.WARNING,
+            Reason.POD_MISSING,
+            f"pod {pod_name} of the running job is gone without a recorded exit: {who}",
+            pod_name,
+        )
+        work.restarting = True
+        work.condition(
+            ConditionType.RESTARTING,
+            Reason.RESTARTING,
+            f"job {work.job.name} is restarting because {replica_type} replica(s) failed.",
         )
 
 
@@ -286,7 +338,8 @@ def _failed_pod(
     verdict = table.classify(pod.exit_code, pod.reason)
     record = restarts.get(pod.name) or {}
     if record.get("uid") == pod.uid:
-        work.actions.append(DeletePod(pod.name, pod.uid, DeleteReason.RESTART_RECORDED, record.get("keep") or {}))
+        if not pod.deleting or kueue.held_failed(pod):
+            work.actions.append(DeletePod(pod.name, pod.uid, DeleteReason.RESTART_RECORDED, record.get("keep") or {}))
         return Outcome.DONE
     if policy is RestartPolicy.NEVER or (policy is RestartPolicy.EXIT_CODE and verdict is not ExitClass.RETRYABLE):
         work.exits.append((pod.replica_type, pod.exit_code, verdict.value))
@@ -313,6 +366,7 @@ def _failed_pod(
         "keep": dict(pod.ownership) or record.get("keep") or {},
     }
     work.actions.append(_exit_event(work, pod, verdict))
+    work.restarting = True
     work.actions.append(DeletePod(pod.name, pod.uid, DeleteReason.RESTART))
     if not work.recreate:
         work.actions.append(Nudge(pod.name))
@@ -326,7 +380,12 @@ def _failed_pod(
 
 
 def _exit_event(work: _Work, pod: PodView, verdict: ExitClass) -> Event:
-    what = f"exited with code {pod.exit_code}" if pod.exit_code is not None else f"failed ({pod.reason or 'no code'})"
+    if pod.exit_code is not None:
+        what = f"exited with code {pod.exit_code}"
+    elif pod.deleting and pod.phase is not PodPhase.FAILED:
+        what = f"was deleted before it finished ({pod.reason or 'evicted, or lost with its node'})"
+    else:
+        what = f"failed ({pod.reason or 'no code'})"
     return Event(
         EventType.WARNING, Reason.EXITED, f"Pod: {work.job.namespace}.{pod.name} {what} ({verdict.value})", pod.uid
     )
@@ -351,14 +410,6 @@ def _past_limit(limit: int | None, count: int) -> bool:
     return count > 0 if limit == 0 else count >= limit
 
 
-def _restart_counts(restarts: Mapping[str, Any]) -> dict[str, int]:
-    by_type: dict[str, int] = {}
-    for record in restarts.values():
-        replica_type = str(record.get("type", ""))
-        by_type[replica_type] = by_type.get(replica_type, 0) + int(record.get("count", 0))
-    return dict(sorted(by_type.items()))
-
-
 def _past_deadline(work: _Work, pods: Sequence[PodView]) -> bool:
     seconds = work.job.active_deadline_seconds
     started = parse_time(work.status.get("startTime"))
@@ -378,6 +429,8 @@ def _past_deadline(work: _Work, pods: Sequence[PodView]) -> bool:
 
 
 def _fail(work: _Work, pods: Sequence[PodView], message: str, delete_all: bool) -> None:
+    # A failed job gets no pod back, whatever this pass had decided to recreate before it failed.
+    work.actions = [a for a in work.actions if not isinstance(a, CreatePod)]
     work.actions.extend(kueue.end_group(pods))
     work.condition(ConditionType.FAILED, Reason.FAILED, message)
     work.status["completionTime"] = timestamp(work.now)
@@ -397,6 +450,7 @@ def _progress(work: _Work, pods: Sequence[PodView]) -> None:
             message = f"MXJob {name} is successfully completed."
             work.condition(ConditionType.SUCCEEDED, Reason.SUCCEEDED, message)
             work.status["completionTime"] = timestamp(work.now)
+            _fold_succeeded(work)
             work.event(EventType.NORMAL, Reason.SUCCEEDED, message)
             work.actions.extend(kueue.end_group(pods))
             work.requeue = None
@@ -406,4 +460,7 @@ def _progress(work: _Work, pods: Sequence[PodView]) -> None:
 
 
 def _restarting_now(work: _Work) -> bool:
-    return any(isinstance(a, DeletePod) and a.reason is DeleteReason.RESTART for a in work.actions)
+    """A restart decided in this pass, or one still waiting for its pod to be created again (a pod lost with its
+    node stays Terminating until it is collected): the job is Restarting, not Running, until its pods are back."""
+    restarts = work.status.get("podRestarts") or {}
+    return work.restarting or any(isinstance(r, Mapping) and r.get("pending") for r in restarts.values())

@@ -58,6 +58,11 @@ class Metrics:
             ["reason"],
             registry=self.registry,
         )
+        self.status_conflicts = Counter(
+            "mxjob_status_conflicts_total",
+            "Status writes answered 409 (the job changed since it was read); each is read again and decided again.",
+            registry=self.registry,
+        )
         self.is_leader = Gauge("mxjob_is_leader", "1 while this replica holds the lease.", registry=self.registry)
 
     def observe(self, namespace: str, previous: Mapping[str, Any], plan: Plan) -> None:

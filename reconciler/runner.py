@@ -8,14 +8,15 @@ import logging
 import random
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.compiler.spec.exitcodes import ExitTable
+from mxjob_gitops.reconciler import absent
 from mxjob_gitops.reconciler.apply import Applier, ApplySettings
-from mxjob_gitops.reconciler.decide import Plan, decide, pods_to_create, refuse
+from mxjob_gitops.reconciler.decide import Plan, decide, needs_rendering, refuse
 from mxjob_gitops.reconciler.jobs import (
     Bounds,
     InvalidRecord,
@@ -29,10 +30,11 @@ from mxjob_gitops.reconciler.kube import Cluster, ClusterError, Conflict, Fenced
 from mxjob_gitops.reconciler.kueue import ReleasePod
 from mxjob_gitops.reconciler.metrics import Metrics
 from mxjob_gitops.reconciler.plan import CreatePod, DeletePod
-from mxjob_gitops.reconciler.state import JobView, PodView
+from mxjob_gitops.reconciler.state import Condition, JobView, PodView
 from mxjob_gitops.reconciler.trust import clean_status, owned_pods
 from mxjob_gitops.reconciler.vocabulary import Reason
 from mxjob_gitops.reconciler.workqueue import Key
+from mxjob_gitops.reconciler.written import Written
 
 log = logging.getLogger("mxjob.reconcile")
 POD_SELECTOR = f"{c.LABEL_OPERATOR_NAME}={c.OPERATOR_NAME}"
@@ -88,6 +90,7 @@ class Reconciler:
         self.metrics = metrics or Metrics()
         self.jobs = JobCache(settings.bounds)
         self.applier = Applier(Writer(cluster, fence), settings.apply, clock)
+        self.written = Written()
 
     def fence_with(self, fence: Callable[[], bool]) -> None:
         """Writes go out only while `fence()` holds (leader election's may_act)."""
@@ -147,11 +150,20 @@ class Reconciler:
 
     def _reconcile(self, job_obj: dict[str, Any], pods: list[dict[str, Any]]) -> Result:
         listed = pods
+        job_obj = self.written.latest(job_obj)
         view, pods, views = self._observe(job_obj, listed)
+        if self._sees_missing(view, job_obj, views):
+            # A pod looks gone: confirm on the server, not on caches that may lag our own writes and creations, so
+            # that a pod is neither counted twice nor created beside the GitOps engine's.
+            fresh = self.cluster.get(c.API_VERSION, c.KIND, view.namespace, view.name)
+            if fresh is None:
+                return Result()
+            job_obj, listed = fresh, self.pods_of(view.namespace, view.name)
+            view, pods, views = self._observe(job_obj, listed)
         for _ in range(CONFLICT_RETRIES):
             previous = clean_status(job_obj.get("status"))
             rendering = None
-            if self.settings.apply.recreate and pods_to_create(previous, views):
+            if self.settings.apply.recreate and needs_rendering(view, previous, views):
                 config_map = self.cluster.get("v1", "ConfigMap", view.namespace, config_map_name(job_obj))
                 rendering = self.jobs.rendering(job_obj, config_map)
             plan = decide(
@@ -159,9 +171,13 @@ class Reconciler:
             )
             self.applier.events(job_obj, plan)
             try:
-                self.applier.status(job_obj, plan)
+                answer = self.applier.status(job_obj, plan)
+                if answer is not None:
+                    self.written.remember(job_obj, answer)
+                    job_obj = answer
                 break
             except Conflict:
+                self.metrics.status_conflicts.inc()
                 fresh = self.cluster.get(c.API_VERSION, c.KIND, view.namespace, view.name)
                 if fresh is None:
                     return Result()
@@ -180,11 +196,18 @@ class Reconciler:
         )
         return Result(plan, follow_up=restarting and self.settings.apply.recreate and not self.settings.apply.dry_run)
 
+    def _sees_missing(self, view: JobView, job_obj: dict[str, Any], views: list[PodView]) -> bool:
+        previous = clean_status(job_obj.get("status"))
+        conditions = [Condition.from_dict(x) for x in previous.get("conditions") or []]
+        return bool(absent.missing(view, conditions, views, previous.get("podRestarts") or {}))
+
     def _observe(
         self, job_obj: dict[str, Any], pods: list[dict[str, Any]]
     ) -> tuple[JobView, list[dict[str, Any]], list[PodView]]:
         """The job's view, its own pods, and their views."""
         view = self.jobs.view(job_obj)
+        if (job_obj.get("metadata") or {}).get("deletionTimestamp"):
+            view = replace(view, deleting=True)
         owned = owned_pods(job_obj, pods)
         types = {t.lower(): t for t in view.replicas}
         return view, owned, [v for v in (PodView.from_object(p, types) for p in owned) if v is not None]

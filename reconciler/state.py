@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from mxjob_gitops.compiler.base.asciinum import whole
@@ -14,6 +14,7 @@ from mxjob_gitops.reconciler.kueue import trimmed as kueue_parts
 from mxjob_gitops.reconciler.vocabulary import CleanPodPolicy, ConditionType, PodPhase, RestartPolicy
 
 ARGO_TRACKING = "argocd.argoproj.io/tracking-id"
+KEPT_METADATA = ("name", "uid", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds")
 FLUX_LABELS = ("kustomize.toolkit.fluxcd.io/name", "kustomize.toolkit.fluxcd.io/namespace")
 
 
@@ -53,6 +54,7 @@ class JobView:
     suspend: bool = False
     annotations: Mapping[str, str] = field(default_factory=dict)
     generation: int | None = None  # metadata.generation, written back as status.observedGeneration
+    deleting: bool = False  # metadata.deletionTimestamp: its pods go with it, none is lost or missing
 
     @property
     def key(self) -> str:
@@ -81,6 +83,9 @@ class PodView:
     finished_at: datetime | None = None
     restart_count: int = 0
     deleting: bool = False
+    # When the deletion was asked for (deletionTimestamp less the grace period): tells a pod deleted while the job
+    # was suspended from one deleted (evicted, lost with its node) while it runs.
+    deleted_at: datetime | None = None
     # What ties the pod to its GitOps owner (Argo CD tracking annotation, Flux labels): a recreated pod keeps it.
     ownership: Mapping[str, Any] = field(default_factory=dict)
     kueue: KueuePod | None = None  # what Kueue put on a pod of a Kueue pod group (reconciler.kueue)
@@ -124,9 +129,18 @@ class PodView:
             finished,
             restarts,
             bool(metadata.get("deletionTimestamp")),
+            _deletion_asked(metadata),
             ownership_of(metadata),
             KueuePod.of(pod),
         )
+
+
+def _deletion_asked(metadata: Mapping[str, Any]) -> datetime | None:
+    deadline = parse_time(metadata.get("deletionTimestamp"))
+    grace = metadata.get("deletionGracePeriodSeconds")
+    if deadline is None:
+        return None
+    return deadline - timedelta(seconds=grace if isinstance(grace, int) and not isinstance(grace, bool) else 0)
 
 
 def trim_pod(pod: Mapping[str, Any]) -> dict[str, Any]:
@@ -136,7 +150,7 @@ def trim_pod(pod: Mapping[str, Any]) -> dict[str, Any]:
     would hold gigabytes. The controller caches the result packed (reconciler.controller.packed)."""
     metadata = pod.get("metadata") or {}
     status = pod.get("status") or {}
-    kept_metadata = {k: metadata[k] for k in ("name", "uid", "resourceVersion", "deletionTimestamp") if k in metadata}
+    kept_metadata = {k: metadata[k] for k in KEPT_METADATA if k in metadata}
     if "namespace" in metadata:
         kept_metadata["namespace"] = metadata["namespace"]
     if "labels" in metadata:

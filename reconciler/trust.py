@@ -70,10 +70,25 @@ def clean_status(status: object) -> dict[str, Any]:
         kept["conditions"] = [
             {k: v for k, v in x.items() if isinstance(v, str)} for x in conditions if isinstance(x, Mapping)
         ]
-    restarts = {str(k): _restart_record(v) for k, v in _mapping(status.get("podRestarts")).items() if is_name(k)}
-    if restarts:
+    if "podRestarts" in status:  # kept even when empty: the next write carries the same (reconciler.jobstatus)
+        restarts = {str(k): _restart_record(v) for k, v in _mapping(status.get("podRestarts")).items() if is_name(k)}
         kept["podRestarts"] = {k: v for k, v in restarts.items() if v is not None}
+    replicas = {str(k): _counts(v) for k, v in _mapping(status.get("replicaStatuses")).items() if _text(k)}
+    if "replicaStatuses" in status:
+        kept["replicaStatuses"] = replicas
     return kept
+
+
+def _counts(counts: object) -> dict[str, int]:
+    """A replica type's active/succeeded/failed counts, each an int32."""
+    return {
+        k: v
+        for k, v in _mapping(counts).items()
+        if k in ("active", "succeeded", "failed")
+        and isinstance(v, int)
+        and not isinstance(v, bool)
+        and 0 <= v <= INT32_MAX
+    }
 
 
 def _restart_record(record: object) -> dict[str, Any] | None:

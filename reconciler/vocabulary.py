@@ -40,6 +40,8 @@ class Reason(enum.StrEnum):
     TOO_LARGE = "MXJobTooLarge"
     INVALID = "MXJobInvalid"
     NOT_RECREATED = "MXJobPodNotRecreated"
+    POD_MISSING = "MXJobPodMissing"
+    POD_LOST = "MXJobPodLost"
 
 
 class PodPhase(enum.StrEnum):

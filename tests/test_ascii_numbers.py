@@ -284,6 +284,7 @@ JUDGED = {
     ("compiler/render/options.py", "int(match.group(2))"): "a Kubernetes version's digits, [0-9]+ by its pattern",
     ("reconciler/decide.py", "int(record.get('count', 0))"): "podRestarts counts, ints kept by trust.clean_status",
     ("reconciler/decide.py", "int(r.get('count', 0))"): "podRestarts counts, ints kept by trust.clean_status",
+    ("reconciler/jobstatus.py", "int(record.get('count', 0))"): "podRestarts counts, ints kept by trust.clean_status",
     ("reconciler/jobs.py", "int(count)"): "replicas, checked to be a JSON number first",
     ("reconciler/kube.py", "float(seconds)"): "an int from asciinum.whole",
     ("reconciler/leader.py", "int(current.get('leaseTransitions') or 0)"): "a Lease's int32, from the API server",

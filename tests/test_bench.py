@@ -72,8 +72,10 @@ def test_reconcile_benchmark_prints_its_figures_and_the_fake_api_cpu_share() -> 
         r"p99\s+\d+\.\d+ ms",
         r"peak RSS\s+\d+ MiB",
         r"recreate one pod of a 10,000-worker job\s+\d+\.\d+ ms",
+        r"burst of \d+ exits -> status, p50 / p99 / max\s+\d+\.\d+ / \d+\.\d+ / \d+\.\d+ s "
+        r".*409s \d+, \d+\.\d requests per job",
     ):
         assert re.search(figure, out), (figure, out)
     shares = re.findall(r"cpu: reconciler (\d+\.\d+) s, fake API (\d+\.\d+) s \((\d+)% of both\)", out)
-    assert len(shares) == 3, out
+    assert len(shares) == 4, out  # sync, events, single exits, a burst of exits
     assert all(float(reconciler) > 0 and 0 <= int(share) <= 100 for reconciler, _, share in shares), out

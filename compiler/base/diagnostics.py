@@ -82,6 +82,7 @@ class Code(enum.StrEnum):
     GANG_QUEUE = "MXJ316"
     ENV_NOT_SET = "MXJ317"
     CEL_NOT_CHECKED = "MXJ318"
+    SYNC_RESTART = "MXJ319"
 
 
 @dataclass(frozen=True, slots=True)

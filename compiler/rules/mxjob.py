@@ -8,6 +8,7 @@ from typing import Any
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, Severity, error, info, suggest, warning
 from mxjob_gitops.compiler.base.jsonutil import as_dict, as_list
+from mxjob_gitops.compiler.rules.syncrestart import sync_restart_problems
 from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.compiler.spec.legacy import unset_env_references
 from mxjob_gitops.compiler.spec.model import pod_restart_policy
@@ -34,6 +35,7 @@ def check_rules(data: dict[str, Any]) -> list[Diagnostic]:
     for replica_type, replica in replicas.items():
         found.extend(_check_replica(replica_type, as_dict(replica)))
     found.extend(_check_run_policy(as_dict(spec.get("runPolicy"))))
+    found.extend(sync_restart_problems(spec))
     found.extend(_null_items(spec, ("spec",)))
     # One finding per field: a count the layout refuses gets its error, not also the "no pods" note.
     refused = {d.path for d in found if d.severity is Severity.ERROR}

@@ -48,7 +48,7 @@ def test_the_reconciler_needs_nothing_its_service_account_lacks(
     for step in ("running", "failed", "recreate"):
         if step == "failed":
             kubelet.set_pod("mxnet-job-worker-0", "Failed", exit_code=137)
-        result = run_cli(["reconcile", "--once", "--kubeconfig", str(kubeconfig), "--no-leader-election"])
+        result = run_cli(["reconcile", "--once", "--kubeconfig", str(kubeconfig), "--no-leader-election", "-A"])
         kubelet.sync()
         passes.append(result.stderr)
         assert result.exit_code == 0, result.stderr
