@@ -49,8 +49,12 @@ def is_manifest_path(parts: Sequence[str]) -> bool:
     return name.endswith(SUFFIXES) and name not in KUSTOMIZE_FILES
 
 
-def discover(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False) -> list[str]:
-    """Expand directories into their manifest files in a stable order; '-' stays as is."""
+def discover(
+    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, note_renders: bool = False
+) -> list[str]:
+    """Expand directories into their manifest files in a stable order; '-' stays as is. `note_renders`: say so
+    when a directory holds an earlier `render -o`'s output (render only: validate and diff read rendered output
+    on purpose, as the rendered objects it holds)."""
     found: list[str] = []
     skipped = [p.resolve() for p in skip]
     for raw in paths:
@@ -60,7 +64,7 @@ def discover(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool 
         path = Path(raw)
         _within(path, Path.cwd(), raw)
         if path.is_dir():
-            found.extend(_walk(path, skipped))
+            found.extend(_walk(path, skipped, note_renders))
         elif path.is_file():
             found.append(raw)
         elif path.exists():
@@ -72,12 +76,13 @@ def discover(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool 
     return found
 
 
-def _walk(root: Path, skipped: list[Path]) -> list[str]:
+def _walk(root: Path, skipped: list[Path], note_renders: bool) -> list[str]:
     """The manifest files below `root`, sorted by path. os.walk does not enter a linked directory (followlinks is
     off), and hidden directories are not entered (nothing below one is read): every directory between `root` and
     a file is a real one, so only a file that is itself a link needs the check of _within."""
     files: list[str] = []
-    _note_earlier_renders(root, skipped)
+    if note_renders:
+        _note_earlier_renders(root, skipped)
     found: list[tuple[str, Path, bool]] = []
     for directory, subdirectories, names in os.walk(root):
         subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
@@ -277,12 +282,12 @@ def read_inputs(
 
 
 def input_texts(
-    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False
+    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, note_renders: bool = False
 ) -> Iterator[tuple[str, str | Unreadable]]:
     """Each input's name and text (or why it cannot be read), one at a time."""
     stdin_used = False
     budget = run_budget()
-    for name in discover(paths, skip, allow_empty):
+    for name in discover(paths, skip, allow_empty, note_renders):
         if name == "-":
             if stdin_used:
                 raise InputError("'-' (standard input) can be given only once")

@@ -132,7 +132,7 @@ class _Streamed:
 
         self.options = options
         self.render = StreamedRender(options, check_first_above=SPILL_LIMIT if check_first else None)
-        for label, text in input_texts(paths, skip):
+        for label, text in input_texts(paths, skip, note_renders=True):
             if isinstance(text, str):
                 self.render.read(ParseStream(text, label))
             else:
