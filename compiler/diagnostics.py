@@ -81,6 +81,7 @@ class Code(enum.StrEnum):
     GANG_QUEUE = "MXJ316"
     ENV_NOT_SET = "MXJ317"
     CEL_NOT_CHECKED = "MXJ318"
+    NAMESPACE_KEPT = "MXJ319"
 
 
 @dataclass(frozen=True, slots=True)

@@ -160,6 +160,7 @@ def compile_object(
     if has_errors(found) or not defaults:
         return (None if has_errors(found) else CompiledJob(conversion, None)), found
     conversion.data = canonicalise(conversion.data, mxjob_schema())
+    found.extend(namespace_kept(conversion.data, options.namespace))
     job = apply_defaults(conversion.data, options.namespace)
     scheduler, problems = choose_scheduler(job, options.gang_scheduler)
     found.extend(problems)
@@ -185,6 +186,23 @@ def compile_object(
     if has_errors(found):
         return None, found
     return CompiledJob(conversion, job, gang), found
+
+
+def namespace_kept(data: Mapping[str, Any], given: str | None) -> list[Diagnostic]:
+    """A warning when -n names another namespace than the job's own metadata.namespace, which is kept (kubectl
+    refuses the mismatch; a GitOps repository often sets one namespace per folder and a job may mean another)."""
+    metadata = data.get("metadata")
+    own = metadata.get("namespace") if isinstance(metadata, Mapping) else None
+    if not given or not own or own == given:
+        return []
+    return [
+        warning(
+            Code.NAMESPACE_KEPT,
+            f'the job\'s own namespace "{own}" is kept; -n/--namespace "{given}" applies only to jobs without one',
+            ("metadata", "namespace"),
+            f"remove metadata.namespace to render into {given}, or drop -n",
+        )
+    ]
 
 
 def render_job(

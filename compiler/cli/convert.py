@@ -6,11 +6,12 @@ import click
 
 from mxjob_gitops.compiler.cli.common import FORMATS, build_plan, paused_gc, write_stream
 from mxjob_gitops.compiler.cli.exits import guarded
-from mxjob_gitops.compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
+from mxjob_gitops.compiler.cli.flags import filename_option, paths_or_stdin, quiet, verbosity_options
 
 
 @click.command(short_help="Print MXJob specs converted to kubeflow.org/v1.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
+@filename_option
 @click.option(
     "--format",
     "fmt",

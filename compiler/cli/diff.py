@@ -12,7 +12,13 @@ import click
 from mxjob_gitops.compiler.cli.common import compile_inputs, paused_gc
 from mxjob_gitops.compiler.cli.diffreport import FORMATS
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
-from mxjob_gitops.compiler.cli.flags import WholeRange, cluster_options, paths_or_stdin, verbosity_options
+from mxjob_gitops.compiler.cli.flags import (
+    WholeRange,
+    cluster_options,
+    filename_option,
+    paths_or_stdin,
+    verbosity_options,
+)
 from mxjob_gitops.compiler.cli.inputs import Inputs
 from mxjob_gitops.compiler.cli.options import kubernetes_version_option, render_options
 from mxjob_gitops.compiler.diagnostics import Diagnostic, Severity, has_errors
@@ -22,6 +28,7 @@ from mxjob_gitops.compiler.pipeline import Manifest, Plan
 
 @click.command(short_help="Show what a change to MXJob specs would change in the cluster, object by object.")
 @click.argument("paths", nargs=-1, metavar="PATH...")
+@filename_option
 @click.option("--base", metavar="REF", help="Git revision of the old side (read from Git, no checkout).")
 @click.option("--head", metavar="REF", help="Git revision of the new side (default: the working tree).")
 @click.option("--live", is_flag=True, help="Compare the cluster's objects (old side) with the rendered PATH....")

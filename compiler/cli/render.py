@@ -15,7 +15,7 @@ import click
 
 from mxjob_gitops.compiler.cli.common import FORMATS, NO_OBJECTS, paused_gc
 from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail, guarded
-from mxjob_gitops.compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
+from mxjob_gitops.compiler.cli.flags import filename_option, paths_or_stdin, quiet, verbosity_options
 from mxjob_gitops.compiler.cli.options import check_field, kubernetes_version_option, render_options
 from mxjob_gitops.compiler.options import RenderOptions
 
@@ -47,6 +47,7 @@ def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | 
 
 @click.command(short_help="Render MXJob specs into Kubernetes manifests.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
+@filename_option
 @click.option(
     "--format",
     "fmt",

@@ -14,7 +14,7 @@ import click
 
 from mxjob_gitops.compiler.cli.common import paused_gc
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
-from mxjob_gitops.compiler.cli.flags import paths_or_stdin, verbosity_options
+from mxjob_gitops.compiler.cli.flags import filename_option, paths_or_stdin, verbosity_options
 from mxjob_gitops.compiler.cli.inputs import Inputs
 from mxjob_gitops.compiler.cli.options import render_options
 from mxjob_gitops.compiler.cli.reporters import FORMATS
@@ -30,6 +30,7 @@ _COLLECT_EVERY = 4_000  # rendered objects; about 200 jobs of the benchmark's ki
 
 @click.command(short_help="Check MXJob specs and what they render against strict schemas, offline.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
+@filename_option
 @click.option(
     "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="How to print the report."
 )
