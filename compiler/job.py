@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mxjob_gitops.compiler.besides import beside, checked_beside
 from mxjob_gitops.compiler.canonical import canonicalise
 from mxjob_gitops.compiler.cluster import ClusterSpec, cluster_spec, service_name
 from mxjob_gitops.compiler.convert import Conversion, is_mxjob, to_v1
@@ -149,10 +150,15 @@ def compile_object(
     found = [
         *conversion.diagnostics,
         *schema,
-        *check_rules(conversion.data),
+        # A rule about a value the schema refused would report the same mistake again.
+        *beside(schema, check_rules(conversion.data)),
         # The API server's own rules judge a spec whose shapes the schema accepted (compiler.kubevalidate reads
         # types as the schema promises them); a value the schema refused is not reported twice.
-        *(() if has_errors(schema) else check_job(conversion.data, options.kubernetes_version)),
+        *(
+            checked_beside(conversion.data, schema, lambda data: check_job(data, options.kubernetes_version))
+            if has_errors(schema)
+            else check_job(conversion.data, options.kubernetes_version)
+        ),
         # The CRD's own CEL rules that run on create (transition rules need the old object: compiler.updates).
         *(() if has_errors(schema) else check_create(conversion.data, options.kubernetes_version)),
         *(pod_count_problems(conversion.data, options.max_pods) if defaults else ()),

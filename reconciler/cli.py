@@ -42,7 +42,7 @@ def configure_logging(fmt: str, verbosity: int = 0) -> None:
     handler.setFormatter(_JsonFormatter() if fmt == "json" else _TextFormatter())
     logger = logging.getLogger("mxjob")
     logger.handlers[:] = [handler]
-    logger.setLevel(logging.WARNING if verbosity < 0 else logging.DEBUG if verbosity > 0 else logging.INFO)
+    logger.setLevel(logging.ERROR if verbosity < 0 else logging.DEBUG if verbosity > 0 else logging.INFO)
     logger.propagate = False
 
 

@@ -14,11 +14,11 @@ import click
 
 from mxjob_gitops.compiler.cli.common import paused_gc
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
-from mxjob_gitops.compiler.cli.flags import filename_option, paths_or_stdin, verbosity_options
+from mxjob_gitops.compiler.cli.flags import filename_option, paths_or_stdin, quiet, verbosity_options
 from mxjob_gitops.compiler.cli.inputs import Inputs
 from mxjob_gitops.compiler.cli.options import render_options
 from mxjob_gitops.compiler.cli.reporters import FORMATS
-from mxjob_gitops.compiler.diagnostics import Code
+from mxjob_gitops.compiler.diagnostics import Code, Severity
 from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
 from mxjob_gitops.compiler.options import RenderOptions
 
@@ -111,6 +111,8 @@ def validate(
             inputs.documents, dataclasses.replace(options, keep_rendered=True, kubernetes_version=version)
         )
         found = [*inputs.diagnostics, *plan.diagnostics]
+        if quiet():  # -q: errors only, in every format (warnings and notes are left out of the report)
+            found = [d for d in found if d.severity is Severity.ERROR]
         report = Report(version, strict, found, files=inputs.files)
         # Over a resource limit, checking every rendered object is the very work the limit is there to stop.
         limited = any(d.code is Code.LIMIT_EXCEEDED for d in found)
@@ -151,7 +153,6 @@ def kubernetes_files_only(inputs: Inputs) -> Inputs:
     """Keep files with a document that has apiVersion and kind (or with an error: a broken manifest is still
     reported; a warning alone, such as a YAML 1.1 boolean key in a CI workflow, does not make a file a manifest);
     note every file left out on stderr."""
-    from mxjob_gitops.compiler.cli.flags import quiet
 
     kept = {
         d.file
