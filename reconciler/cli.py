@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
 from typing import Any
 
 import click
@@ -30,10 +31,13 @@ class _JsonFormatter(logging.Formatter):
 
 
 class _TextFormatter(logging.Formatter):
+    """`2026-11-27T11:08:42Z info [namespace/job] message`: ISO 8601 times in UTC, as kubectl and the API print."""
+
+    converter = staticmethod(time.gmtime)  # logging's documented hook: times in UTC
+
     def format(self, record: logging.LogRecord) -> str:
         job = f" [{record.job}]" if hasattr(record, "job") else ""
-        extra = f" {record.conditions}" if hasattr(record, "conditions") else ""
-        return f"{self.formatTime(record, '%H:%M:%S')} {record.levelname.lower()}{job} {record.getMessage()}{extra}"
+        return f"{self.formatTime(record, '%Y-%m-%dT%H:%M:%SZ')} {record.levelname.lower()}{job} {record.getMessage()}"
 
 
 def configure_logging(fmt: str, verbosity: int = 0) -> None:

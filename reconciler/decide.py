@@ -328,7 +328,7 @@ def _failed_pod(
 def _exit_event(work: _Work, pod: PodView, verdict: ExitClass) -> Event:
     what = f"exited with code {pod.exit_code}" if pod.exit_code is not None else f"failed ({pod.reason or 'no code'})"
     return Event(
-        EventType.WARNING, Reason.EXITED, f"Pod: {work.job.namespace}.{pod.name} {what} ({verdict.value})", pod.uid
+        EventType.WARNING, Reason.EXITED, f"Pod: {work.job.namespace}/{pod.name} {what} ({verdict.value})", pod.uid
     )
 
 
