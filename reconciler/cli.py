@@ -164,7 +164,8 @@ def reconcile(
 
     Exit codes: 0 done (--once: every job reconciled); 1 (--once) some jobs could not be reconciled (each
     is named on stderr: invalid, refused as too large, or an API error that outlasted the pass's retries);
-    2 usage or environment (bad flags, no cluster, cannot list jobs); 3 a bug in mxjob."""
+    2 usage or environment (bad flags, no cluster; with --once, jobs that cannot be listed); 3 a bug in mxjob.
+    Without --once a failing list or watch is retried with back-off (up to 30 s) and /readyz fails meanwhile."""
     from mxjob_gitops.compiler.cli.extras import require
 
     with guarded():
