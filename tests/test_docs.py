@@ -294,3 +294,10 @@ def test_each_diagnostic_example_is_what_its_input_prints(tmp_path: Path, code: 
     printed = result.stderr.splitlines()
     assert line in printed, result.stderr
     assert any(f" {code} " in p or f" {code}:" in p for p in printed)
+
+
+@pytest.mark.parametrize("path", DOC_FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_local_link_resolves(path: Path) -> None:
+    """Pages moved (the README's contributor material, performance history): no link may point at nothing."""
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text(encoding="utf-8"))
+    assert [t for t in links if not t.startswith(("http://", "https://")) and not (path.parent / t).exists()] == []
