@@ -7,11 +7,15 @@ Input: 1,000 jobs x 10 replicas, which render to 22,000 objects. Measured, each 
 rendered stream, as Flux users validate a committed `render -o` output), and the baseline `bench/baseline.py
 jsonschema_rs` (unpickle the same objects and check each with the same strict schemas, compiled by
 jsonschema_rs), and `mxjob render SPECS > FILE` itself, the render that wrote the stream. Targets: the whole
-command on the specs <= 2 s; validate of the rendered stream <= 1.2x the render that wrote it.
+command on the specs <= 2 s; validate of the rendered stream <= 1.2x the render that wrote it. Where the
+real components are built (REALCOMP_CACHE, docs/real-cluster.md), the peer a user compares with runs too:
+`kubeconform -strict -summary` on the same rendered stream with the same schemas; target: `mxjob validate
+RENDERED` <= 0.5x its wall time, with no more peak memory.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import tempfile
@@ -24,6 +28,32 @@ from render_bench import BASELINE, many_jobs, pickle_rendering, write_input
 
 TARGET_SECONDS = 2.0
 TARGET_RENDERED_RATIO = 1.2
+TARGET_KUBECONFORM_RATIO = 0.5
+
+
+def _realcomp() -> Path:
+    explicit = os.environ.get("REALCOMP_CACHE")
+    if explicit:
+        return Path(explicit)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mxjob-gitops" / "realcomp"
+
+
+def kubeconform_command(rendered: Path) -> list[str] | None:
+    """kubeconform -strict on the rendered stream, with the Kubernetes schemas realcomp built and ours for the
+    CRDs (as tests/modern/test_core.py runs it), or None where it is not built."""
+    binary, schemas = _realcomp() / "bin" / "kubeconform", _realcomp() / "share" / "kubernetes-json-schema"
+    if not binary.is_file() or not schemas.is_dir():
+        return None
+    repo = Path(__file__).resolve().parent.parent
+    return [
+        str(binary), "-strict", "-summary", "-kubernetes-version", "1.36.0",
+        "-schema-location",
+        f"{schemas}/{{{{ .NormalizedKubernetesVersion }}}}-standalone{{{{ .StrictSuffix }}}}/"
+        "{{ .ResourceKind }}{{ .KindSuffix }}.json",
+        "-schema-location",
+        f"{repo}/schemas/kubeconform/{{{{.Group}}}}/{{{{.ResourceKind}}}}_{{{{.ResourceAPIVersion}}}}.json",
+        str(rendered),
+    ]  # fmt: skip
 
 
 def main() -> int:
@@ -65,6 +95,21 @@ def main() -> int:
                 f"  target: validate of the rendered stream <= {TARGET_RENDERED_RATIO:g}x its render: "
                 f"{verdict(ratio, TARGET_RENDERED_RATIO)}"
             )
+        peer = kubeconform_command(rendered)
+        if peer is not None:
+            series = interleave(
+                pairs, lambda: run([*MXJOB, "validate", "-q", str(rendered)]), lambda: run(peer, ok=(0, 1))
+            )
+            found = print_comparison(
+                f"validate the rendered stream ({count:,} objects) against kubeconform -strict",
+                ["mxjob validate rendered", "kubeconform -strict -summary"],
+                series,
+                target=(1, TARGET_KUBECONFORM_RATIO) if jobs == 1_000 else None,
+            )
+            memory = series[0].peak_rss_mib / max(series[1].peak_rss_mib, 1.0)
+            print(f"  peak RSS mxjob / kubeconform: {memory:.2f} (target <= 1: {verdict(memory, 1.0)})")
+        else:
+            print("\n(kubeconform not built: run `make envtest` for the comparison with kubeconform -strict)")
     return 0
 
 

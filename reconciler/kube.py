@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from mxjob_gitops.compiler.asciinum import whole
+from mxjob_gitops.compiler.base.asciinum import whole
 from mxjob_gitops.reconciler import access
 from mxjob_gitops.reconciler.vocabulary import WatchEventType
 
