@@ -15,9 +15,9 @@ from mxjob_gitops.compiler.base.diagnostics import Diagnostic, Severity, has_err
 from mxjob_gitops.compiler.cli.common import compile_inputs
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail
 from mxjob_gitops.compiler.cli.flags import (
-    filename_option,
     WholeRange,
     cluster_options,
+    filename_option,
     format_option,
     paths_or_stdin,
     verbosity_options,

@@ -123,7 +123,6 @@ def cluster_options(command: F) -> F:
     return command
 
 
-
 def filename_option(command: F) -> F:
     """-f/--filename PATH (repeatable), kubectl's spelling of a PATH argument; the command receives every one of
     them, in order, before its PATH arguments, as `paths`."""
@@ -141,6 +140,7 @@ def filename_option(command: F) -> F:
         help="A file, directory or - to read, as a PATH argument (repeatable; kubectl's spelling).",
     )
     return option(wrapper)  # type: ignore[return-value]  # click's decorator keeps the signature it is given
+
 
 def paths_or_stdin(paths: tuple[str, ...]) -> tuple[str, ...]:
     """No PATH means standard input when something is piped in; on a terminal it is a usage error."""
