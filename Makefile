@@ -1,24 +1,44 @@
-# Two entry points do all set-up on a fresh machine (see README): `make examples` and `make test`.
+# Two entry points do all set-up on a fresh machine (see README): `make examples` (the base install) and
+# `make test` (the test install).
 PYTHON ?= python3
 # Test workers for `make test` (pytest-xdist); each test file runs whole on one worker. TEST_WORKERS=0 runs serially.
 TEST_WORKERS ?= auto
 VENV ?= .venv
 BIN := $(VENV)/bin
+# The test install (the [test] extra: linters, pytest, the cluster client) and the base install (what `mxjob
+# render` needs, and all `make examples` installs); the test install includes the base one.
 STAMP := $(VENV)/.installed
+BASE_STAMP := $(VENV)/.installed-base
 
 .PHONY: examples test lint golden bench bench-install dist clean e2e e2e-prepare envtest
 
-$(STAMP): pyproject.toml constraints.txt
+$(VENV)/bin/python:
+	@echo "==> creating the virtual environment $(VENV)"
 	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml constraints.txt | $(VENV)/bin/python
+	@echo "==> installing mxjob-gitops with its test tools into $(VENV) (about two minutes the first time)"
 	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
-	touch $(STAMP)
+	touch $(STAMP) $(BASE_STAMP)
 
-## Install, then render every example into rendered/ (kubectl kustomize rendered/ builds it).
-examples: $(STAMP)
+$(BASE_STAMP): pyproject.toml constraints.txt | $(VENV)/bin/python
+	@if [ -f $(STAMP) ] && [ $(STAMP) -nt pyproject.toml ] && [ $(STAMP) -nt constraints.txt ]; then \
+		echo "==> $(VENV) already holds the test install, which includes the base one"; \
+	else \
+		echo "==> installing mxjob-gitops (base install: no test tools, no cluster client) into $(VENV)"; \
+		$(BIN)/pip install --disable-pip-version-check --progress-bar on -c constraints.txt -e . ; \
+	fi
+	touch $(BASE_STAMP)
+
+## Install (the base package only), then render every example into rendered/ (kubectl kustomize rendered/ builds it).
+examples: $(BASE_STAMP)
+	@echo "==> rendering examples/ into rendered/"
 	$(BIN)/mxjob render -o rendered examples/train examples/tune examples/byteps examples/single
+	@echo "==> done: kubectl kustomize rendered/ builds what Argo CD or Flux would apply"
 
-## Install, then run linters, the type checker and the whole test suite.
+## Install with the test tools, then run linters, the type checker and the whole test suite.
 test: $(STAMP)
+	@echo "==> ruff, mypy, then pytest on $(TEST_WORKERS) workers"
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, assert_never
 
 from mxjob_gitops.compiler.spec import constants as c
+from mxjob_gitops.reconciler.dryrun import action_line, status_line
 from mxjob_gitops.reconciler.gitops import verified_owners
 from mxjob_gitops.reconciler.kube import ClusterError, Conflict, Fenced, Writer
 from mxjob_gitops.reconciler.kueue import MarkUnretriable, ReleasePod
@@ -50,12 +51,11 @@ class Applier:
             return None
         meta = job["metadata"]
         if self.writer is None:
+            namespace = str(meta.get("namespace") or "")
+            conditions = [str(x["type"]) for x in plan.status["conditions"]]
             log.info(
-                "would write status",
-                extra={
-                    "job": f"{meta.get('namespace')}/{meta['name']}",
-                    "conditions": [x["type"] for x in plan.status["conditions"]],
-                },
+                status_line(namespace, str(meta["name"]), conditions),
+                extra={"job": f"{namespace}/{meta['name']}", "conditions": conditions},
             )
             return None
         return self.writer.replace_status({**job, "status": plan.status})
@@ -71,7 +71,7 @@ class Applier:
         for action in actions:
             where = {"job": f"{namespace}/{name}", "action": type(action).__name__}
             if self.writer is None:
-                log.info(f"would {_describe(action)}", extra=where)
+                log.info(action_line(action, namespace, name), extra=where)
                 continue
             try:
                 self._one(self.writer, job, namespace, action, pods)

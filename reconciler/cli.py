@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
 from typing import Any
 
 import click
@@ -31,10 +32,13 @@ class _JsonFormatter(logging.Formatter):
 
 
 class _TextFormatter(logging.Formatter):
+    """`2026-11-27T11:08:42Z info [namespace/job] message`: ISO 8601 times in UTC, as kubectl and the API print."""
+
+    converter = staticmethod(time.gmtime)  # logging's documented hook: times in UTC
+
     def format(self, record: logging.LogRecord) -> str:
         job = f" [{record.job}]" if hasattr(record, "job") else ""
-        extra = f" {record.conditions}" if hasattr(record, "conditions") else ""
-        return f"{self.formatTime(record, '%H:%M:%S')} {record.levelname.lower()}{job} {record.getMessage()}{extra}"
+        return f"{self.formatTime(record, '%Y-%m-%dT%H:%M:%SZ')} {record.levelname.lower()}{job} {record.getMessage()}"
 
 
 def configure_logging(fmt: str, verbosity: int = 0) -> None:
@@ -43,7 +47,7 @@ def configure_logging(fmt: str, verbosity: int = 0) -> None:
     handler.setFormatter(_JsonFormatter() if fmt == "json" else _TextFormatter())
     logger = logging.getLogger("mxjob")
     logger.handlers[:] = [handler]
-    logger.setLevel(logging.WARNING if verbosity < 0 else logging.DEBUG if verbosity > 0 else logging.INFO)
+    logger.setLevel(logging.ERROR if verbosity < 0 else logging.DEBUG if verbosity > 0 else logging.INFO)
     logger.propagate = False
 
 
@@ -185,7 +189,8 @@ def reconcile(
 
     Exit codes: 0 done (--once: every job reconciled); 1 (--once) some jobs could not be reconciled (each
     is named on stderr: invalid, refused as too large, or an API error that outlasted the pass's retries);
-    2 usage or environment (bad flags, no cluster, cannot list jobs); 3 a bug in mxjob."""
+    2 usage or environment (bad flags, no cluster; with --once, jobs that cannot be listed); 3 a bug in mxjob.
+    Without --once a failing list or watch is retried with back-off (up to 30 s) and /readyz fails meanwhile."""
     from mxjob_gitops.compiler.io.extras import require
 
     with guarded():

@@ -387,7 +387,7 @@ def _exit_event(work: _Work, pod: PodView, verdict: ExitClass) -> Event:
     else:
         what = f"failed ({pod.reason or 'no code'})"
     return Event(
-        EventType.WARNING, Reason.EXITED, f"Pod: {work.job.namespace}.{pod.name} {what} ({verdict.value})", pod.uid
+        EventType.WARNING, Reason.EXITED, f"Pod: {work.job.namespace}/{pod.name} {what} ({verdict.value})", pod.uid
     )
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from mxjob_gitops.compiler.base.asciinum import whole
 from mxjob_gitops.compiler.spec import constants as c
+from mxjob_gitops.reconciler import access
 from mxjob_gitops.reconciler.vocabulary import WatchEventType
 
 FIELD_MANAGER = "mxjob-reconciler"
@@ -50,7 +53,11 @@ class Cluster:
         try:
             self._dynamic = DynamicClient(api_client)
         except Exception as exc:
-            raise ClusterError(f"cannot reach the Kubernetes API: {_reason(exc)}") from exc
+            status = getattr(exc, "status", None)
+            server = str(api_client.configuration.host)
+            if status:
+                raise ClusterError(access.refused_by_server(status, str(getattr(exc, "reason", "") or ""))) from exc
+            raise ClusterError(access.unreachable(server, str(exc))) from exc
 
     @classmethod
     def connect(
@@ -64,15 +71,16 @@ class Cluster:
         from kubernetes import client, config
         from kubernetes.config.config_exception import ConfigException
 
+        home = Path.home()
         try:
             api_client = config.new_client_from_config(config_file=kubeconfig, context=context)
         except (ConfigException, FileNotFoundError, TypeError) as exc:
-            if kubeconfig or context:
-                raise ClusterError(f"kubeconfig: {exc}") from exc
+            if kubeconfig or context or access.default_kubeconfig(home).is_file():
+                raise ClusterError(access.kubeconfig_problem(kubeconfig, context, home, str(exc))) from exc
             try:
                 config.load_incluster_config()
             except ConfigException as inner:
-                raise ClusterError("no kubeconfig and not running in a cluster") from inner
+                raise ClusterError(access.nothing_found(os.environ, home)) from inner
             api_client = client.ApiClient()
         api_client.user_agent = user_agent
         _no_hidden_retries(api_client)
@@ -299,10 +307,12 @@ def context_namespace(kubeconfig: str | None, context: str | None) -> str | None
 
 
 def _reason(exc: Exception) -> str:
+    """An API error as kubectl prints it (`Error from server (Forbidden): <the server's message>`), else the
+    first line of what the client said."""
     status = getattr(exc, "status", None)
     reason = getattr(exc, "reason", None)
     if status:
-        return f"HTTP {status} {reason or ''}".strip()
+        return access.server_error(status, str(reason or ""), getattr(exc, "body", None))
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import bisect
+import contextlib
 import copy
 import itertools
 import json
@@ -177,6 +178,7 @@ class FakeKubernetes:
         self.held: Hold | None = None
         self.user_agents: list[tuple[float, str, str, str]] = []  # (monotonic time, method, path, User-Agent)
         self.lock = threading.Condition()
+        self.closed = False  # the server is shutting down: every watch ends now
         # A mutating admission webhook: called with (group version, plural, object) before an object is stored.
         self.admit: Callable[[str, str, dict[str, Any]], None] | None = None
 
@@ -402,7 +404,7 @@ class FakeKubernetes:
             if since and since + 1 < self.compacted_before:
                 yield {"type": "ERROR", "object": status_body(410, "Expired", f"too old resource version: {since}")}
                 return
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not self.closed:
             with self.lock:
                 batch = self._history_after(gv, plural, ns, position)
                 if not batch:
@@ -583,6 +585,34 @@ class _Server(ThreadingHTTPServer):
         self.state = state
         self.drop_watch_after = 0
         self.closing = False
+        self.open: set[socket.socket] = set()  # client connections, closed on shutdown (keep-alive readers end)
+        self.handlers: list[threading.Thread] = []
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """ThreadingMixIn's, with each connection and its thread remembered (end_connections)."""
+        thread = threading.Thread(target=self.process_request_thread, args=(request, client_address), daemon=True)
+        with self.state.lock:
+            self.open.add(request)
+            self.handlers = [*(t for t in self.handlers if t.is_alive()), thread]
+        thread.start()
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.state.lock:
+            self.open.discard(request)
+        super().shutdown_request(request)
+
+    def end_connections(self) -> None:
+        """Close every client connection and wait briefly for the threads serving them: a test that needs
+        to be the process's only thread (compiler.fanout forks only then) must not meet ours."""
+        with self.state.lock:
+            self.state.closed = True
+            self.state.lock.notify_all()
+            connections, handlers = list(self.open), list(self.handlers)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+        for handler in handlers:
+            handler.join(timeout=5)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that gave up (its read timeout) and closed the connection is normal; anything else is not."""
@@ -705,3 +735,4 @@ class FakeServer:
         self.state.stalled.clear()
         self._server.shutdown()
         self._server.server_close()
+        self._server.end_connections()

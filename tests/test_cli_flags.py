@@ -62,11 +62,29 @@ def test_diff_context_lines_are_unified(tmp_path: Path) -> None:
     assert len(wide.splitlines()) > len(narrow.splitlines())
 
 
-def test_version() -> None:
+def test_version_names_the_commit_of_the_checkout_it_runs_from() -> None:
+    """The tests run from an editable install in a Git checkout: its HEAD, and whether tracked files changed."""
+    import subprocess
     from importlib.metadata import version
 
+    from tests.conftest import REPO
+
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
+    changed = subprocess.run(
+        ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+    ).stdout.strip()
+    dirty = ", dirty: uncommitted changes" if changed else ""
     result = run_cli(["--version"])
-    assert result.exit_code == 0 and result.stdout == f"mxjob {version('mxjob-gitops')}\n"
+    assert result.exit_code == 0
+    assert result.stdout == f"mxjob {version('mxjob-gitops')} (commit {head.stdout.strip()}{dirty})\n"
+
+
+def test_version_outside_git_is_the_number_alone(tmp_path: Path) -> None:
+    from mxjob_gitops.compiler.cli.version import built_state, checkout_state
+
+    assert checkout_state(tmp_path) is None and built_state(tmp_path) is None
+    (tmp_path / "_build.json").write_text('{"commit": "' + "a" * 40 + '", "dirty": false}', encoding="utf-8")
+    assert built_state(tmp_path) == {"commit": "a" * 40, "dirty": False}
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])

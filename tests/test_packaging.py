@@ -20,7 +20,13 @@ from tests.conftest import EXAMPLES, REPO, run_cli
 TOP_LEVEL = {"mxjob_gitops"}
 PACKAGE_ROOTS = {"mxjob_gitops/compiler": REPO / "compiler", "mxjob_gitops/reconciler": REPO / "reconciler"}
 # The package's own files; its symlinks to the folders above are not followed into the wheel.
-PACKAGE_FILES = {"mxjob_gitops/__init__.py", "mxjob_gitops/__main__.py", "mxjob_gitops/py.typed"}
+# _build.json: the commit the wheel was built from (hatch_build.py), there because REPO is a Git checkout.
+PACKAGE_FILES = {
+    "mxjob_gitops/__init__.py",
+    "mxjob_gitops/__main__.py",
+    "mxjob_gitops/py.typed",
+    "mxjob_gitops/_build.json",
+}
 SCHEMAS_IN_WHEEL = "mxjob_gitops/compiler/_schemas"
 
 
@@ -155,6 +161,8 @@ def _runs_from_the_installed_package(target: Path, site: Path) -> None:
 
     version = run(python, "-m", "mxjob_gitops", "--version")
     assert version.returncode == 0 and version.stdout.startswith("mxjob "), version.stderr[-2000:]
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
+    assert f"(commit {head.stdout.strip()}" in version.stdout, version.stdout  # recorded at build time
     rendered = run(str(target / "bin" / "mxjob"), "render", str(EXAMPLES / "train" / "mx_job_dist_gpu.yaml"))
     assert rendered.returncode == 0 and "kind: Pod" in rendered.stdout, rendered.stderr[-2000:]
     assert "reconcile" in run(str(target / "bin" / "mxjob"), "--help").stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -106,7 +107,12 @@ def test_dry_run_prints_the_plan_and_changes_nothing(api: tuple[FakeServer, Path
     set_pod(server, "mxnet-job-worker-0", "Failed", exit_code=137)
     before = {k: v["metadata"]["resourceVersion"] for k, v in server.state.objects.items()}
     log = once(kubeconfig, "--dry-run")
-    assert "would write status" in log and "would delete pod mxnet-job-worker-0 (restart)" in log
+    lines = log.splitlines()
+    assert "info [ml/mxnet-job] mxjob ml/mxnet-job status updated (dry run): conditions Created, Restarting" in log
+    assert "info [ml/mxnet-job] pod ml/mxnet-job-worker-0 deleted (dry run): restart" in log
+    assert "created (dry run): Pod: ml/mxnet-job-worker-0 exited with code 137 (retryable)" in log
+    assert all(re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ (info|warning|error|debug) ", line) for line in lines), log
+    assert "['" not in log and "ml.mxnet-job" not in log
     after = {k: v["metadata"]["resourceVersion"] for k, v in server.state.objects.items()}
     assert after == before
     writes = [r for r in server.state.requests if r[0] in ("POST", "PUT", "PATCH", "DELETE")]

@@ -83,6 +83,7 @@ class Code(enum.StrEnum):
     ENV_NOT_SET = "MXJ317"
     CEL_NOT_CHECKED = "MXJ318"
     SYNC_RESTART = "MXJ319"
+    NAMESPACE_KEPT = "MXJ320"
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,6 +50,26 @@ QUANTITY_PATTERN = (
 SERVER_WORDS = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 
 
+# `4GB`, `500 MB`, `1gb`, `2 Gi`: a number and a size written as people write them, read as what was meant.
+_SIZE_LIKE = re.compile(r"\s*([+-]?[0-9]*\.?[0-9]+)\s*([kKmMgGtTpPeE])([iI]?)[bB]?\s*")
+_PLACEHOLDER = re.compile(r".*(<[^>]*>|\$\{[^}]*\}|\{\{.*\}\}|\$[A-Z_]+).*", re.S)
+_EXPONENT = re.compile(r"\s*[+-]?[0-9]*\.?[0-9]*[eE][+-]?[0-9]+\s*")
+
+
+def likely_fix(text: str) -> str:
+    """How to write what `text` (not a Kubernetes quantity) most likely meant, in a few words."""
+    size = _SIZE_LIKE.fullmatch(text)
+    if size is not None:
+        number, letter, binary = size.group(1), size.group(2).upper(), size.group(3)
+        decimal = "k" if letter == "K" else letter
+        return f"write {number}{letter}i" if binary else f"write {number}{decimal} or {number}{letter}i"
+    if _PLACEHOLDER.fullmatch(text):
+        return "a placeholder was left in: write the amount, e.g. 1, 500m or 4Gi"
+    if _EXPONENT.fullmatch(text):
+        return f"an exponent must be within ±{MAX_EXPONENT:,}"
+    return "write a number with an optional suffix, e.g. 2, 500m, 4Gi or 512Mi"
+
+
 def with_quantity_rule(definitions: dict[str, Any]) -> dict[str, Any]:
     """`definitions` ($defs of a schema) with QUANTITY_PATTERN on the string form of a Quantity, where there is one."""
     if QUANTITY_DEFINITION not in definitions:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import click
 
 from mxjob_gitops.compiler.cli.common import FORMATS, build_plan
-from mxjob_gitops.compiler.cli.flags import format_option, kustomize_option, paths_or_stdin, quiet, verbosity_options
+from mxjob_gitops.compiler.cli.flags import (
+    filename_option,
+    format_option,
+    kustomize_option,
+    paths_or_stdin,
+    quiet,
+    verbosity_options,
+)
 from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.compiler.cli.startup import paused_gc
 from mxjob_gitops.compiler.io.heldout import write_stream
@@ -14,6 +21,7 @@ from mxjob_gitops.compiler.io.heldout import write_stream
 @click.command(short_help="Print MXJob specs converted to kubeflow.org/v1.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @kustomize_option
+@filename_option
 @format_option(FORMATS, "yaml", "How to print: a YAML stream, or a JSON v1 List.")
 @click.option(
     "-i",

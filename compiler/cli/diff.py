@@ -17,6 +17,7 @@ from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail
 from mxjob_gitops.compiler.cli.flags import (
     WholeRange,
     cluster_options,
+    filename_option,
     format_option,
     kustomize_option,
     paths_or_stdin,
@@ -35,6 +36,7 @@ from mxjob_gitops.compiler.report.diff import FORMATS
 @click.command(short_help="Show what a change to MXJob specs would change in the cluster, object by object.")
 @click.argument("paths", nargs=-1, metavar="PATH...")
 @kustomize_option
+@filename_option
 @click.option("--base", metavar="REF", help="Git revision of the old side (read from Git, no checkout).")
 @click.option("--head", metavar="REF", help="Git revision of the new side (default: the working tree).")
 @click.option("--live", is_flag=True, help="Compare the cluster's objects (old side) with the rendered PATH....")

@@ -126,6 +126,25 @@ def cluster_options(command: F) -> F:
     return command
 
 
+def filename_option(command: F) -> F:
+    """-f/--filename PATH (repeatable), kubectl's spelling of a PATH argument; the command receives every one of
+    them, in order, before its PATH arguments, as `paths`."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, filenames: tuple[str, ...], paths: tuple[str, ...], **kwargs: Any) -> Any:
+        return command(*args, paths=(*filenames, *paths), **kwargs)
+
+    option = click.option(
+        "-f",
+        "--filename",
+        "filenames",
+        multiple=True,
+        metavar="PATH",
+        help="A file, directory or - to read, as a PATH argument (repeatable; kubectl's spelling).",
+    )
+    return option(wrapper)  # type: ignore[return-value]  # click's decorator keeps the signature it is given
+
+
 def paths_or_stdin(paths: tuple[str, ...]) -> tuple[str, ...]:
     """No PATH means standard input when something is piped in; on a terminal it is a usage error."""
     if paths:

@@ -28,6 +28,9 @@ BUILTIN = {
 }
 
 
+_ARGS = "mxjob.command_args"
+
+
 class LazyGroup(click.Group):
     def _targets(self) -> dict[str, tuple[str, str]]:
         from importlib.metadata import entry_points  # ~30 ms of imports that a built-in command never needs
@@ -47,6 +50,27 @@ class LazyGroup(click.Group):
         module, _, attribute = target[0].partition(":")
         command: click.Command = getattr(import_paused(module), attribute)
         return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        ctx.meta[_ARGS] = (command, list(rest))  # for a hint when an option is unknown (invoke)
+        return name, command, rest
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except click.NoSuchOption as exc:
+            command, args = ctx.meta.get(_ARGS, (None, []))
+            if command is not None:
+                from mxjob_gitops.compiler.cli.habits import hint
+
+                typed, said = hint(command, args, exc.option_name)
+                if said:
+                    exc.message = f"No such option {typed!r}: {said}"  # type: ignore[misc]  # click marks it Final
+                    exc.possibilities = None  # type: ignore[misc]  # click's Final; the hint replaces its guess
+            raise
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = []
@@ -78,8 +102,24 @@ class _Epilog(LazyGroup):
             formatter.write_dl(ENVIRONMENT)
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from mxjob_gitops.compiler.cli.version import describe
+
+    click.echo(describe())
+    ctx.exit()
+
+
 @click.group(cls=_Epilog, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(package_name="mxjob-gitops", prog_name="mxjob", message="%(prog)s %(version)s")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Print the version, and the Git commit this install was built from, and exit.",
+)
 def cli() -> None:
     """Turn Kubeflow MXJob specs into explicit, deterministic Kubernetes manifests for Argo CD and Flux.
 

@@ -11,7 +11,14 @@ import click
 
 from mxjob_gitops.compiler.cli.common import FORMATS, NO_OBJECTS
 from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail
-from mxjob_gitops.compiler.cli.flags import format_option, kustomize_option, paths_or_stdin, quiet, verbosity_options
+from mxjob_gitops.compiler.cli.flags import (
+    filename_option,
+    format_option,
+    kustomize_option,
+    paths_or_stdin,
+    quiet,
+    verbosity_options,
+)
 from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.compiler.cli.render_flags import render_options
 from mxjob_gitops.compiler.cli.startup import paused_gc
@@ -42,6 +49,7 @@ def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | 
 @click.command(short_help="Render MXJob specs into Kubernetes manifests.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @kustomize_option
+@filename_option
 @format_option(FORMATS, "yaml", "How to print: a YAML stream, or a JSON v1 List.")
 @click.option(
     "-o",

@@ -16,9 +16,11 @@ from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, Severity
 from mxjob_gitops.compiler.base.printcap import printed_limit
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail
 from mxjob_gitops.compiler.cli.flags import (
+    filename_option,
     format_option,
     kustomize_option,
     paths_or_stdin,
+    quiet,
     verbosity,
     verbosity_options,
 )
@@ -37,6 +39,7 @@ _COLLECT_EVERY = 4_000  # rendered objects; about 200 jobs of the benchmark's ki
 @click.command(short_help="Check MXJob specs and what they render against strict schemas, offline.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @kustomize_option
+@filename_option
 @format_option(FORMATS, "text", "How to print the report.")
 @click.option(
     "--strict/--no-strict",
@@ -114,6 +117,8 @@ def validate(
         plans = [compile_documents(u.documents, dataclasses.replace(options, keep_rendered=True)) for u in units]
         found = [*inputs.diagnostics, *(d for plan in plans for d in plan.diagnostics)]
         found.extend(stale_renderings(plans) if not has_errors(found) else [])
+        if quiet():  # -q: errors only, in every format (warnings and notes are left out of the report)
+            found = [d for d in found if d.severity is Severity.ERROR]
         report = Report(version, strict, found, files=inputs.files, print_limit=printed_limit(verbosity()))
         # Over a resource limit, checking every rendered object is the very work the limit is there to stop.
         limited = any(d.code is Code.LIMIT_EXCEEDED for d in found)

@@ -6,7 +6,7 @@ documents; compiler.stream examines parts of an input in other processes and acc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,7 +86,7 @@ class Checker:
         `document` is remembered as where the object's identities were first seen: it need not hold data."""
         passed = self._passed_before(obj)
         if passed is not None:  # most objects of a rendering: no record of examine()'s is made for them
-            self._produced(passed, document, prefix)
+            self._produced((passed,), document, prefix)
             plain: Manifest = obj
             return plain
         return self.account(document, prefix, self.examine(document, prefix, obj))
@@ -146,27 +146,48 @@ class Checker:
         self.diagnostics.extend(examined.diagnostics)
         if examined.estimate is not None:
             self._estimate(examined.estimate, document, prefix)
-        for ident in examined.identities:
-            self._produced(ident, document, prefix)
+        self._produced(examined.identities, document, prefix)
         return examined.item
 
     def may_compile(self, obj: Any) -> bool:
         """Whether `add` may compile the object: an MXJob, unless the input holds its rendering (its ConfigMap)."""
         return isinstance(obj, dict) and is_mxjob(obj) and identity(obj)[2:] not in self.rendered
 
-    def _produced(self, ident: Identity, document: SourceDocument, prefix: JsonPath) -> None:
-        """Remember where an identity was first produced; a second producer is an error (MXJ210)."""
-        first = self.seen.setdefault(ident, (document, prefix))
-        if first[0] is not document or first[1] != prefix:
-            self._duplicate(ident, first, document, prefix)
+    def _produced(self, identities: Iterable[Identity], document: SourceDocument, prefix: JsonPath) -> None:
+        """Remember where each identity was first produced; what an object produces that another object produced
+        before is one error (MXJ210) per earlier producer, at the object's metadata.name: the same job in two files
+        is one line naming both, not one per Pod and Service."""
+        clashes: dict[tuple[int, JsonPath], list[Identity]] = {}
+        earlier: dict[tuple[int, JsonPath], tuple[SourceDocument, JsonPath]] = {}
+        for ident in identities:
+            first = self.seen.setdefault(ident, (document, prefix))
+            if first[0] is not document or first[1] != prefix:
+                key = (id(first[0]), first[1])
+                clashes.setdefault(key, []).append(ident)
+                earlier[key] = first
+        for key, idents in clashes.items():
+            self._duplicate(idents, earlier[key], document, prefix)
 
     def _duplicate(
-        self, ident: Identity, first: tuple[SourceDocument, JsonPath], document: SourceDocument, prefix: JsonPath
+        self,
+        idents: list[Identity],
+        first: tuple[SourceDocument, JsonPath],
+        document: SourceDocument,
+        prefix: JsonPath,
     ) -> None:
-        where = first[0].locate(first[1])  # located only now: positions cost a second parse
-        namespace = ident[2] + "/" if ident[2] else ""
-        message = f"{ident[1]} {namespace}{ident[3]} is also produced by {where}"
-        problem = error(Code.DUPLICATE_OBJECT, message, (), "rename one of the jobs or objects")
+        where = first[0].locate((*first[1], "metadata", "name"))  # located only now: positions cost a second parse
+        jobs = [ident for ident in idents if ident[1] == c.KIND]
+        if len(idents) == 1:
+            message = f"{_label(idents[0])} is also produced by {where}"
+        elif jobs:
+            message = (
+                f"{_label(jobs[0])} is also defined at {where}: the same job twice would render each of its "
+                f"{len(idents)} objects twice"
+            )
+        else:
+            shown = ", ".join(_label(ident) for ident in idents[:2])
+            message = f"the {len(idents)} objects it renders ({shown}, ...) are also produced by {where}"
+        problem = error(Code.DUPLICATE_OBJECT, message, ("metadata", "name"), "rename one of them, or remove the copy")
         self.diagnostics.append(locate(problem, document, prefix, None))
 
     def _job_estimate(self, job: MXJob) -> int:
@@ -185,6 +206,12 @@ class Checker:
         problem = output_problem(self.estimate, self.options.max_pods)
         if problem is not None and self.too_big is None:
             self.too_big = locate(problem, document, prefix, None)
+
+
+def _label(ident: Identity) -> str:
+    """`Kind namespace/name` (or `Kind name`) of an identity, as kubectl names objects."""
+    namespace = ident[2] + "/" if ident[2] else ""
+    return f"{ident[1]} {namespace}{ident[3]}"
 
 
 def job_output_estimate(job: MXJob) -> int:

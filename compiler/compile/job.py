@@ -28,6 +28,7 @@ from mxjob_gitops.compiler.render.gang.base import GANG_ANNOTATION
 from mxjob_gitops.compiler.render.gang.plan import choose_scheduler, gang_forms, plan_gang
 from mxjob_gitops.compiler.render.job import CompiledJob, JobRendering, Manifest
 from mxjob_gitops.compiler.render.options import RenderOptions
+from mxjob_gitops.compiler.rules.besides import beside, checked_beside
 from mxjob_gitops.compiler.rules.kubevalidate import check_job
 from mxjob_gitops.compiler.rules.kubevalidate.crdrules import check_create
 from mxjob_gitops.compiler.rules.kubevalidate.podgroup import check_pod_group
@@ -86,10 +87,15 @@ def compile_object(
     found = [
         *conversion.diagnostics,
         *schema,
-        *check_rules(conversion.data),
+        # A rule about a value the schema refused would report the same mistake again.
+        *beside(schema, check_rules(conversion.data)),
         # The API server's own rules judge a spec whose shapes the schema accepted (compiler.kubevalidate reads
         # types as the schema promises them); a value the schema refused is not reported twice.
-        *(() if has_errors(schema) else check_job(conversion.data, options.kubernetes_version)),
+        *(
+            checked_beside(conversion.data, schema, lambda data: check_job(data, options.kubernetes_version))
+            if has_errors(schema)
+            else check_job(conversion.data, options.kubernetes_version)
+        ),
         # The CRD's own CEL rules that run on create (transition rules need the old object: compiler.updates).
         *(() if has_errors(schema) else check_create(conversion.data, options.kubernetes_version)),
         *(pod_count_problems(conversion.data, options.max_pods) if defaults else ()),
@@ -99,6 +105,7 @@ def compile_object(
     if not defaults:
         return CompiledJob(conversion, None), found
     conversion.data = canonicalise(conversion.data, mxjob_schema())
+    found.extend(namespace_kept(conversion.data, options.namespace))
     job = apply_defaults(conversion.data, options.namespace)
     scheduler, problems = choose_scheduler(job, options.gang_scheduler)
     found.extend(problems)
@@ -150,3 +157,20 @@ def locate(
         document.index,
         diagnostic.hint,
     )
+
+
+def namespace_kept(data: Mapping[str, Any], given: str | None) -> list[Diagnostic]:
+    """A warning when -n names another namespace than the job's own metadata.namespace, which is kept (kubectl
+    refuses the mismatch; a GitOps repository often sets one namespace per folder and a job may mean another)."""
+    metadata = data.get("metadata")
+    own = metadata.get("namespace") if isinstance(metadata, Mapping) else None
+    if not given or not own or own == given:
+        return []
+    return [
+        warning(
+            Code.NAMESPACE_KEPT,
+            f'the job\'s own namespace "{own}" is kept; -n/--namespace "{given}" applies only to jobs without one',
+            ("metadata", "namespace"),
+            f"remove metadata.namespace to render into {given}, or drop -n",
+        )
+    ]

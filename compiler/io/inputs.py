@@ -58,10 +58,16 @@ def is_manifest_path(parts: Sequence[str]) -> bool:
 
 
 def discover(
-    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, root: Path | None = None
+    paths: Sequence[str],
+    skip: Sequence[Path] = (),
+    allow_empty: bool = False,
+    root: Path | None = None,
+    note_renders: bool = False,
 ) -> list[str]:
     """Expand directories into their manifest files in a stable order; '-' and -k DIR (cli.kustomize) stay as
-    they are. `root`: the tree a named path's link may lead into (default the working directory)."""
+    they are. `root`: the tree a named path's link may lead into (default the working directory). `note_renders`:
+    say so when a directory holds an earlier `render -o`'s output (render only: validate and diff read rendered
+    output on purpose, as the rendered objects it holds)."""
     from mxjob_gitops.compiler.io.kustomize import Kustomization, refuse_raw
 
     found: list[str] = []
@@ -77,7 +83,7 @@ def discover(
             found.append(raw)
         elif path.is_dir():
             refuse_raw(path, raw)
-            found.extend(_walk(path, skipped))
+            found.extend(_walk(path, skipped, note_renders))
         elif path.is_file() and path.name in KUSTOMIZE_FILES:
             _note_kustomization(path.parent, named=True)  # pre-commit names every YAML file: recognised, not read
             recognised = True
@@ -92,7 +98,7 @@ def discover(
     return found
 
 
-def _walk(root: Path, skipped: list[Path]) -> list[str]:
+def _walk(root: Path, skipped: list[Path], note_renders: bool = False) -> list[str]:
     """The manifest files below `root`, sorted by path. cli.walk does not enter a linked directory, and hidden
     directories are not entered (nothing below one is read): every directory between `root` and a file is a real
     one, so only a file that is itself a link needs the check of _within."""
@@ -119,7 +125,8 @@ def _walk(root: Path, skipped: list[Path]) -> list[str]:
             f"{terminal(exc.path.as_posix())}: directories nest deeper than {MAX_DIRECTORY_DEPTH} levels below "
             f"{terminal(root.as_posix())}; nothing was read (docs/limits.md)"
         ) from None
-    _note_earlier_renders(sorted(indexes), skipped)
+    if note_renders:
+        _note_earlier_renders(sorted(indexes), skipped)
     for label, path, linked in sorted(found, key=lambda entry: entry[0]):
         if linked:
             _within(path, root, label)
@@ -359,14 +366,18 @@ def read_inputs(
 
 
 def input_texts(
-    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, root: Path | None = None
+    paths: Sequence[str],
+    skip: Sequence[Path] = (),
+    allow_empty: bool = False,
+    root: Path | None = None,
+    note_renders: bool = False,
 ) -> Iterator[tuple[str, str | Unread]]:
     """Each input's name and text (or why it cannot be read), one at a time."""
     from mxjob_gitops.compiler.io import kustomize
 
     stdin_used = False
     budget = run_budget()
-    for name in discover(paths, skip, allow_empty, root):
+    for name in discover(paths, skip, allow_empty, root, note_renders):
         if name == "-":
             if stdin_used:
                 raise InputError("'-' (standard input) can be given only once")

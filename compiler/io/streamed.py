@@ -31,7 +31,7 @@ class StreamedInput:
     def __init__(self, paths: tuple[str, ...], options: RenderOptions, skip: list[Path], check_first: bool) -> None:
         self.options = options
         self.render = StreamedRender(options, check_first_above=heldout.SPILL_LIMIT if check_first else None)
-        for label, text in input_texts(paths, skip):
+        for label, text in input_texts(paths, skip, note_renders=True):
             if isinstance(text, str):
                 self.render.read(ParseStream(text, label))
             else:

@@ -29,9 +29,9 @@ def check_rules(data: dict[str, Any]) -> list[Diagnostic]:
     written = as_dict(spec.get("mxReplicaSpecs"))
     replicas = {k: v for k, v in written.items() if k in c.REPLICA_TYPES}
     found = list(_check_name(as_dict(data.get("metadata")), replicas))
-    # An unknown type is reported (MXJ203) and may be the missing one misspelt: no layout advice is built on it.
-    if len(replicas) == len(written):
-        found.extend(_check_layout(spec.get("jobMode"), replicas))
+    # An unknown replica type (MXJ203, with its "did you mean") is most likely a missing one misspelt.
+    misspelt = any(k not in c.REPLICA_TYPES for k in as_dict(spec.get("mxReplicaSpecs")))
+    found.extend(_check_layout(spec.get("jobMode"), replicas, misspelt))
     for replica_type, replica in replicas.items():
         found.extend(_check_replica(replica_type, as_dict(replica)))
     found.extend(_check_run_policy(as_dict(spec.get("runPolicy"))))
@@ -89,7 +89,7 @@ def _check_name(metadata: dict[str, Any], replicas: dict[str, Any]) -> Iterator[
         )
 
 
-def _check_layout(job_mode: Any, replicas: dict[str, Any]) -> Iterator[Diagnostic]:
+def _check_layout(job_mode: Any, replicas: dict[str, Any], misspelt: bool) -> Iterator[Diagnostic]:
     if job_mode not in (c.MX_TRAIN, c.MX_TUNE):
         return
     types = types_of(job_mode)
@@ -97,7 +97,7 @@ def _check_layout(job_mode: Any, replicas: dict[str, Any]) -> Iterator[Diagnosti
     train = job_mode == c.MX_TRAIN
     lone_worker = train and set(replicas) == {c.WORKER} and replica_count(replicas[c.WORKER]) == 1
     missing = [t for t in types if t not in replicas]
-    if missing and not lone_worker:
+    if missing and not lone_worker and not misspelt:
         alone = " (or one Worker alone)" if train else ""
         yield error(
             Code.JOB_MODE_LAYOUT,
@@ -198,7 +198,9 @@ def _required_missing(replica: dict[str, Any]) -> bool:
 def _check_containers(pod_spec: dict[str, Any], base: JsonPath, generated: tuple[str, ...]) -> Iterator[Diagnostic]:
     containers = as_list(pod_spec.get("containers"))
     names = [str(as_dict(item).get("name")) for item in containers]
-    if c.DEFAULT_CONTAINER not in names:
+    # A container without a string name is the schema's finding (MXJ104, MXJ102), whose hint names mxnet.
+    named = all(isinstance(as_dict(item).get("name"), str) for item in containers)
+    if c.DEFAULT_CONTAINER not in names and named:
         close = suggest(c.DEFAULT_CONTAINER, names)
         yield error(
             Code.NO_MXNET_CONTAINER,

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, error, suggest
 from mxjob_gitops.compiler.base.jsonutil import type_name
-from mxjob_gitops.compiler.base.quantity import MAX_EXPONENT, QUANTITY_PATTERN, SERVER_WORDS, with_quantity_rule
+from mxjob_gitops.compiler.base.quantity import QUANTITY_PATTERN, likely_fix, with_quantity_rule
 from mxjob_gitops.compiler.spec.legacy import v1_form_hint
 
 SCHEMA_FILE = "kubeconform/kubeflow.org/mxjob_v1.json"
@@ -119,7 +119,8 @@ def _translate(err: ValidationError) -> Iterator[Diagnostic]:
     path = tuple(err.absolute_path)
     validator = err.validator
     schema = err.schema if isinstance(err.schema, dict) else {}
-    field = str(path[-1]) if path else "document"
+    field = (f"{path[-2]}[{path[-1]}]" if len(path) > 1 else "item") if path and isinstance(path[-1], int) else None
+    field = field or (str(path[-1]) if path else "document")
     if "propertyNames" in err.absolute_schema_path:
         name = str(err.instance)
         hint = suggest(name, schema.get("enum", [])) or f"use one of {', '.join(schema.get('enum', []))}"
@@ -136,7 +137,10 @@ def _translate(err: ValidationError) -> Iterator[Diagnostic]:
                 yield error(Code.UNKNOWN_FIELD, f"unknown field {key!r}", (*path, key), hint)
     elif validator == "required":
         missing = str(err.message).split("'")[1] if "'" in err.message else "?"
-        yield error(Code.MISSING_FIELD, f"missing required field {missing!r}", path, f"add {missing}")
+        hint = f"add {missing}"
+        if missing == "name" and path[:2] == ("spec", "mxReplicaSpecs") and path[-2:-1] == ("containers",):
+            hint = "add name: mxnet to the training container, or another name to a sidecar"
+        yield error(Code.MISSING_FIELD, f"missing required field {missing!r}", path, hint)
     elif validator == "type":
         expected = err.validator_value
         # In YAML's words, as type_name() describes what was found: a mapping, a list.
@@ -162,11 +166,10 @@ def _translate(err: ValidationError) -> Iterator[Diagnostic]:
         yield error(Code.OUT_OF_RANGE, message, path, hint)
     elif validator in ("oneOf", "anyOf") and _is_quantity_rule(schema) and isinstance(err.instance, str):
         yield error(
-            Code.INVALID_VALUE,
-            f"{field} is {_describe(err.instance)}, which is not a Kubernetes quantity: {SERVER_WORDS} "
-            f"(the API server's words; an exponent at most ±{MAX_EXPONENT:,})",
+            Code.K8S_QUANTITY,
+            f"{field} is {_describe(err.instance)}, which is not a Kubernetes quantity",
             path,
-            "write a number with an optional suffix, e.g. 500m, 2, 1.5, 4Gi, 512Mi, 1e3 (not 4GB or a placeholder)",
+            likely_fix(err.instance),
         )
     elif validator in ("oneOf", "anyOf"):
         yield error(
