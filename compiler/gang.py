@@ -60,6 +60,8 @@ class GangBackend:
     absent: Callable[[MXJob], Iterator[Diagnostic]] = lambda _job: iter(())
     # Whether the group's shape depends on --kubernetes-version (then the rendering records it).
     versioned: bool = False
+    # Why an argument cannot be the value of the field it ends up in ('' when it can): a schedulerName, a label.
+    argument_problem: Callable[[str], str] = lambda _argument: ""
 
 
 def backends() -> dict[str, GangBackend]:
@@ -86,6 +88,9 @@ class GangScheduler:
                 for form in ((b.kind, f"{b.kind}={b.argument}") if b.argument else (b.kind,))
             ]
             raise ValueError(f"{text!r}: use {', '.join(forms[:-1])} or {forms[-1]}")
+        problem = backend.argument_problem(argument) if argument else ""
+        if problem:
+            raise ValueError(f"{text!r}: {backend.argument} {argument!r} {problem}")
         return cls(backend.kind, argument or backend.default_argument)
 
     @property

@@ -149,7 +149,7 @@ def compile_object(
     found = [
         *conversion.diagnostics,
         *schema,
-        *check_rules(conversion.data),
+        *_for_engine(check_rules(conversion.data), options.engine),
         # The API server's own rules judge a spec whose shapes the schema accepted (compiler.kubevalidate reads
         # types as the schema promises them); a value the schema refused is not reported twice.
         *(() if has_errors(schema) else check_job(conversion.data, options.kubernetes_version)),
@@ -184,7 +184,18 @@ def compile_object(
         )
     if has_errors(found):
         return None, found
-    return CompiledJob(conversion, job, gang), found
+    compiled = CompiledJob(conversion, job, gang)
+    from mxjob_gitops.compiler.judge import judge_rendering  # judge renders through this module
+
+    found.extend(judge_rendering(compiled, options, obj))  # the final objects, after every decoration
+    if has_errors(found):
+        return None, found
+    return compiled, found
+
+
+def _for_engine(found: Iterable[Diagnostic], engine: str) -> Iterator[Diagnostic]:
+    """The rules' findings that hold for the engine: the per-pod Services' (MXJ208) only where they are rendered."""
+    return (d for d in found if engine == "pods" or d.code is not Code.SERVICE_PORTS)
 
 
 def render_job(
@@ -192,16 +203,20 @@ def render_job(
 ) -> Iterator[Manifest]:
     """The manifests of one compiled job, through the decorations its options select (expect_prefix: see expand)."""
     job = _defaulted(compiled)
-    # What shaped the pods, for the reconciler to render a deleted pod again exactly as Git holds it.
+    record = render_record(compiled, options)
+    manifests = expand(job, include_job=options.include_job, render=record, expect_prefix=expect_prefix)
+    return decorate(manifests, JobContext(job, options, compiled.gang))
+
+
+def render_record(compiled: CompiledJob, options: RenderOptions) -> dict[str, str]:
+    """What shaped the pods, for the reconciler to render a deleted pod again exactly as Git holds it."""
     gang = compiled.gang
-    record = RenderOptions(
+    return RenderOptions(
         target=options.target,
         gang_scheduler=gang.scheduler if gang else None,
         kubernetes_version=options.kubernetes_version if gang and gang.scheduler.backend.versioned else None,
         max_pods=options.max_pods,
     ).to_record()
-    manifests = expand(job, include_job=options.include_job, render=record, expect_prefix=expect_prefix)
-    return decorate(manifests, JobContext(job, options, compiled.gang))
 
 
 def decorate(manifests: Iterable[Manifest], context: JobContext) -> Iterator[Manifest]:

@@ -18,7 +18,7 @@ from mxjob_gitops.compiler import constants as c
 from mxjob_gitops.compiler.asciinum import whole
 from mxjob_gitops.compiler.gang import GangScheduler
 from mxjob_gitops.compiler.limits import DEFAULT_MAX_PODS
-from mxjob_gitops.compiler.names import dns1123_label
+from mxjob_gitops.compiler.names import dns1123_label, dns1123_subdomain
 from mxjob_gitops.compiler.targets import Target
 
 Record = dict[str, str]
@@ -109,6 +109,9 @@ def priority_pairs(values: Iterable[str]) -> tuple[tuple[str, int], ...]:
         parsed.append((name, -magnitude if number.startswith("-") else magnitude))
         if not name:
             raise ValueError(f"{value!r}: use NAME=VALUE")
+        problem = dns1123_subdomain(name)  # the name of a PriorityClass, as pods' priorityClassName give it
+        if problem:
+            raise ValueError(f"{value!r}: {name!r} is not a PriorityClass name: it {problem}")
     return tuple(parsed)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -147,3 +148,28 @@ def render_options(command: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(_OPTIONS):
         decorated = option(decorated)
     return decorated
+
+
+ENGINE_OPTION = click.option(
+    "--engine",
+    type=click.Choice(("pods", "jobset")),
+    default="pods",
+    show_default=True,
+    help="What runs each job: pods (with `mxjob reconcile`), or one JobSet (jobset.x-k8s.io/v1alpha2, docs/jobset.md).",
+)
+EXIT_CODES_OPTION = click.option(
+    "--exit-codes",
+    default="",
+    callback=check_field("exitCodes"),
+    metavar="CODE=CLASS,...",
+    help="jobset engine: exit-code classes over the built-in table, e.g. 137=permanent,3=retryable "
+    "(as `mxjob reconcile --exit-codes`).",
+)
+
+
+def with_engine(options: RenderOptions, engine: str, exit_codes: str | None) -> RenderOptions:
+    """The options with --engine and --exit-codes (render and validate judge the same objects); the jobset engine
+    gang-schedules with Kueue only (a usage error naming --gang-scheduler)."""
+    if engine == "jobset" and options.gang_scheduler is not None and options.gang_scheduler.kind != "kueue":
+        raise click.BadParameter("the jobset engine gang-schedules with Kueue only", param_hint="'--gang-scheduler'")
+    return dataclasses.replace(options, engine=engine, exit_codes=exit_codes or "")

@@ -16,7 +16,13 @@ import click
 from mxjob_gitops.compiler.cli.common import FORMATS, NO_OBJECTS, paused_gc
 from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail, guarded
 from mxjob_gitops.compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
-from mxjob_gitops.compiler.cli.options import check_field, kubernetes_version_option, render_options
+from mxjob_gitops.compiler.cli.options import (
+    ENGINE_OPTION,
+    EXIT_CODES_OPTION,
+    kubernetes_version_option,
+    render_options,
+    with_engine,
+)
 from mxjob_gitops.compiler.options import RenderOptions
 
 if TYPE_CHECKING:
@@ -73,21 +79,8 @@ def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | 
     "Render the API shapes of this Kubernetes version where they differ (the scheduling.k8s.io "
     "gang API of --gang-scheduler kubernetes); default: the newest, 1.37."
 )
-@click.option(
-    "--engine",
-    type=click.Choice(("pods", "jobset")),
-    default="pods",
-    show_default=True,
-    help="What runs each job: pods (with `mxjob reconcile`), or one JobSet (jobset.x-k8s.io/v1alpha2, docs/jobset.md).",
-)
-@click.option(
-    "--exit-codes",
-    default="",
-    callback=check_field("exitCodes"),
-    metavar="CODE=CLASS,...",
-    help="jobset engine: exit-code classes over the built-in table, e.g. 137=permanent,3=retryable "
-    "(as `mxjob reconcile --exit-codes`).",
-)
+@ENGINE_OPTION
+@EXIT_CODES_OPTION
 @render_options
 @verbosity_options
 def render(
@@ -107,11 +100,7 @@ def render(
     unless every input is valid.
     """
     paths = paths_or_stdin(paths)
-    if engine == "jobset" and options.gang_scheduler is not None and options.gang_scheduler.kind != "kueue":
-        raise click.BadParameter("the jobset engine gang-schedules with Kueue only", param_hint="'--gang-scheduler'")
-    options = dataclasses.replace(
-        options, kubernetes_version=kubernetes_version, engine=engine, exit_codes=exit_codes or ""
-    )
+    options = dataclasses.replace(with_engine(options, engine, exit_codes), kubernetes_version=kubernetes_version)
     with guarded(), paused_gc():
         if output_dir is None:
             _render_stream(paths, options, fmt)

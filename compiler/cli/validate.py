@@ -16,7 +16,7 @@ from mxjob_gitops.compiler.cli.common import paused_gc
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
 from mxjob_gitops.compiler.cli.flags import paths_or_stdin, verbosity_options
 from mxjob_gitops.compiler.cli.inputs import Inputs
-from mxjob_gitops.compiler.cli.options import render_options
+from mxjob_gitops.compiler.cli.options import ENGINE_OPTION, EXIT_CODES_OPTION, render_options, with_engine
 from mxjob_gitops.compiler.cli.reporters import FORMATS
 from mxjob_gitops.compiler.diagnostics import Code
 from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
@@ -68,6 +68,8 @@ _COLLECT_EVERY = 4_000  # rendered objects; about 200 jobs of the benchmark's ki
     help="Skip, with a note, files holding no Kubernetes object (no document with apiVersion and kind), "
     "such as package.json or mkdocs.yml; for pre-commit, which passes every YAML and JSON file.",
 )
+@ENGINE_OPTION
+@EXIT_CODES_OPTION
 @render_options
 @verbosity_options
 def validate(
@@ -78,6 +80,8 @@ def validate(
     use_kubeconform: bool,
     kubeconform_locations: tuple[str, ...],
     skip_non_kubernetes: bool,
+    engine: str,
+    exit_codes: str | None,
     options: RenderOptions,
 ) -> None:
     """Validate PATH... (files, directories, or - for stdin): exit 0 all valid, 1 something invalid.
@@ -93,6 +97,7 @@ def validate(
     from mxjob_gitops.compiler.validation import Report, validate_plan, vouch_for
 
     paths = paths_or_stdin(paths)
+    options = with_engine(options, engine, exit_codes)
     with guarded(), paused_gc():
         try:
             version = resolve_version(kubernetes_version)

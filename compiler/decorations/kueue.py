@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from mxjob_gitops.compiler.decorations import Manifest
 from mxjob_gitops.compiler.diagnostics import Code, Diagnostic, warning
 from mxjob_gitops.compiler.gang import SCHEDULING_POLICY, GangBackend, GangPlan
+from mxjob_gitops.compiler.kubevalidate.names import label_value
 from mxjob_gitops.compiler.model import MXJob
 
 # kubernetes-sigs/kueue pkg/controller/constants (QueueLabel) and pkg/controller/jobs/pod/constants/constants.go.
@@ -78,6 +79,20 @@ def absent(job: MXJob) -> Iterator[Diagnostic]:
         )
 
 
+def _queue_problem(queue: str) -> str:
+    """The queue becomes the pods' (and a JobSet's) kueue.x-k8s.io/queue-name label: a label value."""
+    problem = label_value(queue)
+    return f"is not a label value (it becomes the label {KUEUE_QUEUE_LABEL}): {problem}" if problem else ""
+
+
 BACKEND = GangBackend(
-    "kueue", "QUEUE", "", lambda _argument: None, lambda _plan: None, _join, findings=_findings, absent=absent
+    "kueue",
+    "QUEUE",
+    "",
+    lambda _argument: None,
+    lambda _plan: None,
+    _join,
+    findings=_findings,
+    absent=absent,
+    argument_problem=_queue_problem,
 )

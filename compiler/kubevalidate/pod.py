@@ -26,6 +26,7 @@ from mxjob_gitops.compiler.kubevalidate.report import (
     since,
     unsupported,
 )
+from mxjob_gitops.compiler.kubevalidate.resize import check_resize
 from mxjob_gitops.compiler.kubevalidate.resources import quantity
 from mxjob_gitops.compiler.kubevalidate.scheduling import check_affinity
 from mxjob_gitops.compiler.kubevalidate.security import check_pod_security
@@ -78,6 +79,8 @@ def check_pod_spec_afresh(found: Found, spec: Any, path: JsonPath, version: str 
             check_container(
                 found, container, (*path, key, index), volumes, relaxed, whole, version, key == "initContainers"
             )
+            restart = (spec.get("restartPolicy") or "Always") if whole else None
+            check_resize(found, container, (*path, key, index), restart, version)
             name = as_dict(container).get("name")
             if isinstance(name, str) and name:
                 if name in seen:
@@ -86,7 +89,7 @@ def check_pod_spec_afresh(found: Found, spec: Any, path: JsonPath, version: str 
     if whole and spec.get("restartPolicy") not in (None, "", *RESTART_POLICIES):  # "": Always (SetDefaults_PodSpec)
         unsupported(found, P, (*path, "restartPolicy"), spec["restartPolicy"], RESTART_POLICIES)
     check_dns(found, spec, path, version)
-    check_host_ports(found, spec, path)
+    check_host_ports(found, spec, path, whole)
     check_admission(found, spec, path)
     check_recent(found, spec, path, version)
     _tolerations(found, spec.get("tolerations"), (*path, "tolerations"))
