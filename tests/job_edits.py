@@ -116,6 +116,11 @@ def _unnamed_ports(job: Job) -> None:
     _worker(job)["spec"]["containers"][0]["ports"] = [{"containerPort": 8000}, {"containerPort": 8001}]
 
 
+def _ephemeral_volume(job: Job) -> None:
+    claim = {"spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    _worker(job)["spec"]["volumes"] = [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": claim}}]
+
+
 KUEUE = ("--gang-scheduler", "kueue")
 JOBSET = ("--engine", "jobset")
 V136 = ("--kubernetes-version", "1.36")
@@ -154,4 +159,6 @@ EDITS = (
     Edit("tuner-key-short", _tuner_key(1_000), JOBSET, False, base=TUNE),
     Edit("unnamed-ports-pods", _unnamed_ports, (), True, f"{WORKER}.spec.containers[0].ports"),
     Edit("unnamed-ports-jobset", _unnamed_ports, JOBSET, False),
+    Edit("ephemeral-volume-120", _ephemeral_volume, ("--kubernetes-version", "1.20"), True, f"{WORKER}.spec.volumes"),
+    Edit("ephemeral-volume-136", _ephemeral_volume, V136, False),
 )

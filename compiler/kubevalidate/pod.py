@@ -69,7 +69,7 @@ def check_pod_spec(found: Found, spec: Any, path: JsonPath, version: str | None,
 def check_pod_spec_afresh(found: Found, spec: Any, path: JsonPath, version: str | None, whole: bool = True) -> None:
     """check_pod_spec without the memo: every rule, every time."""
     spec = as_dict(spec)
-    volumes = check_volumes(found, spec.get("volumes"), (*path, "volumes"))
+    volumes = check_volumes(found, spec.get("volumes"), (*path, "volumes"), version)
     relaxed = relaxed_env(version)
     seen: set[str] = set()
     if whole and not as_list(spec.get("containers")):

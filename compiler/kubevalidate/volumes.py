@@ -23,6 +23,7 @@ from mxjob_gitops.compiler.kubevalidate.report import (
     invalid,
     is_int,
     required,
+    since,
     too_long,
     unsupported,
 )
@@ -43,8 +44,16 @@ _EUI = re.compile(r"eui\.[A-Za-z0-9]{16}")
 _NAA = re.compile(r"naa\.[A-Za-z0-9]{32}")
 
 
-def check_volumes(found: Found, volumes: Any, path: JsonPath) -> dict[str, dict[str, Any]]:
+# Sources behind a feature gate that was off before a release: the server drops the field before validating
+# (pkg/api/pod/util.go `dropDisabledFields`; GenericEphemeralVolume was alpha and off in 1.19 and 1.20, beta and on
+# in 1.21), after decoding defaulted an empty source to emptyDir, so a volume whose only source it was has none
+# ("must specify a volume type", `validateVolumeSource`).
+GATED_SOURCES = {"ephemeral": (1, 21)}
+
+
+def check_volumes(found: Found, volumes: Any, path: JsonPath, version: str | None = None) -> dict[str, dict[str, Any]]:
     """DNS-1123 label names, unique, exactly one source, each source's own rules; returns the volumes by name."""
+    dropped = {source for source, release in GATED_SOURCES.items() if not since(version, release)}
     seen: dict[str, dict[str, Any]] = {}
     for index, volume in enumerate(as_list(volumes)):
         volume, at = as_dict(volume), (*path, index)
@@ -56,8 +65,10 @@ def check_volumes(found: Found, volumes: Any, path: JsonPath) -> dict[str, dict[
             if name in seen:
                 duplicate(found, V, (*at, "name"), name)
             seen[name] = volume
-        sources = [key for key in VOLUME_SOURCES if volume.get(key) is not None]
+        sources = [key for key in VOLUME_SOURCES if volume.get(key) is not None and key not in dropped]
         # No source at all is defaulted to emptyDir (pkg/apis/core/v1/defaults.go SetDefaults_Volume).
+        if not sources and any(volume.get(key) is not None for key in dropped):
+            required(found, V, at, "must specify a volume type")
         if len(sources) > 1:
             invalid(found, V, (*at, sources[1]), "", "may not specify more than 1 volume type")
         elif sources:
