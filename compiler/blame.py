@@ -74,6 +74,8 @@ class Blame:
 
     def overwritten_labels(self, pod: Manifest, replica: Replica) -> Iterator[Diagnostic]:
         """A note for each label of the template that the rendering replaces (it is not judged as written)."""
+        if not (replica.template.get("metadata") or {}).get("labels"):  # the defaulted template's are the user's
+            return
         template = _get(self.source, self.conversion.origin(_template(replica)))
         labels = _get(template, ("metadata", "labels")) if isinstance(template, dict) else _MISSING
         rendered = pod["metadata"].get("labels") or {}

@@ -61,13 +61,27 @@ class ClusterSpec:
         return [drop_empty_value(var) for var in env]
 
 
+# The last job's cluster spec: compiler.judge and the rendering of the same job ask for it one after the other.
+_LAST: list[tuple[MXJob, ClusterSpec]] = []
+
+
 def cluster_spec(job: MXJob) -> ClusterSpec:
+    if _LAST and _LAST[0][0] is job:
+        return _LAST[0][1]
+    spec = _cluster_spec(job)
+    _LAST[:] = [(job, spec)]
+    return spec
+
+
+def _cluster_spec(job: MXJob) -> ClusterSpec:
     ordered = sorted(job.replicas, key=lambda replica: replica.role)
+    ports = {r.role: r.port for r in ordered}
     # Go appends to a nil map entry per replica, so a type with 0 replicas has no cluster key, only a label.
     cluster = ",".join(
         f"{go_string(r.role)}:["
         + ",".join(
-            f'{{"url":{go_string(service_name(job.name, r.role, i))},"port":{r.port}}}' for i in range(r.replicas)
+            f'{{"url":{go_string(service_name(job.name, r.role, i))},"port":{ports[r.role]}}}'
+            for i in range(r.replicas)
         )
         + "]"
         for r in ordered

@@ -36,8 +36,24 @@ def _metadata(name: str, namespace: str | None, labels: dict[str, str]) -> dict[
     return metadata
 
 
+# The last job's ConfigMap data: compiler.judge and the rendering of the same job ask for it one after the other.
+_LAST_DATA: list[tuple[MXJob, ClusterSpec, dict[str, str], dict[str, str]]] = []
+
+
 def render_config_map(job: MXJob, spec: ClusterSpec, render: dict[str, str]) -> Manifest:
     """The job's cluster spec, the run policy and how it was rendered: what the reconciler reads."""
+    labels = {c.LABEL_OPERATOR_NAME: c.OPERATOR_NAME, c.LABEL_JOB_NAME: job.name}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": _metadata(f"{job.name}{c.CONFIGMAP_SUFFIX}", job.namespace, labels),
+        "data": _config_map_data(job, spec, render),
+    }
+
+
+def _config_map_data(job: MXJob, spec: ClusterSpec, render: dict[str, str]) -> dict[str, str]:
+    if _LAST_DATA and _LAST_DATA[0][0] is job and _LAST_DATA[0][1] is spec and _LAST_DATA[0][2] == render:
+        return dict(_LAST_DATA[0][3])
     run_policy = job.document["spec"]["runPolicy"]
     job_info = {
         "jobMode": job.job_mode,
@@ -45,16 +61,12 @@ def render_config_map(job: MXJob, spec: ClusterSpec, render: dict[str, str]) -> 
         "replicaSpecs": {r.type: {"replicas": r.replicas, "restartPolicy": r.restart_policy} for r in job.replicas},
         "runPolicy": run_policy,
     }
-    labels = {c.LABEL_OPERATOR_NAME: c.OPERATOR_NAME, c.LABEL_JOB_NAME: job.name}
-    return {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": _metadata(f"{job.name}{c.CONFIGMAP_SUFFIX}", job.namespace, labels),
-        "data": {
-            "cluster.json": spec.shared_json,
-            c.CONFIG_JOB_KEY: json.dumps(job_info, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
-        },
+    data = {
+        "cluster.json": spec.shared_json,
+        c.CONFIG_JOB_KEY: json.dumps(job_info, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
     }
+    _LAST_DATA[:] = [(job, spec, dict(render), data)]
+    return dict(data)
 
 
 def render_service(job: MXJob, replica: Replica, index: int) -> Manifest:

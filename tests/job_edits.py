@@ -121,6 +121,36 @@ def _ephemeral_volume(job: Job) -> None:
     _worker(job)["spec"]["volumes"] = [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": claim}}]
 
 
+def _annotation(key: str, value: str) -> Callable[[Job], None]:
+    def change(job: Job) -> None:
+        _worker(job).setdefault("metadata", {}).setdefault("annotations", {})[key] = value
+
+    return change
+
+
+def _volume(volume: dict[str, Any], mount: dict[str, Any] | None = None) -> Callable[[Job], None]:
+    def change(job: Job) -> None:
+        spec = _worker(job)["spec"]
+        spec.setdefault("volumes", []).append(volume)
+        if mount is not None:
+            spec["containers"][0]["volumeMounts"] = [mount]
+
+    return change
+
+
+def _pod_field(key: str, value: Any, context: bool = False) -> Callable[[Job], None]:
+    def change(job: Job) -> None:
+        spec = _worker(job)["spec"]
+        (spec.setdefault("securityContext", {}) if context else spec)[key] = value
+
+    return change
+
+
+SECCOMP = "seccomp.security.alpha.kubernetes.io/pod"
+APPARMOR = "container.apparmor.security.beta.kubernetes.io/"
+TOKEN = {"name": "token", "projected": {"sources": [{"serviceAccountToken": {"path": "..token"}}]}}
+CLAIM = {"spec": {"resources": {"requests": {"storage": "1Gi"}}}}
+SPREAD = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "matchLabelKeys": ["app"]}]
 KUEUE = ("--gang-scheduler", "kueue")
 JOBSET = ("--engine", "jobset")
 V136 = ("--kubernetes-version", "1.36")
@@ -161,4 +191,38 @@ EDITS = (
     Edit("unnamed-ports-jobset", _unnamed_ports, JOBSET, False),
     Edit("ephemeral-volume-120", _ephemeral_volume, ("--kubernetes-version", "1.20"), True, f"{WORKER}.spec.volumes"),
     Edit("ephemeral-volume-136", _ephemeral_volume, V136, False),
+    Edit("seccomp-annotation-bad", _annotation(SECCOMP, "bogus"), (), True, f"{WORKER}.metadata.annotations"),
+    Edit("seccomp-annotation-bad-jobset", _annotation(SECCOMP, "bogus"), JOBSET, True, f"{WORKER}.metadata"),
+    Edit("seccomp-annotation-ok", _annotation(SECCOMP, "runtime/default"), (), False),
+    Edit("apparmor-annotation-no-container", _annotation(APPARMOR + "nope", "runtime/default"), (), True, WORKER),
+    Edit("apparmor-annotation-bad-profile", _annotation(APPARMOR + "mxnet", "bogus"), (), True, WORKER),
+    Edit("apparmor-annotation-ok", _annotation(APPARMOR + "mxnet", "localhost/prof"), (), False),
+    Edit(
+        "csi-secret-no-name",
+        _volume({"name": "c", "csi": {"driver": "d.example.com", "nodePublishSecretRef": {}}}),
+        (),
+        True,
+        f"{WORKER}.spec.volumes",
+    ),
+    Edit("token-path-dots-120", _volume(TOKEN), ("--kubernetes-version", "1.20"), False),
+    Edit("token-path-dots-136", _volume(TOKEN), V136, True, f"{WORKER}.spec.volumes"),
+    Edit(
+        "ephemeral-no-access-modes-136",
+        _volume({"name": "e", "ephemeral": {"volumeClaimTemplate": CLAIM}}),
+        V136,
+        True,
+        f"{WORKER}.spec.volumes",
+    ),
+    Edit("pod-apparmor-bad-136", _pod_field("appArmorProfile", {"type": "Bogus"}, True), V136, True, WORKER),
+    Edit("selinux-change-bad-136", _pod_field("seLinuxChangePolicy", "Bogus", True), V136, True, WORKER),
+    Edit("supplemental-groups-bad-136", _pod_field("supplementalGroupsPolicy", "Bogus", True), V136, True, WORKER),
+    Edit("supplemental-groups-ok-136", _pod_field("supplementalGroupsPolicy", "Strict", True), V136, False),
+    Edit(
+        "recursive-read-only-136",
+        _volume({"name": "v", "emptyDir": {}}, {"name": "v", "mountPath": "/v", "recursiveReadOnly": "Enabled"}),
+        V136,
+        True,
+        WORKER,
+    ),
+    Edit("match-label-keys-alone-136", _pod_field("topologySpreadConstraints", SPREAD), V136, True, WORKER),
 )

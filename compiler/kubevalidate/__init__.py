@@ -9,11 +9,13 @@ from typing import Any
 from mxjob_gitops.compiler import constants as c
 from mxjob_gitops.compiler.diagnostics import Diagnostic
 from mxjob_gitops.compiler.kubevalidate import names
+from mxjob_gitops.compiler.kubevalidate.claims import check_claim_names
 from mxjob_gitops.compiler.kubevalidate.meta import check_meta
 from mxjob_gitops.compiler.kubevalidate.objects import check_configmap
 from mxjob_gitops.compiler.kubevalidate.pod import check_pod_spec, relaxed_service_names
+from mxjob_gitops.compiler.kubevalidate.podannotations import check_pod_annotations
 from mxjob_gitops.compiler.kubevalidate.quantities import check_quantities
-from mxjob_gitops.compiler.kubevalidate.report import Found, as_dict
+from mxjob_gitops.compiler.kubevalidate.report import Found, as_dict, since
 from mxjob_gitops.compiler.kubevalidate.service import check_service
 from mxjob_gitops.compiler.schema import mxjob_schema
 
@@ -72,6 +74,10 @@ def check_object(obj: dict[str, Any], version: str | None) -> list[Diagnostic]:
     check_meta(found, obj.get("metadata"), ("metadata",), rule)
     if kind == "Pod":
         check_pod_spec(found, obj.get("spec"), ("spec",), version)
+        check_pod_annotations(found, obj.get("metadata"), obj.get("spec"), version)
+        if since(version, (1, 21)):  # a named pod's ephemeral volumes (GenericEphemeralVolume on from 1.21)
+            volumes = as_dict(obj.get("spec")).get("volumes")
+            check_claim_names(found, as_dict(obj.get("metadata")).get("name"), volumes, ("spec", "volumes"))
     elif kind == "Service":
         check_service(found, obj.get("spec"), ("spec",), version)
     else:

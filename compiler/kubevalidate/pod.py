@@ -10,6 +10,7 @@ from mxjob_gitops.compiler.diagnostics import Code, JsonPath
 from mxjob_gitops.compiler.kubevalidate import names
 from mxjob_gitops.compiler.kubevalidate.admission import check_admission
 from mxjob_gitops.compiler.kubevalidate.container import check_container
+from mxjob_gitops.compiler.kubevalidate.later import check_later
 from mxjob_gitops.compiler.kubevalidate.memo import ValidSpecs, spec_key
 from mxjob_gitops.compiler.kubevalidate.network import check_dns, check_host_aliases, check_host_ports
 from mxjob_gitops.compiler.kubevalidate.podextras import check_pod_extras
@@ -122,6 +123,7 @@ def check_pod_spec_afresh(found: Found, spec: Any, path: JsonPath, version: str 
     for name in as_dict(spec.get("overhead")):
         quantity(found, (*path, "overhead", name), spec["overhead"][name])
     check_pod_extras(found, spec, path, version)
+    check_later(found, spec, path, version)
 
 
 def _tolerations(found: Found, tolerations: Any, path: JsonPath) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from mxjob_gitops.compiler.diagnostics import Code, JsonPath
 from mxjob_gitops.compiler.kubevalidate import names
+from mxjob_gitops.compiler.kubevalidate.claims import check_ephemeral
 from mxjob_gitops.compiler.kubevalidate.env import VOLUME_FIELDS, check_field_selector, check_resource_selector
 from mxjob_gitops.compiler.kubevalidate.mounts import backsteps, descending, non_reserved
 from mxjob_gitops.compiler.kubevalidate.report import (
@@ -72,11 +73,13 @@ def check_volumes(found: Found, volumes: Any, path: JsonPath, version: str | Non
         if len(sources) > 1:
             invalid(found, V, (*at, sources[1]), "", "may not specify more than 1 volume type")
         elif sources:
-            _source(found, sources[0], as_dict(volume[sources[0]]), (*at, sources[0]))
+            _source(found, sources[0], as_dict(volume[sources[0]]), (*at, sources[0]), version)
+        if sources == ["ephemeral"]:
+            check_ephemeral(found, as_dict(volume["ephemeral"]), (*at, "ephemeral"))
     return seen
 
 
-def _source(found: Found, kind: str, source: dict[str, Any], at: JsonPath) -> None:
+def _source(found: Found, kind: str, source: dict[str, Any], at: JsonPath, version: str | None = None) -> None:
     if kind == "emptyDir":
         amount = quantity(found, (*at, "sizeLimit"), source.get("sizeLimit"))
         if amount is not None and amount < 0:
@@ -112,9 +115,15 @@ def _source(found: Found, kind: str, source: dict[str, Any], at: JsonPath) -> No
         _mode(found, source.get("defaultMode"), (*at, "defaultMode"))
         _downward_items(found, source.get("items"), at)
     elif kind == "projected":
-        _projected(found, source, at)
+        _projected(found, source, at, version)
     elif kind == "csi":
         _csi_driver(found, source.get("driver"), (*at, "driver"))
+        secret = source.get("nodePublishSecretRef")
+        if isinstance(secret, dict):  # validateCSIVolumeSource: a named, valid Secret
+            if not secret.get("name"):
+                required(found, V, (*at, "nodePublishSecretRef", "name"))
+            else:
+                check_name(found, V, (*at, "nodePublishSecretRef", "name"), secret["name"], names.dns1123_subdomain)
     elif kind == "iscsi":
         _iscsi(found, source, at)
 
@@ -166,7 +175,7 @@ def _downward_items(found: Found, items: Any, at: JsonPath) -> list[str]:
     return paths
 
 
-def _projected(found: Found, source: dict[str, Any], at: JsonPath) -> None:
+def _projected(found: Found, source: dict[str, Any], at: JsonPath, version: str | None) -> None:
     """validateProjectedVolumeSource: one type per source, no path twice, tokens valid for 10 minutes at least."""
     _mode(found, source.get("defaultMode"), (*at, "defaultMode"))
     seen: set[str] = set()
@@ -185,7 +194,7 @@ def _projected(found: Found, source: dict[str, Any], at: JsonPath) -> None:
                 paths = _downward_items(found, item.get("items"), item_at)
             elif kind == "serviceAccountToken":
                 paths = [item["path"]] if isinstance(item.get("path"), str) else []
-                _token(found, item, item_at)
+                _token(found, item, item_at, version)
             else:
                 paths = []
             for projected_path in paths:
@@ -194,14 +203,18 @@ def _projected(found: Found, source: dict[str, Any], at: JsonPath) -> None:
                 seen.add(projected_path)
 
 
-def _token(found: Found, token: dict[str, Any], at: JsonPath) -> None:
+def _token(found: Found, token: dict[str, Any], at: JsonPath, version: str | None) -> None:
     seconds = token.get("expirationSeconds")
     if is_int(seconds) and seconds < 600:
         invalid(found, V, (*at, "expirationSeconds"), seconds, "may not specify a duration less than 10 minutes")
     elif is_int(seconds) and seconds > 1 << 32:
         invalid(found, V, (*at, "expirationSeconds"), seconds, "may not specify a duration larger than 2^32 seconds")
-    if not token.get("path"):  # only required: unlike item paths, not checked for '..' (v1.20.2 takes "..token")
+    token_path = token.get("path")
+    if not token_path:
         required(found, V, (*at, "path"))
+    # Checked as item paths are from 1.30 (kubernetes#121731, `ValidateLocalNonReservedPath`): v1.20.2 takes "..token".
+    elif isinstance(token_path, str) and since(version, (1, 30)) and non_reserved(token_path):
+        invalid(found, V, (*at, "path"), token_path, non_reserved(token_path))
 
 
 def _csi_driver(found: Found, driver: Any, path: JsonPath) -> None:
