@@ -123,6 +123,7 @@ def _agree(edit: Edit, mode: tuple[str, ...], server: ModernServer, tmp_path: Pa
     if args.count("--target") > 1 or args.count("--gang-scheduler") > 1 or args.count("--engine") > 1:
         return
     job = edit.job()
+    job["metadata"]["namespace"] = "edits"
     objects = _unjudged(job, _options(args), patch)
     path = tmp_path / "job.yaml"
     path.write_text(yaml.safe_dump(job), encoding="utf-8")
