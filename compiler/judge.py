@@ -89,7 +89,7 @@ def judge_object(obj: Manifest, version: str | None) -> Found:
         found.extend(check_object(obj, version))
     else:  # a custom resource: ObjectMeta as for every kind (names.dns1123_subdomain: a CR's name rule)
         check_meta(found, obj.get("metadata"), ("metadata",), names.dns1123_subdomain)
-    if obj.get("kind") == c.KIND:
+    if obj.get("kind") == c.KIND or obj.get("kind") == "JobSet":
         check_keyed_lists(found, obj)
     check_size(found, obj, core)
     return found

@@ -184,6 +184,7 @@ EDITS = (
     Edit("owned-label-jobset", _owned_label("bad value"), JOBSET, True, f"{WORKER}.metadata.labels"),
     Edit("duplicate-env-pods", _duplicate_env, (), True, f"{WORKER}.spec.containers[0].env[1]"),
     Edit("duplicate-env-no-job", _duplicate_env, ("--no-job",), False),
+    Edit("duplicate-env-jobset", _duplicate_env, JOBSET, True, f"{WORKER}.spec.containers[0].env[1]"),
     Edit("tuner-key-config-map", _tuner_key(180_000), (), True, "spec.mxReplicaSpecs.TunerServer", TUNE),
     Edit("tuner-key-jobset", _tuner_key(180_000), JOBSET, True, "spec.mxReplicaSpecs.TunerServer", TUNE),
     Edit("tuner-key-short", _tuner_key(1_000), JOBSET, False, base=TUNE),

@@ -32,28 +32,33 @@ _SPEC_LISTS: Final[dict[str, KeyedList]] = {
 }
 
 
-def check_keyed_lists(found: Found, job: dict[str, Any]) -> None:
-    """Every keyed list of every replica's pod template of an MXJob (v1)."""
-    for replica_type, replica in as_dict(as_dict(job.get("spec")).get("mxReplicaSpecs")).items():
+def check_keyed_lists(found: Found, obj: dict[str, Any]) -> None:
+    """Every keyed list of every pod template of an MXJob (v1) or a JobSet (whose CRD keys the same lists)."""
+    spec = as_dict(obj.get("spec"))
+    if obj.get("kind") == "JobSet":
+        for index, replicated in enumerate(as_list(spec.get("replicatedJobs"))):
+            template = as_dict(as_dict(as_dict(as_dict(replicated).get("template")).get("spec")).get("template"))
+            check_template_lists(found, template, ("spec", "replicatedJobs", index, "template", "spec", "template"))
+        return
+    for replica_type, replica in as_dict(spec.get("mxReplicaSpecs")).items():
         at = ("spec", "mxReplicaSpecs", replica_type, "template")
-        template = as_dict(as_dict(replica).get("template"))
-        _unique(
-            found,
-            as_dict(template.get("metadata")).get("ownerReferences"),
-            (*at, "metadata", "ownerReferences"),
-            ("uid",),
-            {},
-        )
-        spec = as_dict(template.get("spec"))
-        for field, (keys, defaults) in _SPEC_LISTS.items():
-            _unique(found, spec.get(field), (*at, "spec", field), keys, defaults)
-        for field in ("containers", "initContainers", "ephemeralContainers"):
-            for index, container in enumerate(as_list(spec.get(field))):
-                container = as_dict(container)
-                for key, (keys, defaults) in _CONTAINER_LISTS.items():
-                    _unique(found, container.get(key), (*at, "spec", field, index, key), keys, defaults)
-                claims = as_dict(container.get("resources")).get("claims")
-                _unique(found, claims, (*at, "spec", field, index, "resources", "claims"), ("name",), {})
+        check_template_lists(found, as_dict(as_dict(replica).get("template")), at)
+
+
+def check_template_lists(found: Found, template: dict[str, Any], at: JsonPath) -> None:
+    """The keyed lists of one pod template at `at`."""
+    owners = as_dict(template.get("metadata")).get("ownerReferences")
+    _unique(found, owners, (*at, "metadata", "ownerReferences"), ("uid",), {})
+    spec = as_dict(template.get("spec"))
+    for field, (keys, defaults) in _SPEC_LISTS.items():
+        _unique(found, spec.get(field), (*at, "spec", field), keys, defaults)
+    for field in ("containers", "initContainers", "ephemeralContainers"):
+        for index, container in enumerate(as_list(spec.get(field))):
+            container = as_dict(container)
+            for key, (keys, defaults) in _CONTAINER_LISTS.items():
+                _unique(found, container.get(key), (*at, "spec", field, index, key), keys, defaults)
+            claims = as_dict(container.get("resources")).get("claims")
+            _unique(found, claims, (*at, "spec", field, index, "resources", "claims"), ("name",), {})
 
 
 def _unique(found: Found, items: Any, path: JsonPath, keys: tuple[str, ...], defaults: dict[str, str]) -> None:
