@@ -34,6 +34,11 @@ SET_BY: Final = {
     "schedulerName": "the gang scheduler (--gang-scheduler or the job's mxjob.kubeflow.org/gang-scheduler)",
     "env": "the generated environment (MX_CONFIG, DMLC_*)",
     "ports": f"the {c.DEFAULT_PORT_NAME} {c.DEFAULT_PORT} the operator adds to the mxnet container",
+    "volumeMounts": (
+        "the ServiceAccount admission plugin, which mounts the API token at "
+        "/var/run/secrets/kubernetes.io/serviceaccount in every container without a mount there "
+        "(set automountServiceAccountToken: false, or mount something there yourself)"
+    ),
     "hostname": "the Job controller (the pod's hostname: <job>-<index>)",
     "subdomain": "the JobSet's network.subdomain (the JobSet's name)",
     "hostPort": (

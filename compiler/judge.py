@@ -28,6 +28,7 @@ from mxjob_gitops.compiler.kubevalidate import check_object, names
 from mxjob_gitops.compiler.kubevalidate.keyedlists import check_keyed_lists
 from mxjob_gitops.compiler.kubevalidate.meta import check_meta
 from mxjob_gitops.compiler.kubevalidate.report import Found
+from mxjob_gitops.compiler.kubevalidate.serviceaccount import admitted
 from mxjob_gitops.compiler.kubevalidate.sizes import check_size
 from mxjob_gitops.compiler.model import Replica
 from mxjob_gitops.compiler.options import RenderOptions
@@ -82,11 +83,12 @@ def representatives(compiled: CompiledJob, options: RenderOptions) -> Iterator[M
 
 
 def judge_object(obj: Manifest, version: str | None) -> Found:
-    """Every rule of the API server this package knows for one object as it will be sent (paths in the object)."""
+    """Every rule of the API server this package knows for one object as it will be sent, a Pod as the
+    ServiceAccount admission plugin passes it on (paths in the object)."""
     found: Found = []
     core = obj.get("apiVersion") == "v1"
     if core:
-        found.extend(check_object(obj, version))
+        found.extend(check_object(admitted(obj, version) if obj["kind"] == "Pod" else obj, version))
     else:  # a custom resource: ObjectMeta as for every kind (names.dns1123_subdomain: a CR's name rule)
         check_meta(found, obj.get("metadata"), ("metadata",), names.dns1123_subdomain)
     if obj.get("kind") == c.KIND or obj.get("kind") == "JobSet":

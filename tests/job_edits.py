@@ -29,6 +29,7 @@ class Edit:
     refused: bool
     at: str = ""  # where the finding is located (a path prefix of the spec), when refused
     base: pathlib.Path = SINGLE
+    admission: bool = False  # only a server that runs admission plugins refuses it (not core-validate)
 
     def job(self) -> Job:
         job: Job = yaml.safe_load(self.base.read_text(encoding="utf-8"))
@@ -149,6 +150,21 @@ def _pod_field(key: str, value: Any, context: bool = False) -> Callable[[Job], N
 SECCOMP = "seccomp.security.alpha.kubernetes.io/pod"
 APPARMOR = "container.apparmor.security.beta.kubernetes.io/"
 TOKEN = {"name": "token", "projected": {"sources": [{"serviceAccountToken": {"path": "..token"}}]}}
+BLOCK = {"name": "blk", "persistentVolumeClaim": {"claimName": "c"}}
+TOKEN_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+
+def _device_at_token_path(automount: bool) -> Callable[[Job], None]:
+    def change(job: Job) -> None:
+        spec = _worker(job)["spec"]
+        spec["volumes"] = [BLOCK]
+        spec["containers"][0]["volumeDevices"] = [{"name": "blk", "devicePath": TOKEN_PATH}]
+        if not automount:
+            spec["automountServiceAccountToken"] = False
+
+    return change
+
+
 CLAIM = {"spec": {"resources": {"requests": {"storage": "1Gi"}}}}
 SPREAD = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "matchLabelKeys": ["app"]}]
 KUEUE = ("--gang-scheduler", "kueue")
@@ -225,5 +241,7 @@ EDITS = (
         True,
         WORKER,
     ),
+    Edit("token-path-device", _device_at_token_path(True), (), True, WORKER, admission=True),
+    Edit("token-path-device-no-automount", _device_at_token_path(False), (), False),
     Edit("match-label-keys-alone-136", _pod_field("topologySpreadConstraints", SPREAD), V136, True, WORKER),
 )
