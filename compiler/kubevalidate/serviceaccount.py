@@ -39,6 +39,8 @@ def admitted(pod: dict[str, Any], version: str | None) -> dict[str, Any]:
         if key in spec:
             spec[key] = containers
     if needed:
-        source = {"projected": {"sources": []}} if since(version, (1, 21)) else {"secret": {"secretName": volume}}
+        source: dict[str, Any] = (
+            {"projected": {"sources": []}} if since(version, (1, 21)) else {"secret": {"secretName": volume}}
+        )
         spec["volumes"] = [*as_list(spec.get("volumes")), {"name": volume, **source}]
     return {**pod, "spec": spec}
