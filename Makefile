@@ -49,6 +49,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/validate_bench.py
 	$(BIN)/python bench/outdir_bench.py
 	$(BIN)/python bench/diff_bench.py
+	$(BIN)/python bench/exact_bench.py
 	$(BIN)/python bench/reconcile_bench.py --jobs 1000
 	$(BIN)/python bench/reconcile_bench.py --jobs 3000
 	$(BIN)/python bench/reconcile_bench.py --jobs 5000

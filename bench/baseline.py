@@ -28,7 +28,7 @@ def dump(fmt: str, documents: list[dict[str, Any]]) -> None:
             out.write("\n")
         return
     if fmt == "emit":
-        from mxjob_gitops.compiler.emit import write_yaml_stream
+        from mxjob_gitops.compiler.render.emit import write_yaml_stream
 
         write_yaml_stream(documents, out)
         return
@@ -41,7 +41,7 @@ def dump(fmt: str, documents: list[dict[str, Any]]) -> None:
 
 def check(documents: list[dict[str, Any]]) -> None:
     """One jsonschema_rs validator per kind, built from the very schemas validate uses, and one pass."""
-    from mxjob_gitops.compiler import kubeschema
+    from mxjob_gitops.compiler.validate import kubeschema
 
     version = kubeschema.DEFAULT_KUBERNETES_VERSION
     invalid = 0

@@ -34,8 +34,8 @@ from harness import MXJOB, REPO, interleave, machine, print_comparison, run, run
 sys.path.insert(0, str(REPO))
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
-from mxjob_gitops.compiler.constants import MAX_PODS
-from mxjob_gitops.compiler.limits import estimated_output_bytes, output_limit
+from mxjob_gitops.compiler.base.limits import DEFAULT_MAX_PODS as MAX_PODS
+from mxjob_gitops.compiler.base.limits import estimated_output_bytes, output_limit
 
 BASELINE = [sys.executable, str(REPO / "bench" / "baseline.py")]
 SMALL_JOB_SECONDS = 0.1

@@ -14,38 +14,38 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mxjob_gitops.compiler.diagnostics import Code as Code
-    from mxjob_gitops.compiler.diagnostics import Diagnostic as Diagnostic
-    from mxjob_gitops.compiler.diagnostics import Location as Location
-    from mxjob_gitops.compiler.diagnostics import Severity as Severity
-    from mxjob_gitops.compiler.job import JobRendering as JobRendering
-    from mxjob_gitops.compiler.job import compile_job as compile_job
-    from mxjob_gitops.compiler.model import MXJob as MXJob
-    from mxjob_gitops.compiler.model import Replica as Replica
-    from mxjob_gitops.compiler.options import RenderOptions as RenderOptions
-    from mxjob_gitops.compiler.pipeline import Plan as Plan
-    from mxjob_gitops.compiler.pipeline import compile_documents as compile_documents
-    from mxjob_gitops.compiler.pipeline import identity as identity
-    from mxjob_gitops.compiler.source import SourceDocument as SourceDocument
-    from mxjob_gitops.compiler.source import parse_text as parse_text
-    from mxjob_gitops.compiler.targets import Target as Target
+    from mxjob_gitops.compiler.base.diagnostics import Code as Code
+    from mxjob_gitops.compiler.base.diagnostics import Diagnostic as Diagnostic
+    from mxjob_gitops.compiler.base.diagnostics import Location as Location
+    from mxjob_gitops.compiler.base.diagnostics import Severity as Severity
+    from mxjob_gitops.compiler.compile.documents import Plan as Plan
+    from mxjob_gitops.compiler.compile.documents import compile_documents as compile_documents
+    from mxjob_gitops.compiler.compile.documents import identity as identity
+    from mxjob_gitops.compiler.compile.job import compile_job as compile_job
+    from mxjob_gitops.compiler.read.source import SourceDocument as SourceDocument
+    from mxjob_gitops.compiler.read.source import parse_text as parse_text
+    from mxjob_gitops.compiler.render.job import JobRendering as JobRendering
+    from mxjob_gitops.compiler.render.options import RenderOptions as RenderOptions
+    from mxjob_gitops.compiler.spec.model import MXJob as MXJob
+    from mxjob_gitops.compiler.spec.model import Replica as Replica
+    from mxjob_gitops.compiler.spec.targets import Target as Target
 
 _EXPORTS = {
-    "Code": "mxjob_gitops.compiler.diagnostics",
-    "Diagnostic": "mxjob_gitops.compiler.diagnostics",
-    "Location": "mxjob_gitops.compiler.diagnostics",
-    "Severity": "mxjob_gitops.compiler.diagnostics",
-    "JobRendering": "mxjob_gitops.compiler.job",
-    "compile_job": "mxjob_gitops.compiler.job",
-    "MXJob": "mxjob_gitops.compiler.model",
-    "Replica": "mxjob_gitops.compiler.model",
-    "Plan": "mxjob_gitops.compiler.pipeline",
-    "RenderOptions": "mxjob_gitops.compiler.options",
-    "compile_documents": "mxjob_gitops.compiler.pipeline",
-    "identity": "mxjob_gitops.compiler.pipeline",
-    "SourceDocument": "mxjob_gitops.compiler.source",
-    "parse_text": "mxjob_gitops.compiler.source",
-    "Target": "mxjob_gitops.compiler.targets",
+    "Code": "mxjob_gitops.compiler.base.diagnostics",
+    "Diagnostic": "mxjob_gitops.compiler.base.diagnostics",
+    "Location": "mxjob_gitops.compiler.base.diagnostics",
+    "Severity": "mxjob_gitops.compiler.base.diagnostics",
+    "JobRendering": "mxjob_gitops.compiler.render.job",
+    "compile_job": "mxjob_gitops.compiler.compile.job",
+    "MXJob": "mxjob_gitops.compiler.spec.model",
+    "Replica": "mxjob_gitops.compiler.spec.model",
+    "Plan": "mxjob_gitops.compiler.compile.documents",
+    "RenderOptions": "mxjob_gitops.compiler.render.options",
+    "compile_documents": "mxjob_gitops.compiler.compile.documents",
+    "identity": "mxjob_gitops.compiler.compile.documents",
+    "SourceDocument": "mxjob_gitops.compiler.read.source",
+    "parse_text": "mxjob_gitops.compiler.read.source",
+    "Target": "mxjob_gitops.compiler.spec.targets",
 }
 
 __all__ = [

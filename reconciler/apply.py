@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, assert_never
 
-from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.reconciler.gitops import verified_owners
 from mxjob_gitops.reconciler.kube import ClusterError, Conflict, Fenced, Writer
 from mxjob_gitops.reconciler.kueue import MarkUnretriable, ReleasePod

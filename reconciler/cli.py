@@ -9,9 +9,10 @@ from typing import Any
 
 import click
 
-from mxjob_gitops.compiler.asciinum import decimal, whole
-from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, fail, guarded
+from mxjob_gitops.compiler.base.asciinum import decimal, whole
+from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, fail
 from mxjob_gitops.compiler.cli.flags import DecimalRange, WholeRange, cluster_options, verbosity, verbosity_options
+from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.reconciler.jobs import DEFAULT_MAX_PODS
 from mxjob_gitops.reconciler.vocabulary import RestartMode
 
@@ -161,12 +162,12 @@ def reconcile(
     Exit codes: 0 done (--once: every job reconciled); 1 (--once) some jobs could not be reconciled (each
     is named on stderr: invalid, refused as too large, or an API error that outlasted the pass's retries);
     2 usage or environment (bad flags, no cluster, cannot list jobs); 3 a bug in mxjob."""
-    from mxjob_gitops.compiler.cli.extras import require
+    from mxjob_gitops.compiler.io.extras import require
 
     with guarded():
         require("cluster", "mxjob reconcile")
+    from mxjob_gitops.compiler.spec.exitcodes import ExitTable
     from mxjob_gitops.reconciler.apply import ApplySettings
-    from mxjob_gitops.reconciler.exitcodes import ExitTable
     from mxjob_gitops.reconciler.jobs import Bounds
     from mxjob_gitops.reconciler.kube import Cluster, ClusterError
     from mxjob_gitops.reconciler.runner import Reconciler, Settings

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.reconciler.health import http_server
 from mxjob_gitops.reconciler.kube import WATCH_READ_GRACE_SECONDS, ClusterError, Fenced, Gone
 from mxjob_gitops.reconciler.leader import LeaderElector
@@ -328,7 +328,11 @@ def serve(
 ) -> None:
     """Run until SIGTERM/SIGINT (or `stop`); the lease is released on the way out."""
     controller = Controller(reconciler, stop, workers, watch_timeout)
-    servers = [http_server(address, controller) for address in dict.fromkeys((metrics_address, health_address))]
+    registry = controller.reconciler.metrics.registry
+    servers = [
+        http_server(address, registry, controller.health, controller.readiness)
+        for address in dict.fromkeys((metrics_address, health_address))
+    ]
     electing = None
     if elector is not None:
         elector.on_change = lambda leader: _leading(controller, leader)

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from mxjob_gitops.compiler.spec.exitcodes import ExitClass, ExitTable, table_for_job
 from mxjob_gitops.reconciler import kueue
-from mxjob_gitops.reconciler.exitcodes import ExitClass, ExitTable, table_for_job
 from mxjob_gitops.reconciler.plan import Action, CreatePod, DeletePod, Event, Nudge, Plan, PodSource
 from mxjob_gitops.reconciler.standard import standard_conditions
 from mxjob_gitops.reconciler.state import (

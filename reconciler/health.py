@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from mxjob_gitops.compiler.asciinum import whole
-
-if TYPE_CHECKING:
-    from mxjob_gitops.reconciler.controller import Controller
-
+from mxjob_gitops.compiler.base.asciinum import whole
 
 MAX_PORT = 65_535
 
@@ -21,8 +18,12 @@ def port_of(address: str) -> int | None:
     return port if port is not None and port <= MAX_PORT else None
 
 
-def http_server(address: str, controller: Controller) -> ThreadingHTTPServer:
-    """Serve on [HOST]:PORT (reconcile's --metrics-address and --health-address, checked there by port_of)."""
+def http_server(
+    address: str, registry: Any, health: Callable[[], str], readiness: Callable[[], str]
+) -> ThreadingHTTPServer:
+    """Serve on [HOST]:PORT (reconcile's --metrics-address and --health-address, checked there by port_of):
+    /metrics from a prometheus_client registry, /healthz and /readyz from what health() and readiness() say
+    is wrong (empty when all is well)."""
     # Imported here: reconcile's flags are checked with port_of before the command tells a base install that
     # it needs the [cluster] extra, which brings prometheus_client.
     from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -31,7 +32,6 @@ def http_server(address: str, controller: Controller) -> ThreadingHTTPServer:
     port = port_of(address)
     if port is None:
         raise ValueError(f"{address!r}: the port is not a whole number from 0 to {MAX_PORT} in the digits 0-9")
-    registry = controller.reconciler.metrics.registry
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
@@ -41,10 +41,10 @@ def http_server(address: str, controller: Controller) -> ThreadingHTTPServer:
             if self.path == "/metrics":
                 body, status, kind = generate_latest(registry), 200, CONTENT_TYPE_LATEST
             elif self.path == "/healthz":
-                problem = controller.health()
+                problem = health()
                 body, status, kind = (f"{problem or 'ok'}\n".encode(), 503 if problem else 200, "text/plain")
             elif self.path == "/readyz":
-                problem = controller.readiness()
+                problem = readiness()
                 body, status, kind = (f"{problem or 'ok'}\n".encode(), 503 if problem else 200, "text/plain")
             else:
                 body, status, kind = b"not found\n", 404, "text/plain"

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from mxjob_gitops.compiler import JobRendering, MXJob, RenderOptions, compile_job
-from mxjob_gitops.compiler import constants as c
-from mxjob_gitops.reconciler.exitcodes import OVERRIDE_ANNOTATION
+
+# The largest job the reconciler acts on by default is the compiler's --max-pods default (one constant).
+from mxjob_gitops.compiler.base.limits import DEFAULT_MAX_PODS as DEFAULT_MAX_PODS
+from mxjob_gitops.compiler.spec import constants as c
+from mxjob_gitops.compiler.spec.exitcodes import OVERRIDE_ANNOTATION
 from mxjob_gitops.reconciler.state import JobView, ReplicaPolicy
 from mxjob_gitops.reconciler.vocabulary import CleanPodPolicy, RestartPolicy
-
-# The largest job the reconciler acts on by default: the compiler's --max-pods default (one constant).
-DEFAULT_MAX_PODS = c.MAX_PODS
 
 
 class JobError(ValueError):

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
-from mxjob_gitops.compiler.asciinum import whole
+from mxjob_gitops.compiler.base.asciinum import whole
 from mxjob_gitops.reconciler.vocabulary import WatchEventType
 
 FIELD_MANAGER = "mxjob-reconciler"

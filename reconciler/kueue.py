@@ -14,12 +14,32 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar
 
 from mxjob_gitops.reconciler.vocabulary import PodPhase
 
-if TYPE_CHECKING:
-    from mxjob_gitops.reconciler.state import PodView
+
+class PodView(Protocol):
+    """What Kueue's decisions read of an observed pod (reconciler.state.PodView has it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def uid(self) -> str: ...
+    @property
+    def phase(self) -> PodPhase: ...
+    @property
+    def deleting(self) -> bool: ...
+    @property
+    def kueue(self) -> KueuePod | None: ...
+    @property
+    def replica_type(self) -> str: ...
+    @property
+    def index(self) -> int: ...
+
+
+Pod = TypeVar("Pod", bound=PodView)
+
 
 # pkg/controller/jobs/pod/constants/constants.go and pod_controller.go (ConditionTypeTerminationTarget).
 FINALIZER = "kueue.x-k8s.io/managed"
@@ -110,7 +130,7 @@ def stopped(pod: PodView) -> bool:
     return pod.kueue is not None and pod.kueue.stopped
 
 
-def stopped_pods(pods: Sequence[PodView]) -> list[PodView]:
+def stopped_pods(pods: Sequence[Pod]) -> list[Pod]:
     """Pods Kueue deleted when it stopped the group: each is created again, and queued again."""
     return [p for p in pods if stopped(p)]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from mxjob_gitops.compiler import constants as c
 from mxjob_gitops.compiler import identity
+from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.reconciler.kube import Cluster, context_namespace
 
 MANAGED_KINDS = (

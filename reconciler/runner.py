@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.spec import constants as c
+from mxjob_gitops.compiler.spec.exitcodes import ExitTable
 from mxjob_gitops.reconciler.apply import Applier, ApplySettings
 from mxjob_gitops.reconciler.decide import Plan, decide, pods_to_create, refuse
-from mxjob_gitops.reconciler.exitcodes import ExitTable
 from mxjob_gitops.reconciler.jobs import Bounds, JobCache, JobError, TooLarge, config_map_name, generation_of
 from mxjob_gitops.reconciler.kube import Cluster, ClusterError, Conflict, Fenced, Transient, Writer
 from mxjob_gitops.reconciler.kueue import ReleasePod

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from mxjob_gitops.compiler import constants as c
-from mxjob_gitops.compiler.asciinum import whole
+from mxjob_gitops.compiler.base.asciinum import whole
+from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.reconciler.kueue import KueuePod
 from mxjob_gitops.reconciler.kueue import trimmed as kueue_parts
 from mxjob_gitops.reconciler.vocabulary import CleanPodPolicy, ConditionType, PodPhase, RestartPolicy

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.reconciler.state import ARGO_TRACKING, FLUX_LABELS
 
 INT32_MAX = 2**31 - 1

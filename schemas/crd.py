@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from structural import STORED_KEYS, check
 
-from mxjob_gitops.compiler.emit import to_yaml
+from mxjob_gitops.compiler.render.emit import to_yaml
 
 # What the server stores of a schema node (schemas/structural.py STORED_KEYS, minus what a CRD may not use).
 KEPT_KEYS = STORED_KEYS - {

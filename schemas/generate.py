@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mxjob_gitops.compiler.replicas import ReplicaType
+from mxjob_gitops.compiler.spec.replicas import ReplicaType
 from mxjob_gitops.reconciler.vocabulary import ConditionType, StandardCondition
 
 KUBERNETES_VERSION = "1.35.0"
@@ -314,7 +314,7 @@ def cel_rules(crd_text: str) -> str:
     """The CRD's schema pruned to the nodes that lead to its CEL rules (compiler.kubevalidate.crdrules)."""
     import yaml
 
-    from mxjob_gitops.compiler.kubevalidate.crdrules import rule_skeleton
+    from mxjob_gitops.compiler.rules.kubevalidate.crdrules import rule_skeleton
 
     crd = yaml.safe_load(crd_text)
     schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]

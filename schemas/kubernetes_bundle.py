@@ -6,7 +6,7 @@ the same definitions with `type: object` at the top and their `$ref`s pointing i
 relaxed variant is the strict one without `additionalProperties: false` (both checked by tests/test_schema.py).
 So the wheel carries the strict `$defs` of the default version, minified and gzipped (~0.2 MB), and every other
 version comes from kubernetes-validate when the `[schemas]` extra is installed.
-Run `python schemas/kubernetes_bundle.py` after changing DEFAULT_KUBERNETES_VERSION in compiler/kubeschema.py.
+Run `python schemas/kubernetes_bundle.py` after changing DEFAULT_KUBERNETES_VERSION in compiler/validate/kubeschema.py.
 Versions older than the extra's (1.20 to 1.24) are bundled too, by schemas/legacy_bundles.py.
 """
 
@@ -48,7 +48,7 @@ def write_bundle(version: str, definitions: dict[str, Any]) -> Path:
 
 
 def main() -> None:
-    from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
+    from mxjob_gitops.compiler.validate.kubeschema import DEFAULT_KUBERNETES_VERSION
 
     path = write_bundle(DEFAULT_KUBERNETES_VERSION, source_definitions(DEFAULT_KUBERNETES_VERSION))
     print(f"wrote {path.relative_to(HERE.parent)}")

@@ -17,11 +17,11 @@ from tests.conftest import REPO
 _CHILD = """
 import sys, time
 import mxjob_gitops.compiler.cli.group
-import mxjob_gitops.compiler.pipeline
-import mxjob_gitops.compiler.job
-import mxjob_gitops.compiler.source
-import mxjob_gitops.compiler.emit
-import mxjob_gitops.compiler.schema
+import mxjob_gitops.compiler.compile.documents
+import mxjob_gitops.compiler.compile.job
+import mxjob_gitops.compiler.read.source
+import mxjob_gitops.compiler.render.emit
+import mxjob_gitops.compiler.rules.schema
 start = time.process_time()
 try:
     mxjob_gitops.compiler.cli.group.cli.main(args=sys.argv[1:], prog_name="mxjob")

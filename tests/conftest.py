@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mxjob_gitops.compiler import fanout
+from mxjob_gitops.compiler.base import fanout
+from mxjob_gitops.compiler.base.exact import set_exact
+from mxjob_gitops.compiler.base.limits import new_run
 from mxjob_gitops.compiler.cli.group import cli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -32,6 +34,15 @@ def _render_stat_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Non
         os.environ["MXJOB_RENDER_CACHE"] = previous
 
 
+@pytest.fixture(autouse=True)
+def _fresh_run() -> Iterator[None]:
+    """Each test starts a run of its own: the input budget (compiler.base.limits: past 256 KiB read, every text is
+    read fast) and the fast-path switch (compiler.base.exact) an earlier test's command left do not carry over."""
+    new_run()
+    set_exact("")
+    yield
+
+
 @dataclass(frozen=True)
 class Run:
     exit_code: int
@@ -42,7 +53,7 @@ class Run:
 def run_cli(args: Sequence[str], cwd: Path | None = None, stdin: str | bytes | None = None) -> Run:
     runner = CliRunner()
     previous = Path.cwd()
-    runner_before = fanout.run, fanout.workers  # the command installs its own (compiler/cli/forked.py)
+    runner_before = fanout.run, fanout.workers  # the command installs its own (compiler/io/forked.py)
     try:
         if cwd is not None:
             os.chdir(cwd)

@@ -10,9 +10,9 @@ from types import ModuleType
 from typing import Any
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
-from mxjob_gitops.compiler.cli.inputs import SharedParses
-from mxjob_gitops.compiler.emit import to_json
-from mxjob_gitops.compiler.source import ParseResult
+from mxjob_gitops.compiler.io.inputs import SharedParses
+from mxjob_gitops.compiler.read.source import ParseResult
+from mxjob_gitops.compiler.render.emit import to_json
 from tests.conftest import REPO
 
 

@@ -89,9 +89,6 @@ def _child(run: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    import mxjob_gitops.compiler.cli.group
-    import mxjob_gitops.compiler.cli.output_dir
-    import mxjob_gitops.compiler.cli.render  # noqa: F401  (warm every import a render needs, once)
     from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
 
     # Warm what every child would build again: the schema validators behind compile_documents.

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler import Code, RenderOptions, Target, compile_job
-from mxjob_gitops.compiler.gang import GangScheduler
-from mxjob_gitops.compiler.options import parse_field
+from mxjob_gitops.compiler.render.gang.plan import GangScheduler
+from mxjob_gitops.compiler.render.options import parse_field
 from tests.helpers import job, render, replica
 
 _LABEL = st.from_regex(r"[a-z]([-a-z0-9]{0,10}[a-z0-9])?", fullmatch=True)
@@ -116,7 +116,7 @@ def test_compile_job_refuses_other_objects() -> None:
 
 
 def test_replica_traits_table() -> None:
-    from mxjob_gitops.compiler.replicas import TRAITS, JobMode, generated_env_names, rendezvous_of, types_of
+    from mxjob_gitops.compiler.spec.replicas import TRAITS, JobMode, generated_env_names, rendezvous_of, types_of
 
     assert (rendezvous_of(JobMode.TRAIN), rendezvous_of(JobMode.TUNE)) == ("Scheduler", "TunerTracker")
     assert [t for t in TRAITS if TRAITS[t].decides_success] == ["Scheduler", "Tuner"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mxjob_gitops.compiler.gang import backends
+from mxjob_gitops.compiler.render.gang.plan import backends
 from tests.conftest import EXAMPLES, JOB_EXAMPLE_FILES, REPO, run_cli
 
 WAVE = "argocd.argoproj.io/sync-wave"

@@ -18,13 +18,13 @@ import click
 import pytest
 import yaml
 
-from mxjob_gitops.compiler.asciinum import INT64_MAX, decimal, whole
-from mxjob_gitops.compiler.cli import forked
-from mxjob_gitops.compiler.cli.flags import lock_timeout
+from mxjob_gitops.compiler.base.asciinum import INT64_MAX, decimal, whole
 from mxjob_gitops.compiler.cli.group import cli
-from mxjob_gitops.compiler.options import kubernetes_minor, priority_pairs
+from mxjob_gitops.compiler.io import forked
+from mxjob_gitops.compiler.io.output_dir import lock_timeout
+from mxjob_gitops.compiler.render.options import kubernetes_minor, priority_pairs
+from mxjob_gitops.compiler.spec.exitcodes import ExitClass, ExitTable
 from mxjob_gitops.reconciler.cli import _timings
-from mxjob_gitops.reconciler.exitcodes import ExitClass, ExitTable
 from mxjob_gitops.reconciler.kube import _retry_after
 from mxjob_gitops.reconciler.state import PodView
 from tests.conftest import EXAMPLES, REPO, Run, run_cli
@@ -266,21 +266,22 @@ def test_krm_reports_a_files_index_only_in_ascii_digits(text: str, index: dict[s
 SOURCES = sorted(
     [
         *(REPO / "compiler" / "cli").rglob("*.py"),
+        *(REPO / "compiler" / "io").rglob("*.py"),
         *(REPO / "reconciler").rglob("*.py"),
-        REPO / "compiler" / "options.py",
-        REPO / "compiler" / "jobset" / "exitcodes.py",
+        REPO / "compiler" / "render" / "options.py",
+        REPO / "compiler" / "spec" / "exitcodes.py",
     ]
 )
 # Every int()/float() call there on anything but a literal, each judged: none reads text that was not checked.
 JUDGED = {
     ("compiler/cli/flags.py", "int(value)"): "-v's count, an int from click",
-    ("compiler/cli/flags.py", "int(ctx.meta.get(_META, 0))"): "the level _remember stored, an int",
-    ("compiler/cli/forked.py", "int(quota)"): "cgroup cpu.max, written by the kernel in ASCII",
-    ("compiler/cli/forked.py", "int(period)"): "cgroup cpu.max, written by the kernel in ASCII",
-    ("compiler/cli/gitsource.py", "int(fields[2])"): "git cat-file's size, bytes checked by bytes.isdigit (ASCII)",
-    ("compiler/cli/gitsource.py", "int(header[2])"): "git cat-file --batch's size, written by git",
-    ("compiler/options.py", "int(match.group(1))"): "a Kubernetes version's digits, [0-9]+ by its pattern",
-    ("compiler/options.py", "int(match.group(2))"): "a Kubernetes version's digits, [0-9]+ by its pattern",
+    ("compiler/io/verbosity.py", "int(ctx.meta.get(LEVEL, 0))"): "the level cli.flags stored, an int",
+    ("compiler/io/forked.py", "int(quota)"): "cgroup cpu.max, written by the kernel in ASCII",
+    ("compiler/io/forked.py", "int(period)"): "cgroup cpu.max, written by the kernel in ASCII",
+    ("compiler/io/gitsource.py", "int(fields[2])"): "git cat-file's size, bytes checked by bytes.isdigit (ASCII)",
+    ("compiler/io/gitsource.py", "int(header[2])"): "git cat-file --batch's size, written by git",
+    ("compiler/render/options.py", "int(match.group(1))"): "a Kubernetes version's digits, [0-9]+ by its pattern",
+    ("compiler/render/options.py", "int(match.group(2))"): "a Kubernetes version's digits, [0-9]+ by its pattern",
     ("reconciler/decide.py", "int(record.get('count', 0))"): "podRestarts counts, ints kept by trust.clean_status",
     ("reconciler/decide.py", "int(r.get('count', 0))"): "podRestarts counts, ints kept by trust.clean_status",
     ("reconciler/jobs.py", "int(count)"): "replicas, checked to be a JSON number first",

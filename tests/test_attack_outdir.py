@@ -13,9 +13,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler.cli import dirfd
-from mxjob_gitops.compiler.cli.output_dir import INDEX, JOURNAL, STAGING, _read_index
-from mxjob_gitops.compiler.cli.statcache import cache_root
+from mxjob_gitops.compiler.io import dirfd
+from mxjob_gitops.compiler.io.output_dir import INDEX, JOURNAL, STAGING, _read_index
+from mxjob_gitops.compiler.io.statcache import cache_root
 from tests.conftest import run_cli
 from tests.helpers import job, replica
 

@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from mxjob_gitops.compiler.names import dns1035_label, dns1123_label, dns1123_subdomain, name_problem, path_segment
+from mxjob_gitops.compiler.rules.names import (
+    dns1035_label,
+    dns1123_label,
+    dns1123_subdomain,
+    name_problem,
+    path_segment,
+)
 from tests.conftest import EXAMPLES, run_cli
 from tests.helpers import job, replica
 

@@ -22,7 +22,13 @@ RATIO = re.compile(
 
 @pytest.mark.parametrize(
     ("script", "blocks"),
-    [("render_bench.py", 4), ("validate_bench.py", 1), ("outdir_bench.py", 1), ("diff_bench.py", 1)],
+    [
+        ("render_bench.py", 4),
+        ("validate_bench.py", 1),
+        ("outdir_bench.py", 1),
+        ("diff_bench.py", 1),
+        ("exact_bench.py", 4),
+    ],
 )
 def test_benchmark_prints_figures_baselines_and_ratios(script: str, blocks: int) -> None:
     result = subprocess.run(

@@ -7,9 +7,9 @@ from typing import Any
 
 import yaml
 
-from mxjob_gitops.compiler.diagnostics import Code, Severity
-from mxjob_gitops.compiler.kubevalidate.cel import evaluate, has_rules
-from mxjob_gitops.compiler.kubevalidate.crdrules import check_create, check_update, mxjob_rules, rule_skeleton
+from mxjob_gitops.compiler.base.diagnostics import Code, Severity
+from mxjob_gitops.compiler.rules.kubevalidate.cel import evaluate, has_rules
+from mxjob_gitops.compiler.rules.kubevalidate.crdrules import check_create, check_update, mxjob_rules, rule_skeleton
 from tests.conftest import JOB_EXAMPLE_FILES, REPO
 
 

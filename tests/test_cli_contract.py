@@ -109,7 +109,7 @@ def test_help_lists_the_commands() -> None:
 
 
 def test_every_code_is_documented() -> None:
-    from mxjob_gitops.compiler.diagnostics import Code
+    from mxjob_gitops.compiler.base.diagnostics import Code
     from tests.conftest import REPO
 
     documented = (REPO / "docs" / "diagnostics.md").read_text(encoding="utf-8")

@@ -140,7 +140,7 @@ def test_no_path_on_a_terminal_is_a_usage_error(monkeypatch: pytest.MonkeyPatch)
 def test_verbose_prints_the_traceback_of_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import json
 
-    import mxjob_gitops.compiler.checker as checker
+    import mxjob_gitops.compiler.compile.checker as checker
 
     def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("boom")

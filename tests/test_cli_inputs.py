@@ -69,7 +69,7 @@ def test_a_link_leaving_the_directory_read_is_refused(tmp_path: Path, monkeypatc
 def _walked_as_pathlib_globs(root: Path) -> list[str]:
     """The reference walk: every path `**` matches (pathlib's recursive glob enters no linked directory), each
     kept when it is a regular file (through a link) with a manifest name and no hidden part below the root."""
-    from mxjob_gitops.compiler.cli.inputs import is_manifest_path
+    from mxjob_gitops.compiler.io.inputs import is_manifest_path
 
     return [
         path.as_posix()
@@ -84,7 +84,7 @@ def test_the_directory_walk_reads_what_pathlib_globbing_reads(tmp_path: Path, mo
     link, a FIFO, names that sort differently as paths and as strings, kustomize files and other suffixes."""
     import os
 
-    from mxjob_gitops.compiler.cli.inputs import discover
+    from mxjob_gitops.compiler.io.inputs import discover
 
     root = tmp_path / "tree"
     for folder in ("a", "a/b", "a-b", "a.b", ".hidden/deep", "a/.git", "z/y/x", "k"):

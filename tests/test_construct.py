@@ -1,4 +1,4 @@
-"""The fast constructor (compiler/construct.py) builds what PyYAML's own constructor builds, problems included."""
+"""The fast constructor (compiler/read/construct.py) builds what PyYAML's own constructor builds, problems included."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler.diagnostics import Code
-from mxjob_gitops.compiler.goloader import GoLoader
-from mxjob_gitops.compiler.source import parse_text
+from mxjob_gitops.compiler.base.diagnostics import Code
+from mxjob_gitops.compiler.read.goloader import GoLoader
+from mxjob_gitops.compiler.read.source import parse_text
 
 SCALARS = [
     "1", "-0x1F", "0o17", "0b101", "1_000", "1:30", "1.5", "1e3", "-.5", ".inf", "-.Inf", ".nan", "yes", "No",

@@ -203,7 +203,7 @@ def test_a_follower_with_a_skewed_clock_waits_a_whole_lease_duration(api: tuple[
 def test_metrics_health_and_readiness(api: tuple[FakeServer, Path]) -> None:
     _, kubeconfig = api
     controller = Controller(Reconciler(Cluster.connect(str(kubeconfig)), Settings(namespaces=("ml",))))
-    server = http_server("127.0.0.1:0", controller)
+    server = http_server("127.0.0.1:0", controller.reconciler.metrics.registry, controller.health, controller.readiness)
     base = f"http://127.0.0.1:{server.server_address[1]}"
     try:
         with pytest.raises(urllib.error.HTTPError) as not_ready:

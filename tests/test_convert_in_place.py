@@ -204,7 +204,7 @@ def test_a_file_the_round_trip_writer_cannot_read_is_a_finding(tmp_path: Path, m
     the first file is not left converted while the second fails; exit 1 with the reason and a way out."""
     from ruamel.yaml.error import YAMLError
 
-    from mxjob_gitops.compiler.cli import inplace
+    from mxjob_gitops.compiler.io import inplace
 
     first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
     first.write_text(V1ALPHA1, encoding="utf-8")

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
-from mxjob_gitops.compiler.diagnostics import Diagnostic, Severity
+from mxjob_gitops.compiler.base.diagnostics import Diagnostic, Severity
 
 CORPUS = Path(__file__).parent / "corpus"
 CASES = sorted(CORPUS.glob("*.yaml"))

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from mxjob_gitops.compiler.spec.exitcodes import ExitClass, ExitTable
 from mxjob_gitops.reconciler.decide import CreatePod, DeletePod, Event, Nudge, Plan, decide, refuse
-from mxjob_gitops.reconciler.exitcodes import ExitClass, ExitTable
 from mxjob_gitops.reconciler.jobs import JobCache
 from mxjob_gitops.reconciler.state import JobView, PodView, ReplicaPolicy
 from mxjob_gitops.reconciler.vocabulary import CleanPodPolicy, DeleteReason, EventType, PodPhase, Reason, RestartPolicy

@@ -1,4 +1,4 @@
-"""The README's claim: a new decoration or gang scheduler is one new module plus one line in the registry."""
+"""The README's claim: a new decoration or gang scheduler is one new module plus one line in its registry."""
 
 from __future__ import annotations
 
@@ -8,15 +8,22 @@ from typing import Any
 
 import pytest
 
-import mxjob_gitops.compiler.job
+import mxjob_gitops.compiler.render.job
 from mxjob_gitops.compiler import RenderOptions, compile_job
-from mxjob_gitops.compiler.decorations import Filter, JobContext, Manifest, registry
-from mxjob_gitops.compiler.gang import GangBackend, GangPlan, GangScheduler, gang_forms
+from mxjob_gitops.compiler.render.decorations import Filter, JobContext, Manifest, registry
+from mxjob_gitops.compiler.render.gang import registry as gang_registry
+from mxjob_gitops.compiler.render.gang.base import GangBackend, GangPlan
+from mxjob_gitops.compiler.render.gang.plan import GangScheduler, gang_forms
 from tests.conftest import REPO, run_cli
 from tests.helpers import job, render, replica
 
-DECORATIONS_DIR = REPO / "compiler" / "decorations"
-MODULES = sorted(p.stem for p in DECORATIONS_DIR.glob("*.py") if p.stem not in ("__init__", "registry"))
+DECORATIONS_DIR = REPO / "compiler" / "render" / "decorations"
+GANG_DIR = REPO / "compiler" / "render" / "gang"
+# (room, module): every decoration module and every gang scheduler's module (not the rooms' own machinery).
+MODULES = sorted(
+    [("decorations", p.stem) for p in DECORATIONS_DIR.glob("*.py") if p.stem not in ("__init__", "registry")]
+    + [("gang", p.stem) for p in GANG_DIR.glob("*.py") if p.stem not in ("__init__", "registry", "base", "plan")]
+)
 
 
 def _imported_modules(source: str) -> set[str]:
@@ -30,23 +37,24 @@ def _imported_modules(source: str) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("module", MODULES)
-def test_only_the_registry_wires_a_decoration_module(module: str) -> None:
+@pytest.mark.parametrize(("room", "module"), MODULES)
+def test_only_the_registry_wires_a_decoration_module(room: str, module: str) -> None:
     """No other module of the compiler or the reconciler imports a decoration module, so adding one needs no
     edit outside its own file and the registry; the registry lists its `select` or its gang `BACKEND`."""
-    dotted = f"mxjob_gitops.compiler.decorations.{module}"
+    dotted = f"mxjob_gitops.compiler.render.{room}.{module}"
+    folder = DECORATIONS_DIR if room == "decorations" else GANG_DIR
     wired = sorted(
         str(path.relative_to(REPO))
         for path in [*(REPO / "compiler").rglob("*.py"), *(REPO / "reconciler").rglob("*.py")]
-        if path.parent != DECORATIONS_DIR and dotted in _imported_modules(path.read_text("utf-8"))
+        if path != folder / "registry.py" and dotted in _imported_modules(path.read_text("utf-8"))
     )
-    assert wired == [], f"{dotted} is imported outside compiler/decorations: {wired}"
+    assert wired == [], f"{dotted} is imported outside its registry: {wired}"
     imported = __import__(dotted, fromlist=["_"])
     listed = [
         getattr(imported, "select", None) in registry.DECORATIONS,
-        getattr(imported, "BACKEND", None) in registry.GANG_SCHEDULERS,
+        getattr(imported, "BACKEND", None) in gang_registry.GANG_SCHEDULERS,
     ]
-    assert listed.count(True) == 1, f"{dotted} must be listed in registry.py exactly once"
+    assert listed.count(True) == 1, f"{dotted} must be listed in its room's registry.py exactly once"
 
 
 def _stamp(context: JobContext) -> Filter | None:
@@ -70,7 +78,7 @@ def _train() -> dict[str, Any]:
 def test_one_registry_entry_reaches_every_rendering_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Adding the select function to the registry's tuple is all it takes: the CLI's path (compile_documents)
     and the reconciler's one-pod path (compile_job(...).pod) both apply it."""
-    monkeypatch.setattr(mxjob_gitops.compiler.job, "DECORATIONS", (*registry.DECORATIONS, _stamp))
+    monkeypatch.setattr(mxjob_gitops.compiler.render.job, "DECORATIONS", (*registry.DECORATIONS, _stamp))
     options = RenderOptions(target=mxjob_gitops.compiler.Target.ARGOCD)
     pods = [m for m in render(_train(), options=options) if m["kind"] == "Pod"]
     assert len(pods) == 4 and all(p["metadata"]["labels"]["example.com/stamped"] == "yes" for p in pods)
@@ -89,7 +97,7 @@ _BACKEND = GangBackend("example-gang", "QUEUE", "default", lambda _argument: Non
 
 def test_one_registry_entry_adds_a_gang_scheduler(monkeypatch: pytest.MonkeyPatch) -> None:
     """A gang scheduler's BACKEND in the registry is known to the option parser and joins the pods."""
-    monkeypatch.setattr(registry, "GANG_SCHEDULERS", (*registry.GANG_SCHEDULERS, _BACKEND))
+    monkeypatch.setattr(gang_registry, "GANG_SCHEDULERS", (*gang_registry.GANG_SCHEDULERS, _BACKEND))
     assert gang_forms().endswith("|example-gang[=QUEUE]")
     scheduler = GangScheduler.parse("example-gang=team-a")
     assert (scheduler.kind, scheduler.argument) == ("example-gang", "team-a")

@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler.emit import to_json
+from mxjob_gitops.compiler.render.emit import to_json
 from tests.conftest import JOB_EXAMPLE_FILES, REPO, run_cli
 
 EXAMPLE_FILES = [str(p) for p in JOB_EXAMPLE_FILES]

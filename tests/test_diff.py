@@ -12,7 +12,7 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from mxjob_gitops.compiler.changes import ObjectStatus, diff_manifests
+from mxjob_gitops.compiler.diff.changes import ObjectStatus, diff_manifests
 from tests.conftest import EXAMPLES, REPO, run_cli
 from tests.helpers import container, git, init_repo, job, render, replica
 
@@ -122,7 +122,7 @@ def test_secret_values_are_masked_but_changes_reported() -> None:
 
     changes = diff_manifests([secret("c2VjcmV0MQ==")], [secret("c2VjcmV0Mg==")])
     assert [c.status for c in changes] == [ObjectStatus.MODIFIED]
-    from mxjob_gitops.compiler.cli.diffreport import unified
+    from mxjob_gitops.compiler.report.diff import unified
 
     text = "\n".join(unified(changes[0], 3))
     assert "c2VjcmV0" not in text

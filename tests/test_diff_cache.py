@@ -17,15 +17,18 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler import fanout, jobcache, limits
-from mxjob_gitops.compiler.checker import job_output_estimate
-from mxjob_gitops.compiler.cli import forked, inputs, readahead
-from mxjob_gitops.compiler.diagnostics import Code
-from mxjob_gitops.compiler.job import compile_object
-from mxjob_gitops.compiler.jobcache import CompileCache
-from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import Manifest, Plan, compile_documents
-from mxjob_gitops.compiler.source import parse_text
+from mxjob_gitops.compiler.base import fanout, limits
+from mxjob_gitops.compiler.base.diagnostics import Code
+from mxjob_gitops.compiler.compile import jobcache
+from mxjob_gitops.compiler.compile.checker import job_output_estimate
+from mxjob_gitops.compiler.compile.documents import Manifest, Plan, compile_documents
+from mxjob_gitops.compiler.compile.job import compile_object
+from mxjob_gitops.compiler.compile.jobcache import CompileCache
+from mxjob_gitops.compiler.diff import changes
+from mxjob_gitops.compiler.io import forked, inputs
+from mxjob_gitops.compiler.read import readahead
+from mxjob_gitops.compiler.read.source import parse_text
+from mxjob_gitops.compiler.render.options import RenderOptions
 from tests.conftest import run_cli
 from tests.helpers import EveryTextParsed, container, job, replica
 
@@ -172,7 +175,7 @@ def _without_shortcuts() -> Iterator[None]:
         mock.patch.object(CompileCache, "__init__", _forgetful_init),
         mock.patch.object(CompileCache, "compile", lambda self, *args: compile_object(*args)),
         mock.patch.object(CompileCache, "compile_ahead", lambda self, *args: None),
-        mock.patch.object(jobcache, "differing_manifests", _full_render),
+        mock.patch.object(changes, "differing_manifests", _full_render),
     ):
         yield
 
@@ -232,7 +235,7 @@ def test_a_job_on_both_sides_is_compiled_once_and_rendered_on_neither(tmp_path: 
     _write(tmp_path / "new", new_tree)
     caches: list[CompileCache] = []
     rendered: list[str] = []
-    original_init, original_rendered = CompileCache.__init__, jobcache._rendered
+    original_init, original_rendered = CompileCache.__init__, changes._rendered
 
     def init(self: CompileCache) -> None:
         original_init(self)
@@ -243,7 +246,7 @@ def test_a_job_on_both_sides_is_compiled_once_and_rendered_on_neither(tmp_path: 
         rendered.extend(o["metadata"]["name"] for o in out if o["kind"] == "MXJob")
         return out
 
-    with mock.patch.object(CompileCache, "__init__", init), mock.patch.object(jobcache, "_rendered", rendering):
+    with mock.patch.object(CompileCache, "__init__", init), mock.patch.object(changes, "_rendered", rendering):
         result = run_cli(["diff", "--format", "brief", str(tmp_path / "old"), str(tmp_path / "new")])
     assert result.exit_code == 1, result.stderr
     assert (caches[0].compiled, caches[0].reused) == (5, 3)

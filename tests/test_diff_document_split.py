@@ -7,9 +7,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler.cli.inputs import SharedParses
-from mxjob_gitops.compiler.docsplit import Piece, split_along, split_documents
-from mxjob_gitops.compiler.source import ParseResult, parse_text
+from mxjob_gitops.compiler.io.inputs import SharedParses
+from mxjob_gitops.compiler.read.docsplit import Piece, split_along, split_documents
+from mxjob_gitops.compiler.read.source import ParseResult, parse_text
 
 # Lines that are each their own trap for a cut by text: document markers inside block scalars, indented and
 # not, document ends, directives, quoted and plain scalars running over a marker, flow collections, nulls.

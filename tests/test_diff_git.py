@@ -64,7 +64,7 @@ def test_paths_in_two_repositories_are_refused(repo: Path, tmp_path: Path) -> No
 
 def test_a_blob_in_both_revisions_is_read_once(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two commits sharing one of two files: cat-file is asked for three blobs in all, not four."""
-    from mxjob_gitops.compiler.cli import gitsource
+    from mxjob_gitops.compiler.io import gitsource
 
     spec = job(name="other", Scheduler=replica(1), Server=replica(1), Worker=replica(1))
     (repo / "jobs" / "other.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
@@ -95,7 +95,7 @@ HOSTILE_REFS = ["--output=/tmp/mxjob-hostile-ref", "-c", "--name-only", "--forma
 def test_a_ref_that_looks_like_an_option_is_only_a_ref(repo: Path, ref: str, tmp_path: Path) -> None:
     """A pull request can push any ref: each revision is resolved once to a commit id (`rev-parse --verify
     --end-of-options`), and only that id reaches `ls-tree` and `cat-file`, so no name is read as an option."""
-    from mxjob_gitops.compiler.cli import gitsource
+    from mxjob_gitops.compiler.io import gitsource
 
     if ref in ("--", "-"):  # no valid ref name: a clean "no commit" error, never an option or a crash
         result = run_cli(["diff", "--base", ref, "--format", "brief", "jobs"], cwd=repo)
@@ -134,8 +134,8 @@ def test_revisions_compiled_in_three_processes_diff_as_in_one(repo: Path, monkey
     """--base/--head and --base against the working tree compile through the same memo: its jobs compiled ahead
     in children, and the first revision's files parsed ahead (however few: the thresholds at 1), print what one
     process prints, errors too."""
-    from mxjob_gitops.compiler import jobcache
-    from mxjob_gitops.compiler.cli import readahead
+    from mxjob_gitops.compiler.compile import jobcache
+    from mxjob_gitops.compiler.read import readahead
 
     for number in range(5):
         spec = job(name=f"job-{number}", Scheduler=replica(1), Server=replica(1), Worker=replica(number + 1))

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from mxjob_gitops.compiler.diagnostics import Code
+from mxjob_gitops.compiler.base.diagnostics import Code
 from tests.conftest import JOB_EXAMPLE_FILES, run_cli
 from tests.helpers import git, init_repo
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from mxjob_gitops.compiler.cli import inputs
-from mxjob_gitops.compiler.cli.inputs import SharedParses
-from mxjob_gitops.compiler.source import parse_text
+from mxjob_gitops.compiler.io import inputs
+from mxjob_gitops.compiler.io.inputs import SharedParses
+from mxjob_gitops.compiler.read.source import parse_text
 from tests.conftest import run_cli
 from tests.helpers import EveryTextParsed, job, replica
 

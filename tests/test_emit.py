@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from mxjob_gitops.compiler.emit import Emitter, quote, to_yaml, write_yaml_stream
+from mxjob_gitops.compiler.render.emit import Emitter, quote, to_yaml, write_yaml_stream
 
 _yaml12 = YAML(typ="safe", pure=True)
 

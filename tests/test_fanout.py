@@ -1,4 +1,4 @@
-"""Work shared out over processes (compiler.fanout, compiler/cli/forked.py) gives what one process gives.
+"""Work shared out over processes (compiler.fanout, compiler/io/forked.py) gives what one process gives.
 
 The runner is held to compiler.fanout.one_by_one: results in order, a child's failure or death made up for here
 with the task's own result or exception, no fork beside another thread. The fast reader cut into chunks read in
@@ -21,15 +21,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler import RenderOptions, compile_documents, fanout, fastread, source
-from mxjob_gitops.compiler.cli import forked, readahead
-from mxjob_gitops.compiler.cli import inputs as inputs_module
-from mxjob_gitops.compiler.cli.inputs import SharedParses, read_inputs
-from mxjob_gitops.compiler.docsplit import Piece, split_documents
-from mxjob_gitops.compiler.emit import to_yaml
-from mxjob_gitops.compiler.kubeschema import resolve_version
-from mxjob_gitops.compiler.source import parse_text
-from mxjob_gitops.compiler.validation import validate_plan, vouch_for
+from mxjob_gitops.compiler import RenderOptions, compile_documents
+from mxjob_gitops.compiler.base import fanout
+from mxjob_gitops.compiler.io import forked
+from mxjob_gitops.compiler.io import inputs as inputs_module
+from mxjob_gitops.compiler.io.inputs import SharedParses, read_inputs
+from mxjob_gitops.compiler.read import fastread, readahead, source
+from mxjob_gitops.compiler.read.docsplit import Piece, split_documents
+from mxjob_gitops.compiler.read.source import parse_text
+from mxjob_gitops.compiler.render.emit import to_yaml
+from mxjob_gitops.compiler.validate.kubeschema import resolve_version
+from mxjob_gitops.compiler.validate.validation import validate_plan, vouch_for
 from tests import hidden_mutations
 from tests.conftest import run_cli
 from tests.test_fastread import _block, _inputs_and_renderings
@@ -37,11 +39,21 @@ from tests.test_fastread import _block, _inputs_and_renderings
 # --- the runner --------------------------------------------------------------------------------------------------
 
 
+@pytest.fixture
+def threads_of_earlier_tests_ignored(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fork as if this test's thread were the only one: threads an earlier test in this process left idle (a fake
+    API server's request handlers, a stopped controller's workers) would otherwise make every runner serial. The
+    tests of that rule itself (test_no_fork_beside_another_thread, ...) do not use this."""
+    before = set(threading.enumerate())
+    monkeypatch.setattr(forked, "_may_fork", lambda: hasattr(os, "fork") and not (set(threading.enumerate()) - before))
+    yield
+
+
 def _square(part: int, here: bool) -> tuple[int, bool, int]:
     return part * part, here, os.getpid()
 
 
-def test_results_come_in_order_from_children() -> None:
+def test_results_come_in_order_from_children(threads_of_earlier_tests_ignored: None) -> None:
     results = forked.run_forked(_square, [1, 2, 3, 4])
     assert [value for value, _here, _pid in results] == [1, 4, 9, 16]
     assert [here for _value, here, _pid in results] == [True, False, False, False]
@@ -61,7 +73,7 @@ def _dies_in_children(part: int, here: bool) -> int:
     return part
 
 
-def test_a_part_a_child_could_not_do_is_done_here() -> None:
+def test_a_part_a_child_could_not_do_is_done_here(threads_of_earlier_tests_ignored: None) -> None:
     assert forked.run_forked(_fails_in_children, [1, 2, 3]) == [1, 2, 3]
     assert forked.run_forked(_dies_in_children, [1, 2, 3]) == [1, 2, 3]
 
@@ -72,7 +84,9 @@ def _refuses(part: int, here: bool) -> int:
     return part
 
 
-def test_a_part_that_fails_everywhere_raises_its_own_exception(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_part_that_fails_everywhere_raises_its_own_exception(
+    monkeypatch: pytest.MonkeyPatch, threads_of_earlier_tests_ignored: None
+) -> None:
     started: list[int] = []
     fork = os.fork
 
@@ -106,7 +120,7 @@ def test_no_fork_beside_another_thread() -> None:
     assert [here for _value, here, _pid in results] == [True, True]
 
 
-def test_a_task_in_the_background_answers_from_a_child() -> None:
+def test_a_task_in_the_background_answers_from_a_child(threads_of_earlier_tests_ignored: None) -> None:
     parent = os.getpid()
     with forked.in_background(lambda: (os.getpid(), sum(range(1000)))) as task:
         answer = task.result()
@@ -114,12 +128,12 @@ def test_a_task_in_the_background_answers_from_a_child() -> None:
     assert isinstance(answer, tuple) and answer[0] != parent and answer[1] == 499_500
 
 
-def test_a_background_task_that_dies_or_fails_answers_none() -> None:
+def test_a_background_task_that_dies_or_fails_answers_none(threads_of_earlier_tests_ignored: None) -> None:
     with forked.in_background(lambda: os._exit(3)) as died, forked.in_background(lambda: 1 // 0) as failed:
         assert died.result() is None and failed.result() is None
 
 
-def test_a_background_task_not_waited_for_is_ended_and_reaped() -> None:
+def test_a_background_task_not_waited_for_is_ended_and_reaped(threads_of_earlier_tests_ignored: None) -> None:
     with forked.in_background(lambda: threading.Event().wait(60)) as task:
         child = task._child
         assert child is not None and not task.ready()

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from mxjob_gitops.compiler import RenderOptions
-from mxjob_gitops.compiler.gang import GangScheduler
-from mxjob_gitops.compiler.quantity import QuantityError, add_quantities, parse_quantity
+from mxjob_gitops.compiler.base.quantity import QuantityError, add_quantities, parse_quantity
+from mxjob_gitops.compiler.render.gang.plan import GangScheduler
 from tests.helpers import by_name, container, job, render, replica
 
 VOLCANO = RenderOptions(gang_scheduler=GangScheduler.parse("volcano"))

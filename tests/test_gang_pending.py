@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.reconciler.decide import decide
 from mxjob_gitops.reconciler.state import JobView, PodView, ReplicaPolicy, trim_pod
 from mxjob_gitops.reconciler.vocabulary import RestartPolicy

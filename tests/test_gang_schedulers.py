@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from mxjob_gitops.compiler import RenderOptions
-from mxjob_gitops.compiler.gang import GangScheduler
-from mxjob_gitops.compiler.kubeschema import available_versions
+from mxjob_gitops.compiler.render.gang.plan import GangScheduler
+from mxjob_gitops.compiler.validate.kubeschema import available_versions
 from tests.conftest import EXAMPLES, run_cli
 from tests.helpers import by_name, job, render, replica
 

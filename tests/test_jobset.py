@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from mxjob_gitops.compiler.jobset.exitcodes import parse_overrides, retryable
-from mxjob_gitops.compiler.jobset.policy import UNLIMITED
-from mxjob_gitops.reconciler.exitcodes import ExitClass, ExitTable
+from mxjob_gitops.compiler.render.jobset.policy import UNLIMITED
+from mxjob_gitops.compiler.spec.exitcodes import ExitClass, ExitTable
 from tests.conftest import REPO, run_cli
 
 EXAMPLES = sorted(p for p in (REPO / "examples").rglob("*.yaml") if "mxReplicaSpecs:" in p.read_text(encoding="utf-8"))
@@ -104,16 +103,6 @@ def test_dollar_signs_in_a_tuner_key_reach_the_pod_literally() -> None:
     (jobset,) = _render(["--engine", "jobset", "-"], stdin=text)
     container = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
     assert '"tunerserver":"a$(DMLC_ROLE)$$b$"' in _pod_env(container, 0)["MX_CONFIG"]
-
-
-@pytest.mark.parametrize(
-    "overrides", ["", "137=permanent,3=retryable", "139=retryable,1=retryable,255=permanent,Evicted=permanent"]
-)
-def test_the_exit_table_is_the_reconcilers(overrides: str) -> None:
-    ours = parse_overrides(overrides)
-    theirs = ExitTable.parse(overrides)
-    for code in range(1, 256):
-        assert retryable(code, ours) == (theirs.classify(code) is ExitClass.RETRYABLE), code
 
 
 def _decide(policy: dict[str, Any], code: int, disrupted: bool = False) -> str:

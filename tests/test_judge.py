@@ -10,12 +10,13 @@ import pathlib
 import pytest
 import yaml
 
-from mxjob_gitops.compiler.gang import GangScheduler
-from mxjob_gitops.compiler.job import compile_job, render_job
-from mxjob_gitops.compiler.jobset.render import render_compiled
-from mxjob_gitops.compiler.judge import representatives
-from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.targets import Target
+from mxjob_gitops.compiler.compile.job import compile_job
+from mxjob_gitops.compiler.compile.judge import representatives
+from mxjob_gitops.compiler.render.gang.plan import GangScheduler
+from mxjob_gitops.compiler.render.job import render_job
+from mxjob_gitops.compiler.render.jobset.render import render_compiled
+from mxjob_gitops.compiler.render.options import RenderOptions
+from mxjob_gitops.compiler.spec.targets import Target
 from tests.conftest import run_cli
 from tests.job_edits import EDITS, SINGLE, TUNE, Edit
 

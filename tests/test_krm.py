@@ -110,7 +110,7 @@ def test_not_a_resource_list_is_an_error_result(stdin: str) -> None:
 
 def test_invalid_utf8_and_oversized_stdin_are_error_results(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "not UTF-8" in _failure(_resource_list([]).encode() + b"# \xff\xfe\n")[0]["message"]
-    monkeypatch.setattr("mxjob_gitops.compiler.cli.inputs.MAX_INPUT_BYTES", 100)
+    monkeypatch.setattr("mxjob_gitops.compiler.io.inputs.MAX_INPUT_BYTES", 100)
     assert "MXJ008" in _failure(_resource_list([PASSTHROUGH]))[0]["message"]
 
 

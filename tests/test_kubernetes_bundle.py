@@ -10,9 +10,14 @@ from typing import Any
 import kubernetes_validate
 import pytest
 
-from mxjob_gitops.compiler import kubeschema
-from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION, _by_kind, _definitions, top_level_schema
-from mxjob_gitops.compiler.quantity import with_quantity_rule
+from mxjob_gitops.compiler.base.quantity import with_quantity_rule
+from mxjob_gitops.compiler.validate import kubeschema
+from mxjob_gitops.compiler.validate.kubeschema import (
+    DEFAULT_KUBERNETES_VERSION,
+    _by_kind,
+    _definitions,
+    top_level_schema,
+)
 from tests.helpers import schema_script
 
 UPSTREAM = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from mxjob_gitops.compiler import RenderOptions, Target
-from mxjob_gitops.compiler.kubeschema import schema_errors, validator_for
+from mxjob_gitops.compiler.validate.kubeschema import schema_errors, validator_for
 from tests.conftest import JOB_EXAMPLE_FILES, REPO
 from tests.helpers import render
 

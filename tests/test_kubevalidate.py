@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler.kubevalidate import check_object
+from mxjob_gitops.compiler.rules.kubevalidate import check_object
 from tests.conftest import run_cli
 from tests.realcomp import realcomp_bin
 from tests.test_kubevalidate_differential import EXAMPLE, _bases

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler.diagnostics import Diagnostic
-from mxjob_gitops.compiler.kubevalidate import memo, pod
+from mxjob_gitops.compiler.base.diagnostics import Diagnostic
+from mxjob_gitops.compiler.rules.kubevalidate import memo, pod
 from tests import hidden_mutations
 
 VERSIONS = [None, "1.20", "1.32", "1.36"]

@@ -1,5 +1,6 @@
-"""Layers: the compiler core stays pure (no I/O, client or reconciler; only compiler.cli touches files), and the
-reconciler uses only the compiler's public entry points."""
+"""Layers: the compiler's rooms import only the rooms below them (lazy and TYPE_CHECKING imports count), no module
+imports itself through others, the core stays pure (no I/O, client or reconciler; only compiler.io and compiler.cli
+touch files), and the reconciler uses only the compiler's public entry points."""
 
 from __future__ import annotations
 
@@ -10,7 +11,26 @@ import pytest
 
 from tests.conftest import REPO
 
-CORE = sorted(p for p in (REPO / "compiler").rglob("*.py") if p.relative_to(REPO / "compiler").parts[0] != "cli")
+# The compiler's rooms by stage, bottom to top; a room may import the rooms of lower rank only (same rank: none of
+# the other). `__init__` is the package's public façade. docs/architecture.md draws the same picture.
+RANKS = {
+    "base": 0,
+    "read": 1,
+    "spec": 1,
+    "rules": 2,
+    "integrations": 2,
+    "render": 3,
+    "compile": 4,
+    "validate": 5,
+    "diff": 5,
+    "__init__": 5,
+    "io": 6,
+    "report": 6,
+    "cli": 7,
+    "reconciler": 8,
+}
+IMPURE = ("cli", "io")
+CORE = sorted(p for p in (REPO / "compiler").rglob("*.py") if p.relative_to(REPO / "compiler").parts[0] not in IMPURE)
 FORBIDDEN_IN_CORE = {
     "os",
     "sys",
@@ -27,6 +47,7 @@ FORBIDDEN_IN_CORE = {
     "kubernetes",
     "mxjob_gitops.reconciler",
     "mxjob_gitops.compiler.cli",
+    "mxjob_gitops.compiler.io",
     "click",
 }
 
@@ -81,12 +102,15 @@ def test_only_one_module_imports_the_kubernetes_client() -> None:
 # and the readers of numbers in supplied text (flags, headers, labels read one way everywhere).
 PUBLIC_MODULES = {
     "mxjob_gitops.compiler",
-    "mxjob_gitops.compiler.asciinum",
-    "mxjob_gitops.compiler.constants",
-    "mxjob_gitops.compiler.replicas",
+    "mxjob_gitops.compiler.base.asciinum",
+    "mxjob_gitops.compiler.base.limits",
+    "mxjob_gitops.compiler.spec.constants",
+    "mxjob_gitops.compiler.spec.exitcodes",
+    "mxjob_gitops.compiler.spec.replicas",
     "mxjob_gitops.compiler.cli.exits",
+    "mxjob_gitops.compiler.cli.guard",
     "mxjob_gitops.compiler.cli.flags",
-    "mxjob_gitops.compiler.cli.extras",
+    "mxjob_gitops.compiler.io.extras",
 }
 
 
@@ -108,10 +132,12 @@ def _compiler_imports(path: Path) -> list[tuple[str, str | None]]:
 def test_reconciler_uses_only_the_compilers_public_entry_points() -> None:
     from mxjob_gitops import compiler
 
-    exported = set(compiler.__all__) | {m.rpartition(".")[2] for m in PUBLIC_MODULES if m.count(".") == 2}
+    exported = set(compiler.__all__)
     bad = []
     for path in sorted((REPO / "reconciler").rglob("*.py")):
         for module, name in _compiler_imports(path):
+            if f"{module}.{name}" in PUBLIC_MODULES:  # `from mxjob_gitops.compiler.spec import constants`
+                continue
             if module not in PUBLIC_MODULES or (module == "mxjob_gitops.compiler" and name not in exported):
                 bad.append(f"{path.relative_to(REPO)}: {module}{'.' + name if name else ''}")
     assert not bad, "the reconciler reaches into the compiler's internals: " + ", ".join(bad)
@@ -136,3 +162,84 @@ def test_everything_imports_through_the_one_package() -> None:
         if n.split(".")[0] in ("compiler", "reconciler")
     ]
     assert len(sources) > 100 and not bad, bad
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    return ".".join(["mxjob_gitops", *(parts[:-1] if parts[-1] == "__init__" else parts)])
+
+
+def _graph() -> dict[str, set[str]]:
+    """Every module of compiler/ and reconciler/ and the modules of the package it imports, wherever the import
+    statement stands (in a function, under TYPE_CHECKING): `from package import module` counts as the module."""
+    paths = [*(REPO / "compiler").rglob("*.py"), *(REPO / "reconciler").rglob("*.py")]
+    modules = {_module_name(p): p for p in paths}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                found.update(
+                    f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in modules else node.module
+                    for alias in node.names
+                )
+        graph[name] = {m for m in found if m in modules}
+    return graph
+
+
+def _room(module: str) -> str:
+    parts = module.split(".")
+    if parts[1] == "reconciler":
+        return "reconciler"
+    return parts[2] if len(parts) > 2 else "__init__"
+
+
+def test_the_compiler_top_level_holds_its_rooms_only() -> None:
+    entries = list((REPO / "compiler").iterdir())
+    modules = sorted(p.name for p in entries if p.suffix == ".py" and p.name != "__init__.py")
+    rooms = sorted(p.name for p in entries if (p / "__init__.py").is_file())
+    assert modules == [], f"loose modules at the top of compiler/: {modules}"
+    assert rooms == sorted(room for room in RANKS if room not in ("__init__", "reconciler")), rooms
+
+
+def test_every_import_between_rooms_goes_down() -> None:
+    graph = _graph()
+    bad = [
+        f"{module} ({_room(module)}) imports {target} ({_room(target)})"
+        for module, targets in sorted(graph.items())
+        for target in sorted(targets)
+        if _room(module) != _room(target) and not RANKS[_room(target)] < RANKS[_room(module)]
+    ]
+    assert not bad, "an import goes up or sideways between rooms:\n" + "\n".join(bad)
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    graph = _graph()
+    cycles: list[list[str]] = []
+    done: set[str] = set()
+
+    def visit(module: str, trail: list[str]) -> None:
+        if module in trail:
+            cycles.append([*trail[trail.index(module) :], module])
+            return
+        if module in done:
+            return
+        for target in sorted(graph[module]):
+            visit(target, [*trail, module])
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module, [])
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_report_writers_are_independent_of_each_other() -> None:
+    """One module per --format: a writer may use its package's shared part, never another writer."""
+    graph = _graph()
+    for family in ("validate", "diff"):
+        package = f"mxjob_gitops.compiler.report.{family}"
+        writers = {m for m in graph if m.startswith(package + ".")}
+        bad = sorted(f"{w} imports {t}" for w in writers for t in graph[w] if t in writers)
+        assert not bad, bad

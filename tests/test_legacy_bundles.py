@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from mxjob_gitops.compiler.kubeschema import _by_kind, available_versions
+from mxjob_gitops.compiler.validate.kubeschema import _by_kind, available_versions
 from tests.conftest import REPO, run_cli
 from tests.helpers import schema_script
 

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from mxjob_gitops.compiler import constants as c
-from mxjob_gitops.compiler.cli import inputs
-from mxjob_gitops.compiler.limits import MAX_DEPTH, output_limit
-from mxjob_gitops.compiler.options import RenderOptions
+from mxjob_gitops.compiler.base.limits import DEFAULT_MAX_PODS, MAX_DEPTH, output_limit
+from mxjob_gitops.compiler.io import inputs
+from mxjob_gitops.compiler.render.options import RenderOptions
 from tests.attack import run_child
 from tests.conftest import run_cli
 from tests.helpers import git, init_repo, job, replica
@@ -99,7 +98,9 @@ def test_max_pods_must_be_a_positive_integer(value: str) -> None:
 
 
 def test_output_limit_grows_with_the_square_of_max_pods() -> None:
-    assert output_limit(c.MAX_PODS) == output_limit(1) < output_limit(10 * c.MAX_PODS) == 100 * output_limit(1)
+    assert (
+        output_limit(DEFAULT_MAX_PODS) == output_limit(1) < output_limit(10 * DEFAULT_MAX_PODS) == 100 * output_limit(1)
+    )
 
 
 def test_oversized_input_is_refused_before_it_is_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -129,7 +130,7 @@ def test_nesting_at_the_limit_is_accepted() -> None:
     ],
 )
 def test_depth_is_bounded_per_document(text: str, found: bool) -> None:
-    from mxjob_gitops.compiler.limits import depth_problem
+    from mxjob_gitops.compiler.read.guards import depth_problem
 
     assert (depth_problem(text) is not None) == found
 
@@ -156,7 +157,7 @@ def test_a_huge_document_without_anchors_is_refused_in_bounded_time_and_memory(t
 
 def test_aliases_are_budgeted_across_the_whole_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each document within the per-document rule, together past the run's budget (one file or many)."""
-    from mxjob_gitops.compiler import source
+    from mxjob_gitops.compiler.read import source
 
     document = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\ndata: {a: &a x, b: *a, c: *a, d: *a}\n"
     (tmp_path / "one.yaml").write_text("---\n".join(document % i for i in range(5)), encoding="utf-8")
@@ -170,7 +171,7 @@ def test_aliases_are_budgeted_across_the_whole_run(tmp_path: Path, monkeypatch: 
 
 
 def test_the_run_reads_a_bounded_number_of_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mxjob_gitops.compiler import limits
+    from mxjob_gitops.compiler.base import limits
 
     for i in range(4):
         (tmp_path / f"c{i}.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\n")
@@ -184,7 +185,7 @@ def test_the_run_reads_a_bounded_number_of_files(tmp_path: Path, monkeypatch: py
 def test_git_blobs_are_size_checked_before_they_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`diff --base` read every blob whole: 2 MB of packed .git expanded to 1.26 GB. Now sizes come first."""
 
-    from mxjob_gitops.compiler.cli import gitsource
+    from mxjob_gitops.compiler.io import gitsource
 
     repo = tmp_path / "repo"
     (repo / "jobs").mkdir(parents=True)
@@ -219,9 +220,9 @@ def test_git_blobs_are_size_checked_before_they_are_read(tmp_path: Path, monkeyp
     ],
 )
 def test_one_pass_finds_what_the_two_checks_find(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mxjob_gitops.compiler import limits
+    from mxjob_gitops.compiler.read import guards
 
-    monkeypatch.setattr(limits, "MAX_DEPTH", 4)
-    monkeypatch.setattr(limits, "MAX_DOCUMENT_NODES", 10)
-    nodes = limits.node_count_problem(text)  # reported first: the depth matters only without it
-    assert limits.structure_problems(text) == (nodes, limits.depth_problem(text) if nodes is None else None)
+    monkeypatch.setattr(guards, "MAX_DEPTH", 4)
+    monkeypatch.setattr(guards, "MAX_DOCUMENT_NODES", 10)
+    nodes = guards.node_count_problem(text)  # reported first: the depth matters only without it
+    assert guards.structure_problems(text) == (nodes, guards.depth_problem(text) if nodes is None else None)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from mxjob_gitops.compiler.cli.output_dir import OutputError, file_name
+from mxjob_gitops.compiler.io.output_dir import OutputError, file_name
 from tests.conftest import EXAMPLES, JOB_EXAMPLE_DIRS, run_cli
 from tests.helpers import job, replica
 

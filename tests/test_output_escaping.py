@@ -1,7 +1,7 @@
 """Hostile file and object names through every printer, each output read back by a real parser of its format:
 xml.etree for JUnit, a TAP 14 test-point parser, the GitHub Actions runner's two workflow-command rules,
 markdown-it (CommonMark + GFM tables) for the PR comment, json for JSON, and a control/bidi scan for the
-terminal (compiler/escape.py)."""
+terminal (compiler/base/escape.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler import escape
+from mxjob_gitops.compiler.base import escape
 from tests.conftest import run_cli
 
 HOSTILE_NAMES = [
@@ -170,7 +170,7 @@ def test_yaml_output_holds_no_workflow_command(document: dict[str, object]) -> N
     such a line is double-quoted on one line, and `##[` is written `##\\u005b`; every reader gets the value back."""
     import yaml
 
-    from mxjob_gitops.compiler.emit import to_yaml
+    from mxjob_gitops.compiler.render.emit import to_yaml
 
     text = to_yaml(document)
     assert workflow_commands(text) == []

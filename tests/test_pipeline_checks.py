@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler import checker as checks
-from mxjob_gitops.compiler.checker import PassedObjects
-from mxjob_gitops.compiler.objectcheck import passing_identity
-from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import InputFacts
-from mxjob_gitops.compiler.source import SourceDocument
+from mxjob_gitops.compiler.compile import checker as checks
+from mxjob_gitops.compiler.compile.checker import PassedObjects
+from mxjob_gitops.compiler.compile.documents import InputFacts
+from mxjob_gitops.compiler.read.source import SourceDocument
+from mxjob_gitops.compiler.render.options import RenderOptions
+from mxjob_gitops.compiler.rules.objectcheck import passing_identity
 
 # Valid values come several times over: most objects of a stream pass, and an object fails by one field.
 KINDS = [*["ConfigMap", "Service", "Role"] * 4, "Namespace", "MXJob", "mxjob", "MxJob", "", "bad kind", "9Pod", 5, None]

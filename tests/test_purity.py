@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
-from mxjob_gitops.compiler.emit import to_json
+from mxjob_gitops.compiler.render.emit import to_json
 from tests.conftest import JOB_EXAMPLE_FILES, REPO
 
 

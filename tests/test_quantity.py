@@ -1,4 +1,4 @@
-"""compiler/quantity.py prints quantities as the API server stores them (apimachinery's own test tables)."""
+"""compiler/base/quantity.py prints quantities as the API server stores them (apimachinery's own test tables)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler.quantity import Format, QuantityError, canonical, canonical_quantity, parse
+from mxjob_gitops.compiler.base.quantity import Format, QuantityError, canonical, canonical_quantity, parse
 
 # Re-typed from k8s.io/apimachinery/pkg/api/resource/quantity_test.go: TestQuantityString (the canonical form and
 # the alternate spellings that must print as it) and TestQuantityParseEmit.
@@ -222,7 +222,7 @@ def test_an_absurd_exponent_is_an_error_not_a_crash(tmp_path: Path) -> None:
 @pytest.mark.parametrize("sign", ["", "+", "-"])
 def test_the_pattern_and_the_diagnostic_share_one_exponent_bound(sign: str) -> None:
     """QUANTITY_PATTERN spells MAX_EXPONENT out digit by digit; the MXJ103 message quotes the constant."""
-    from mxjob_gitops.compiler.quantity import MAX_EXPONENT, QUANTITY_PATTERN
+    from mxjob_gitops.compiler.base.quantity import MAX_EXPONENT, QUANTITY_PATTERN
 
     pattern = re.compile(QUANTITY_PATTERN)
     assert pattern.match(f"1e{sign}{MAX_EXPONENT}") and pattern.match(f"1e{sign}000{MAX_EXPONENT - 1}")

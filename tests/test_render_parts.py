@@ -19,13 +19,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler import checker, fanout, limits, stream
-from mxjob_gitops.compiler.emit import Emitter, json_list_item
-from mxjob_gitops.compiler.gang import GangScheduler
-from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import item_manifests
-from mxjob_gitops.compiler.source import ParseStream
-from mxjob_gitops.compiler.stream import StreamedRender
+from mxjob_gitops.compiler.base import fanout, limits
+from mxjob_gitops.compiler.compile import checker, stream
+from mxjob_gitops.compiler.compile.documents import item_manifests
+from mxjob_gitops.compiler.compile.stream import StreamedRender
+from mxjob_gitops.compiler.read.source import ParseStream
+from mxjob_gitops.compiler.render.emit import Emitter, json_list_item
+from mxjob_gitops.compiler.render.gang.plan import GangScheduler
+from mxjob_gitops.compiler.render.options import RenderOptions
 from tests.conftest import run_cli
 from tests.helpers import job, replica
 from tests.test_diff_cache import PASSING, Tree, _priority_class, trees

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from mxjob_gitops.compiler import stream
-from mxjob_gitops.compiler.cli import forked, statcache
-from mxjob_gitops.compiler.cli.statcache import StatCache, cache_file
+from mxjob_gitops.compiler.compile import stream
+from mxjob_gitops.compiler.io import forked, statcache
+from mxjob_gitops.compiler.io.statcache import StatCache, cache_file
 from tests.conftest import run_cli
 from tests.helpers import job, replica
 

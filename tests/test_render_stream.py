@@ -13,13 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text, stream
-from mxjob_gitops.compiler.cli import heldout
-from mxjob_gitops.compiler.emit import Emitter, to_json, write_json_list
-from mxjob_gitops.compiler.gang import GANG_ANNOTATION
-from mxjob_gitops.compiler.pipeline import item_manifests
-from mxjob_gitops.compiler.source import ParseStream
-from mxjob_gitops.compiler.stream import StreamedRender
+from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
+from mxjob_gitops.compiler.compile import stream
+from mxjob_gitops.compiler.compile.documents import item_manifests
+from mxjob_gitops.compiler.compile.stream import StreamedRender
+from mxjob_gitops.compiler.io import heldout
+from mxjob_gitops.compiler.read.source import ParseStream
+from mxjob_gitops.compiler.render.emit import Emitter, to_json, write_json_list
+from mxjob_gitops.compiler.render.gang.base import GANG_ANNOTATION
 from tests.conftest import run_cli
 from tests.helpers import job, replica
 

@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from mxjob_gitops.compiler.diagnostics import format_path, pointer_parts
-from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import compile_documents
-from mxjob_gitops.compiler.source import parse_text
-from mxjob_gitops.compiler.validation import validate_plan
+from mxjob_gitops.compiler.base.diagnostics import format_path, pointer_parts
+from mxjob_gitops.compiler.compile.documents import compile_documents
+from mxjob_gitops.compiler.read.source import parse_text
+from mxjob_gitops.compiler.render.options import RenderOptions
+from mxjob_gitops.compiler.validate.validation import validate_plan
 from tests.conftest import run_cli
 
 # Hand-written objects and one MXJob, each with one kind of schema mistake.

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
-from mxjob_gitops.compiler.emit import to_yaml
+from mxjob_gitops.compiler.render.emit import to_yaml
 from tests.conftest import JOB_EXAMPLE_FILES, run_cli
 
 EXAMPLE_DOCS = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in JOB_EXAMPLE_FILES]
@@ -100,7 +100,7 @@ def test_fast_and_reference_schema_validators_agree(document: dict[str, Any]) ->
     """check_schema lets the fast validator decide alone only for documents without floats (jsonschema_rs takes 0.0
     for an integer, as JSON Schema does; the reference validator, like the API server, does not): there both agree,
     and a float only ever makes the reference stricter."""
-    from mxjob_gitops.compiler.schema import _fast_validator, _validator, has_float
+    from mxjob_gitops.compiler.rules.schema import _fast_validator, _validator, has_float
 
     fast = _fast_validator()
     assert fast is not None

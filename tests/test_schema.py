@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator
 
-from mxjob_gitops.compiler.schema import mxjob_schema
+from mxjob_gitops.compiler.rules.schema import mxjob_schema
 from tests.conftest import REPO
 from tests.helpers import schema_script
 

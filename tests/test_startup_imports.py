@@ -43,11 +43,11 @@ HEAVY = (
     "tempfile",
     "traceback",
     "mxjob_gitops.reconciler",
-    "mxjob_gitops.compiler.cli.output_dir",
+    "mxjob_gitops.compiler.io.output_dir",
     "mxjob_gitops.compiler.cli.diff",
     "mxjob_gitops.compiler.cli.validate",
-    "mxjob_gitops.compiler.changes",
-    "mxjob_gitops.compiler.diffview",
+    "mxjob_gitops.compiler.diff.changes",
+    "mxjob_gitops.compiler.diff.diffview",
     # The CEL interpreter runs only when a CRD rule must (a transition rule needs an old object: diff).
     "celpy",
     "lark",
@@ -89,7 +89,7 @@ def test_command_modules_are_frozen_and_the_collector_is_on_again() -> None:
     assert frozen > 10_000
 
 
-@pytest.mark.parametrize("heavy", ["jsonschema", "mxjob_gitops.compiler.cli.output_dir"])
+@pytest.mark.parametrize("heavy", ["jsonschema", "mxjob_gitops.compiler.io.output_dir"])
 def test_probe_sees_a_module_that_is_imported(heavy: str, tmp_path: Path) -> None:
     """The check can fail: an invalid job loads the explaining validator, -o loads the directory code."""
     if heavy == "jsonschema":
@@ -107,7 +107,7 @@ def test_probe_sees_a_module_that_is_imported(heavy: str, tmp_path: Path) -> Non
 
 def test_diff_compares_objects_without_importing_pydantic(tmp_path: Path) -> None:
     """deepdiff imports pydantic when it is installed (half of deepdiff's import time) to know pydantic models;
-    a diff holds JSON values only, so the diff imports deepdiff with pydantic kept out (main.import_paused)."""
+    a diff holds JSON values only, so the diff imports deepdiff with pydantic kept out (startup.import_paused)."""
     changed = tmp_path / "changed.yaml"
     changed.write_text(EXAMPLE.read_text().replace("mxjob/mxnet:gpu", "mxjob/mxnet:gpu-2", 1))
     modules = _imported("diff", "--exit-zero", str(EXAMPLE), str(changed))
@@ -117,7 +117,7 @@ def test_diff_compares_objects_without_importing_pydantic(tmp_path: Path) -> Non
 
 def test_a_module_hidden_from_one_import_can_be_imported_after() -> None:
     probe = (
-        "import sys; from mxjob_gitops.compiler.cli.main import import_paused\n"
+        "import sys; from mxjob_gitops.compiler.cli.startup import import_paused\n"
         "import_paused('deepdiff', hidden=('pydantic',))\n"
         "assert 'pydantic' not in sys.modules\n"
         "import pydantic.main\n"

@@ -12,7 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from mxjob_gitops.compiler.kubeschema import _fast_validator, _kubernetes_validator, available_versions, resolve_version
+from mxjob_gitops.compiler.validate.kubeschema import (
+    _fast_validator,
+    _kubernetes_validator,
+    available_versions,
+    resolve_version,
+)
 from tests.conftest import EXAMPLES, JOB_EXAMPLE_DIRS, REPO, run_cli
 
 HAND_WRITTEN = """apiVersion: v1

@@ -12,13 +12,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler import RenderOptions, compile_documents, kubeschema, parse_text
-from mxjob_gitops.compiler.diagnostics import Location
-from mxjob_gitops.compiler.job import CompiledJob
-from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION, accepted_fast, schema_errors, validator_for
-from mxjob_gitops.compiler.pipeline import Plan
-from mxjob_gitops.compiler.schema import has_float
-from mxjob_gitops.compiler.validation import ObjectResult, Status, validate_plan
+from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
+from mxjob_gitops.compiler.base.diagnostics import Location
+from mxjob_gitops.compiler.compile.documents import Plan
+from mxjob_gitops.compiler.render.job import CompiledJob
+from mxjob_gitops.compiler.rules.schema import has_float
+from mxjob_gitops.compiler.validate import kubeschema
+from mxjob_gitops.compiler.validate.kubeschema import (
+    DEFAULT_KUBERNETES_VERSION,
+    accepted_fast,
+    schema_errors,
+    validator_for,
+)
+from mxjob_gitops.compiler.validate.validation import ObjectResult, Status, validate_plan
 from tests.conftest import JOB_EXAMPLE_FILES, run_cli
 
 VERSION = DEFAULT_KUBERNETES_VERSION
@@ -215,7 +221,7 @@ def test_positions_counted_on_from_the_last_agree_with_the_line_table(
 ) -> None:
     """Every document's start is located as validate walks a large rendering; positions asked for in text order
     are counted on from the last one, anything else goes to the table of line starts. Both give one answer."""
-    from mxjob_gitops.compiler.source import SourceText
+    from mxjob_gitops.compiler.read.source import SourceText
 
     indexes = [round(fraction * len(text)) for fraction in fractions]
     if in_order:

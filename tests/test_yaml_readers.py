@@ -1,7 +1,7 @@
 """Our reader against the Kubernetes tools' own: sigs.k8s.io/yaml (kubectl, Argo CD) and kyaml (kustomize, Flux).
 
 Both Go readers run as realcomp's `yaml2json` and `kyaml2json` over a table of the scalars people write and over
-generated ones; every plain scalar must come out as kubectl reads it (compiler/goscalar.py), and where the two Go
+generated ones; every plain scalar must come out as kubectl reads it (compiler/read/goscalar.py), and where the two Go
 readers disagree, with an MXJ009 warning. Numbers compare by value: our floats stay floats (`1e3` is 1000.0),
 Go's JSON writes a whole float without its fraction (1000).
 """
@@ -18,9 +18,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler import goscalar
-from mxjob_gitops.compiler.diagnostics import Code
-from mxjob_gitops.compiler.source import parse_text
+from mxjob_gitops.compiler.base.diagnostics import Code
+from mxjob_gitops.compiler.read import goscalar
+from mxjob_gitops.compiler.read.source import parse_text
 from tests.conftest import run_cli
 from tests.realcomp import realcomp_bin
 

@@ -2,37 +2,22 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from mxjob_gitops.compiler.base.diagnostics import has_errors
 from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail
-from mxjob_gitops.compiler.cli.inputs import Inputs, read_inputs
-from mxjob_gitops.compiler.cli.report import report
-from mxjob_gitops.compiler.diagnostics import has_errors
-from mxjob_gitops.compiler.emit import Emitter, write_json_list
-from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import Plan, compile_documents
+from mxjob_gitops.compiler.cli.stderr import report
+from mxjob_gitops.compiler.compile.documents import Plan, compile_documents
+from mxjob_gitops.compiler.io.inputs import Inputs, read_inputs
+from mxjob_gitops.compiler.render.options import RenderOptions
 
 if TYPE_CHECKING:
-    from mxjob_gitops.compiler.jobcache import CompileCache
+    from mxjob_gitops.compiler.compile.jobcache import CompileCache
 
 FORMATS = ("yaml", "json")
 NO_OBJECTS = "the input holds no Kubernetes objects; refusing to print an empty stream (Argo CD would prune everything)"
-
-
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """A one-shot render allocates millions of acyclic dicts; cyclic GC passes over them cost ~30% of the run."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def compile_inputs(
@@ -61,20 +46,3 @@ def build_plan(
     if not plan.items:
         raise fail(NO_OBJECTS, USAGE)
     return plan
-
-
-def write_stream(manifests: Iterable[dict[str, Any]], fmt: str, emitter: Emitter | None = None) -> None:
-    """Write the whole stream to stdout as UTF-8; nothing reaches stdout unless all of it was produced.
-    `emitter` is the one the manifests' producer announces prefixes to, if any."""
-    from mxjob_gitops.compiler.cli.heldout import HeldOutput
-
-    held = HeldOutput()
-    try:
-        if fmt == "json":
-            write_json_list(manifests, held)
-        else:
-            (emitter or Emitter()).write_yaml_stream(manifests, held)
-    except BaseException:
-        held.discard()
-        raise
-    held.release()

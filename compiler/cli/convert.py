@@ -4,21 +4,16 @@ from __future__ import annotations
 
 import click
 
-from mxjob_gitops.compiler.cli.common import FORMATS, build_plan, paused_gc, write_stream
-from mxjob_gitops.compiler.cli.exits import guarded
-from mxjob_gitops.compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
+from mxjob_gitops.compiler.cli.common import FORMATS, build_plan
+from mxjob_gitops.compiler.cli.flags import format_option, paths_or_stdin, quiet, verbosity_options
+from mxjob_gitops.compiler.cli.guard import guarded
+from mxjob_gitops.compiler.cli.startup import paused_gc
+from mxjob_gitops.compiler.io.heldout import write_stream
 
 
 @click.command(short_help="Print MXJob specs converted to kubeflow.org/v1.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="yaml",
-    show_default=True,
-    help="How to print: a YAML stream, or a JSON v1 List.",
-)
+@format_option(FORMATS, "yaml", "How to print: a YAML stream, or a JSON v1 List.")
 @click.option(
     "-i",
     "--in-place",
@@ -32,7 +27,7 @@ def convert(paths: tuple[str, ...], fmt: str, in_place: bool) -> None:
 
     Defaults are not filled in; other documents are printed unchanged. The result is validated first.
     """
-    from mxjob_gitops.compiler.options import RenderOptions
+    from mxjob_gitops.compiler.render.options import RenderOptions
 
     paths = paths_or_stdin(paths)
     if in_place:
@@ -44,10 +39,10 @@ def convert(paths: tuple[str, ...], fmt: str, in_place: bool) -> None:
 
 
 def _in_place(paths: tuple[str, ...]) -> None:
+    from mxjob_gitops.compiler.base.diagnostics import has_errors
     from mxjob_gitops.compiler.cli.exits import FINDINGS, Exit
-    from mxjob_gitops.compiler.cli.inplace import convert_in_place
-    from mxjob_gitops.compiler.cli.report import report
-    from mxjob_gitops.compiler.diagnostics import has_errors
+    from mxjob_gitops.compiler.cli.stderr import report
+    from mxjob_gitops.compiler.io.inplace import convert_in_place
 
     with guarded():
         changed, unchanged, diagnostics = convert_in_place(paths, quiet())

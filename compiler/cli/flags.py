@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
 
-from mxjob_gitops.compiler.asciinum import decimal, whole
+from mxjob_gitops.compiler.base.asciinum import decimal, whole
+from mxjob_gitops.compiler.io.verbosity import LEVEL as _META
+from mxjob_gitops.compiler.io.verbosity import quiet as quiet
+from mxjob_gitops.compiler.io.verbosity import verbosity as verbosity
 
 F = TypeVar("F", bound=Callable[..., Any])
-_META = "mxjob.verbosity"
 # Every environment variable that changes behaviour; listed in `mxjob --help` (the flags' own help shows theirs).
 ENVIRONMENT = (
     ("MXJOB_TARGET", "--target of render, validate, diff, krm"),
@@ -29,30 +30,9 @@ ENVIRONMENT = (
     ("XDG_CACHE_HOME", "the cache root, ~/.cache when unset (render -o keeps what each DIR's files were there)"),
     ("MXJOB_JOBS", "processes that read a large input at once (1 to 8; default: the CPUs this process may use)"),
     ("MXJOB_DEBUG", "set to 1: as -v (a traceback on an internal error)"),
+    ("MXJOB_EXACT", "1: every fast path off, its exact twin used (same output; for bug reports); or names"),
     ("NO_COLOR", "set: never colour diff output"),
 )
-
-
-MAX_LOCK_TIMEOUT_SECONDS = 86_400.0  # a day: past that, waiting is not what anyone meant
-
-
-def lock_timeout(default: float) -> float:
-    """MXJOB_LOCK_TIMEOUT: seconds from 0 to a day in ASCII digits, `2` or `0.5` (`nan`, `inf`, `-1`, `1e1`, `٣`,
-    ` 3` or `soon` are usage errors, exit 2, that name the variable; `nan` would otherwise compare false and wait
-    forever). Unset or blank: the default."""
-    from mxjob_gitops.compiler.cli.exits import CommandError
-    from mxjob_gitops.compiler.escape import terminal
-
-    text = os.environ.get("MXJOB_LOCK_TIMEOUT")
-    if text is None or not text.strip():
-        return default
-    seconds = decimal(text)
-    if seconds is None or seconds > MAX_LOCK_TIMEOUT_SECONDS:
-        raise CommandError(
-            f"MXJOB_LOCK_TIMEOUT={terminal(text[:40])!r}: give the seconds render -o waits for another render of "
-            f"the same directory, a number from 0 to {MAX_LOCK_TIMEOUT_SECONDS:g}"
-        )
-    return seconds
 
 
 class WholeRange(click.IntRange):
@@ -99,19 +79,6 @@ def _remember(ctx: click.Context, param: click.Parameter, value: int | bool) -> 
     elif param.name == "verbose" and value and level >= 0:
         level = int(value)
     ctx.meta[_META] = level
-
-
-def verbosity() -> int:
-    """-1 quiet (errors only), 0 default (errors and warnings), ≥ 1 verbose (also notes, tracebacks)."""
-    ctx = click.get_current_context(silent=True)
-    level = int(ctx.meta.get(_META, 0)) if ctx is not None else 0
-    if level == 0 and os.environ.get("MXJOB_DEBUG"):
-        return 1
-    return level
-
-
-def quiet() -> bool:
-    return verbosity() < 0
 
 
 def verbosity_options(command: F) -> F:
@@ -162,3 +129,10 @@ def paths_or_stdin(paths: tuple[str, ...]) -> tuple[str, ...]:
     if sys.stdin is None or sys.stdin.isatty():
         raise click.UsageError("give PATH... (files, directories, or - for standard input), or pipe the input in")
     return ("-",)
+
+
+def format_option(choices: Sequence[str], default: str, help: str) -> Callable[[F], F]:
+    """--format (how to print), one definition for every command; each names its choices, default and help."""
+    return click.option(
+        "--format", "fmt", type=click.Choice(tuple(choices)), default=default, show_default=True, help=help
+    )

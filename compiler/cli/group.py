@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
-from mxjob_gitops.compiler.cli.main import import_paused
+from mxjob_gitops.compiler.cli.startup import import_paused
 
 # Built-in commands; other packages (the reconciler) add theirs through the `mxjob.commands` entry point group,
 # so the compiler never imports them.
@@ -83,11 +85,18 @@ def cli() -> None:
 
     Shell completion: mxjob completion bash|zsh|fish (see its --help).
     """
-    from mxjob_gitops.compiler.cli import forked, quietfd
-    from mxjob_gitops.compiler.cli.exits import guarded
-    from mxjob_gitops.compiler.limits import new_run
+    from mxjob_gitops.compiler.base.exact import set_exact
+    from mxjob_gitops.compiler.base.limits import new_run
+    from mxjob_gitops.compiler.cli.guard import guarded
+    from mxjob_gitops.compiler.io import forked, quietfd
+    from mxjob_gitops.compiler.io.errors import CommandError
 
     new_run()  # the input budgets count per command invocation (compiler.limits.RunBudget)
+    with guarded():  # MXJOB_EXACT: fast paths off (compiler.base.exact); a name that is none is a usage error
+        try:
+            set_exact(os.environ.get("MXJOB_EXACT", ""))
+        except ValueError as exc:
+            raise CommandError(f"MXJOB_EXACT: {exc}") from None
     quietfd.install()
     with guarded():  # a bad MXJOB_JOBS is a usage error, exit 2
         forked.install()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from mxjob_gitops.compiler.cli.exits import guarded
-from mxjob_gitops.compiler.cli.flags import verbosity_options
+from mxjob_gitops.compiler.cli.flags import format_option, verbosity_options
+from mxjob_gitops.compiler.cli.guard import guarded
 
 # --engine of the health-check commands: which kind's check to print.
 ENGINE = click.option(
@@ -27,13 +27,10 @@ def integrations() -> None:
 
 
 @integrations.command("argocd-health", short_help="The Argo CD health check for kubeflow.org/MXJob.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("yaml", "json", "lua")),
-    default="yaml",
-    show_default=True,
-    help="yaml/json: an argocd-cm ConfigMap to merge (kubectl patch --type merge, or a kustomize "
+@format_option(
+    ("yaml", "json", "lua"),
+    "yaml",
+    "yaml/json: an argocd-cm ConfigMap to merge (kubectl patch --type merge, or a kustomize "
     "patch); lua: the script alone.",
 )
 @click.option(
@@ -44,9 +41,9 @@ def integrations() -> None:
 def argocd_health(fmt: str, namespace: str, engine: str) -> None:
     """Print the Lua health check as argocd-cm's resource.customizations.health.kubeflow.org_MXJob key
     (with --engine jobset: ...health.jobset.x-k8s.io_JobSet)."""
-    from mxjob_gitops.compiler.emit import to_json, to_yaml
     from mxjob_gitops.compiler.integrations import jobset_health
     from mxjob_gitops.compiler.integrations.health import argocd_cm, argocd_health_lua
+    from mxjob_gitops.compiler.render.emit import to_json, to_yaml
 
     with guarded():
         if fmt == "lua":
@@ -62,21 +59,14 @@ def argocd_health(fmt: str, namespace: str, engine: str) -> None:
 
 
 @integrations.command("flux-health", short_help="The Flux Kustomization health check for kubeflow.org/MXJob.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("yaml", "json")),
-    default="yaml",
-    show_default=True,
-    help="How to print the Kustomization spec fragment.",
-)
+@format_option(("yaml", "json"), "yaml", "How to print the Kustomization spec fragment.")
 @ENGINE
 @verbosity_options
 def flux_health(fmt: str, engine: str) -> None:
     """Print `healthCheckExprs` (CEL, kustomize-controller v1.5+) for a Flux Kustomization's spec."""
-    from mxjob_gitops.compiler.emit import to_json, to_yaml
     from mxjob_gitops.compiler.integrations import jobset_health
     from mxjob_gitops.compiler.integrations.health import flux_health_check
+    from mxjob_gitops.compiler.render.emit import to_json, to_yaml
 
     with guarded():
         checks = [flux_health_check()] if engine != "jobset" else []

@@ -2,41 +2,36 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
-import gc
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from mxjob_gitops.compiler.cli.common import FORMATS, NO_OBJECTS, paused_gc
-from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail, guarded
-from mxjob_gitops.compiler.cli.flags import paths_or_stdin, quiet, verbosity_options
-from mxjob_gitops.compiler.cli.options import (
+from mxjob_gitops.compiler.cli.common import FORMATS, NO_OBJECTS
+from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail
+from mxjob_gitops.compiler.cli.flags import format_option, paths_or_stdin, quiet, verbosity_options
+from mxjob_gitops.compiler.cli.guard import guarded
+from mxjob_gitops.compiler.cli.render_flags import (
     ENGINE_OPTION,
     EXIT_CODES_OPTION,
     kubernetes_version_option,
     render_options,
     with_engine,
 )
-from mxjob_gitops.compiler.options import RenderOptions
+from mxjob_gitops.compiler.cli.startup import paused_gc
+from mxjob_gitops.compiler.render.options import RenderOptions
 
 if TYPE_CHECKING:
-    from mxjob_gitops.compiler.job import CompiledJob
-    from mxjob_gitops.compiler.pipeline import Manifest
+    from mxjob_gitops.compiler.io.streamed import StreamedInput
 
 T = TypeVar("T")
 
 # kubectl's `-o json` prints JSON; ours names a directory. A directory called like an output format is
 # almost always that habit, so it is refused unless written as a path (./json) or already there.
 _FORMAT_WORDS = frozenset({"yaml", "yml", "json", "wide", "name"})
-# With the collector paused (paused_gc), the young generations are collected every so many streamed items:
-# a job's rendering leaves reference cycles (json.dumps with indent builds its encoder from closures).
-_COLLECT_EVERY = 200
 
 
 def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Path | None:
@@ -53,14 +48,7 @@ def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | 
 
 @click.command(short_help="Render MXJob specs into Kubernetes manifests.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="yaml",
-    show_default=True,
-    help="How to print: a YAML stream, or a JSON v1 List.",
-)
+@format_option(FORMATS, "yaml", "How to print: a YAML stream, or a JSON v1 List.")
 @click.option(
     "-o",
     "--output-dir",
@@ -108,70 +96,38 @@ def render(
             _render_to_dir(paths, options, fmt, output_dir, follow_output_symlink)
 
 
-class _Streamed:
-    """The inputs read into a StreamedRender, and what each valid item renders into, checked to the end
-    (compiler.stream: the items may be compiled and rendered in other processes)."""
+def finish(streamed: StreamedInput) -> None:
+    """Report every diagnostic; exit 1 on errors, 2 when the input held no object."""
+    from mxjob_gitops.compiler.base.diagnostics import has_errors
+    from mxjob_gitops.compiler.cli.stderr import report
 
-    def __init__(self, paths: tuple[str, ...], options: RenderOptions, skip: list[Path], check_first: bool) -> None:
-        from mxjob_gitops.compiler.cli.heldout import SPILL_LIMIT
-        from mxjob_gitops.compiler.cli.inputs import input_texts, unreadable
-        from mxjob_gitops.compiler.emit import Emitter
-        from mxjob_gitops.compiler.source import ParseStream
-        from mxjob_gitops.compiler.stream import StreamedRender
+    report(streamed.render.diagnostics, quiet=quiet())
+    if has_errors(streamed.render.diagnostics):
+        raise Exit(FINDINGS)
+    if not streamed.render.valid_items:
+        raise fail(NO_OBJECTS, USAGE)
 
-        self.options = options
-        self.render = StreamedRender(options, check_first_above=SPILL_LIMIT if check_first else None)
-        for label, text in input_texts(paths, skip):
-            if isinstance(text, str):
-                self.render.read(ParseStream(text, label))
-            else:
-                self.render.parse_diagnostics.append(unreadable(text, label))
-        self.emitter = Emitter()
-        self._rendered = 0
 
-    def outputs(self, each: Callable[[dict[str, Any]], T]) -> Iterator[T]:
-        """each(manifest) of every manifest while the input is valid; after the first error, the rest is only
-        checked. `each` may run in another process (compiler.stream.rendered), its results sent back."""
-        return self.render.rendered(functools.partial(self._item_outputs, each))
-
-    def _item_outputs(self, each: Callable[[dict[str, Any]], T], item: CompiledJob | Manifest) -> Iterator[T]:
-        from mxjob_gitops.compiler.pipeline import item_manifests
-
-        self._rendered += 1
-        if not self._rendered % _COLLECT_EVERY:
-            gc.collect(1)
-        return map(each, item_manifests(item, self.options, self.emitter.expect_prefix))
-
-    def finish(self) -> None:
-        """Report every diagnostic; exit 1 on errors, 2 when the input held no object."""
-        from mxjob_gitops.compiler.cli.report import report
-        from mxjob_gitops.compiler.diagnostics import has_errors
-
-        report(self.render.diagnostics, quiet=quiet())
-        if has_errors(self.render.diagnostics):
-            raise Exit(FINDINGS)
-        if not self.render.valid_items:
-            raise fail(NO_OBJECTS, USAGE)
-
-    def checked_outputs(self, each: Callable[[dict[str, Any]], T]) -> Iterator[T]:
-        """outputs(), then finish(): a consumer that stops at the exception has seen nothing invalid."""
-        yield from self.outputs(each)
-        self.finish()
+def checked_outputs(streamed: StreamedInput, each: Callable[[dict[str, Any]], T]) -> Iterator[T]:
+    """outputs(), then finish(): a consumer that stops at the exception has seen nothing invalid."""
+    yield from streamed.outputs(each)
+    finish(streamed)
 
 
 def _render_stream(paths: tuple[str, ...], options: RenderOptions, fmt: str) -> None:
     """Render to standard output one job at a time (compiler.stream), the output held back until all is valid."""
-    from mxjob_gitops.compiler.cli.heldout import HeldOutput, regular_stdout
-    from mxjob_gitops.compiler.emit import json_list_item, write_json_texts, write_yaml_texts
+    from mxjob_gitops.compiler.io.heldout import HeldOutput, regular_stdout
+    from mxjob_gitops.compiler.io.streamed import StreamedInput
+    from mxjob_gitops.compiler.render.emit import json_list_item, write_json_texts, write_yaml_texts
 
-    streamed = _Streamed(paths, options, [], check_first=not regular_stdout())
+    streamed = StreamedInput(paths, options, [], check_first=not regular_stdout())
     held = HeldOutput(checked=lambda: streamed.render.checked)
     try:
         if fmt == "json":
             write_json_texts(streamed.outputs(json_list_item), held)
         else:
             write_yaml_texts(streamed.outputs(streamed.emitter.to_yaml), held)
-        streamed.finish()
+        finish(streamed)
     except BaseException:
         held.discard()
         raise
@@ -183,31 +139,34 @@ def _render_to_dir(
 ) -> None:
     """Render into DIR one job at a time: files are staged as they come and committed only when the whole input
     was valid (cli.output_dir). A failed render leaves no directory it created behind."""
-    from mxjob_gitops.compiler.cli.flags import lock_timeout
-    from mxjob_gitops.compiler.cli.output_dir import (
+    from mxjob_gitops.compiler.io.output_dir import (
         LOCK_TIMEOUT_SECONDS,
         OutputError,
         Vouching,
         file_entry,
+        lock_timeout,
+        missing_directories,
+        remove_empty,
         write_output_dir,
     )
-    from mxjob_gitops.compiler.emit import to_json
+    from mxjob_gitops.compiler.io.streamed import StreamedInput
+    from mxjob_gitops.compiler.render.emit import to_json
 
     lock_timeout(LOCK_TIMEOUT_SECONDS)  # a bad MXJOB_LOCK_TIMEOUT is a usage error before anything is read or made
-    streamed = _Streamed(paths, options, [output_dir], check_first=False)
+    streamed = StreamedInput(paths, options, [output_dir], check_first=False)
     if not streamed.render.ok:
-        streamed.finish()  # an input that does not parse: not even the directory is created
+        finish(streamed)  # an input that does not parse: not even the directory is created
     serialise, suffix = (to_json, ".json") if fmt == "json" else (streamed.emitter.to_yaml, ".yaml")
-    missing = _missing_directories(output_dir)
+    missing = missing_directories(output_dir)
     vouching = Vouching()
-    entries = streamed.checked_outputs(
-        functools.partial(file_entry, serialise=serialise, suffix=suffix, vouching=vouching)
+    entries = checked_outputs(
+        streamed, functools.partial(file_entry, serialise=serialise, suffix=suffix, vouching=vouching)
     )
     in_parts = vouching if streamed.render.in_parts else None
     try:
         summary = write_output_dir(output_dir, entries, follow_symlink=follow_symlink, in_parts=in_parts)
     except (Exit, OutputError) as exc:
-        _remove_empty(missing)
+        remove_empty(missing)
         if isinstance(exc, OutputError):
             for _entry in entries:  # errors in the rest of the input come first (exit 1)
                 pass
@@ -218,7 +177,7 @@ def _render_to_dir(
             err=True,
         )
     if summary.kept:
-        from mxjob_gitops.compiler.escape import terminal
+        from mxjob_gitops.compiler.base.escape import terminal
 
         click.echo(
             f"mxjob: {output_dir}: kept {len(summary.kept)} file(s) an earlier render wrote and this one no longer "
@@ -226,19 +185,3 @@ def _render_to_dir(
             "; remove them if they are not needed",
             err=True,
         )
-
-
-def _missing_directories(directory: Path) -> list[Path]:
-    """`directory` and those of its parents that do not exist yet, deepest first."""
-    missing: list[Path] = []
-    for path in (directory, *directory.parents):
-        if os.path.lexists(path):
-            break
-        missing.append(path)
-    return missing
-
-
-def _remove_empty(directories: list[Path]) -> None:
-    for path in directories:
-        with contextlib.suppress(OSError):
-            path.rmdir()

@@ -12,27 +12,25 @@ from typing import TYPE_CHECKING
 
 import click
 
-from mxjob_gitops.compiler.cli.common import paused_gc
-from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail, guarded
-from mxjob_gitops.compiler.cli.flags import paths_or_stdin, verbosity_options
-from mxjob_gitops.compiler.cli.inputs import Inputs
-from mxjob_gitops.compiler.cli.options import ENGINE_OPTION, EXIT_CODES_OPTION, render_options, with_engine
-from mxjob_gitops.compiler.cli.reporters import FORMATS
-from mxjob_gitops.compiler.diagnostics import Code
-from mxjob_gitops.compiler.kubeschema import DEFAULT_KUBERNETES_VERSION
-from mxjob_gitops.compiler.options import RenderOptions
+from mxjob_gitops.compiler.base.diagnostics import Code
+from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail
+from mxjob_gitops.compiler.cli.flags import format_option, paths_or_stdin, verbosity_options
+from mxjob_gitops.compiler.cli.guard import guarded
+from mxjob_gitops.compiler.cli.render_flags import ENGINE_OPTION, EXIT_CODES_OPTION, render_options, with_engine
+from mxjob_gitops.compiler.cli.startup import paused_gc
+from mxjob_gitops.compiler.render.options import RenderOptions
+from mxjob_gitops.compiler.report.validate import FORMATS
+from mxjob_gitops.compiler.validate.kubeschema import DEFAULT_KUBERNETES_VERSION
 
 if TYPE_CHECKING:
-    from mxjob_gitops.compiler.validation import ObjectResult
+    from mxjob_gitops.compiler.validate.validation import ObjectResult
 
 _COLLECT_EVERY = 4_000  # rendered objects; about 200 jobs of the benchmark's kind
 
 
 @click.command(short_help="Check MXJob specs and what they render against strict schemas, offline.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
-@click.option(
-    "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="How to print the report."
-)
+@format_option(FORMATS, "text", "How to print the report.")
 @click.option(
     "--kubernetes-version",
     default=DEFAULT_KUBERNETES_VERSION,
@@ -89,12 +87,12 @@ def validate(
     Reports every problem: MXJob input errors at file:line:column, and schema violations of every
     rendered object (Pods, Services, ConfigMaps, PodGroups, the MXJob, and objects passed through).
     """
-    from mxjob_gitops.compiler.cli.inputs import read_inputs
-    from mxjob_gitops.compiler.cli.reporters import reporter
-    from mxjob_gitops.compiler.kubeschema import VersionUnavailable, resolve_version
-    from mxjob_gitops.compiler.pipeline import compile_documents
-    from mxjob_gitops.compiler.source import parse_text
-    from mxjob_gitops.compiler.validation import Report, validate_plan, vouch_for
+    from mxjob_gitops.compiler.compile.documents import compile_documents
+    from mxjob_gitops.compiler.io.inputs import kubernetes_files_only, read_inputs
+    from mxjob_gitops.compiler.read.source import parse_text
+    from mxjob_gitops.compiler.report.validate import reporter
+    from mxjob_gitops.compiler.validate.kubeschema import VersionUnavailable, resolve_version
+    from mxjob_gitops.compiler.validate.validation import Report, validate_plan, vouch_for
 
     paths = paths_or_stdin(paths)
     options = with_engine(options, engine, exit_codes)
@@ -122,7 +120,7 @@ def validate(
             with young_only_collections():
                 report.objects.extend(collecting(validate_plan(plan, version, strict)))
         if use_kubeconform and not limited:
-            from mxjob_gitops.compiler.cli.kubeconform import run_kubeconform
+            from mxjob_gitops.compiler.io.kubeconform import run_kubeconform
 
             report.objects[:] = run_kubeconform(report.objects, plan, version, strict, kubeconform_locations)
         reporter(fmt).write(report, sys.stdout)
@@ -149,27 +147,3 @@ def young_only_collections() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
-
-
-def kubernetes_files_only(inputs: Inputs) -> Inputs:
-    """Keep files with a document that has apiVersion and kind (or with an error: a broken manifest is still
-    reported; a warning alone, such as a YAML 1.1 boolean key in a CI workflow, does not make a file a manifest);
-    note every file left out on stderr."""
-    from mxjob_gitops.compiler.cli.flags import quiet
-
-    kept = {
-        d.file
-        for d in inputs.documents
-        if isinstance(d.data, dict)
-        and isinstance(d.data.get("apiVersion"), str)
-        and isinstance(d.data.get("kind"), str)
-    }
-    kept.update(d.location.file for d in inputs.diagnostics if d.location is not None and d.severity == "error")
-    for name in inputs.files:
-        if name not in kept and not quiet():
-            click.echo(f"mxjob: note: {name}: skipped, no Kubernetes object in it (no apiVersion and kind)", err=True)
-    return Inputs(
-        [d for d in inputs.documents if d.file in kept],
-        [d for d in inputs.diagnostics if d.location is None or d.location.file in kept],
-        [name for name in inputs.files if name in kept],
-    )

@@ -18,7 +18,7 @@ from __future__ import annotations
 from importlib.resources import files
 from typing import Any
 
-from mxjob_gitops.compiler import constants as c
+from mxjob_gitops.compiler.spec import constants as c
 
 ARGOCD_CM_KEY = "resource.customizations.health.kubeflow.org_MXJob"
 # Evaluated by kustomize-controller >= v1.5 in the order inProgress, failed, current (fluxcd/pkg

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mxjob_gitops.compiler.decorations.registry import GANG_SCHEDULERS
+from mxjob_gitops.compiler.render.gang.registry import GANG_SCHEDULERS
 from tests.conftest import EXAMPLES, REPO
 from tests.e2e.check import RunCluster, run_to_completion
 from tests.e2e.jobs import load, pod_envs, render, with_command

@@ -20,8 +20,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler.kubevalidate.cel import evaluate
-from mxjob_gitops.compiler.kubevalidate.crdrules import check_update, mxjob_rules, rule_skeleton
+from mxjob_gitops.compiler.rules.kubevalidate.cel import evaluate
+from mxjob_gitops.compiler.rules.kubevalidate.crdrules import check_update, mxjob_rules, rule_skeleton
 from tests.conftest import JOB_EXAMPLE_FILES
 from tests.modern.server import ModernServer
 from tests.modern.test_crd import crd_rules, rendered_mxjob

@@ -18,14 +18,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler import job as job_module
-from mxjob_gitops.compiler import judge
-from mxjob_gitops.compiler.gang import GangScheduler
-from mxjob_gitops.compiler.job import compile_job
-from mxjob_gitops.compiler.jobset.controllers import controller_pod
-from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import item_manifests
-from mxjob_gitops.compiler.targets import Target
+from mxjob_gitops.compiler.compile import job as job_module
+from mxjob_gitops.compiler.compile.documents import item_manifests
+from mxjob_gitops.compiler.compile.job import compile_job
+from mxjob_gitops.compiler.render.gang.plan import GangScheduler
+from mxjob_gitops.compiler.render.jobset.controllers import controller_pod
+from mxjob_gitops.compiler.render.options import RenderOptions
+from mxjob_gitops.compiler.spec.targets import Target
 from tests.conftest import run_cli
 from tests.job_edits import EDITS, Edit
 from tests.modern.server import ModernServer, install
@@ -74,7 +73,7 @@ def _options(args: tuple[str, ...]) -> RenderOptions:
 def _unjudged(job: dict[str, Any], options: RenderOptions, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     """What the renderer writes for the job with the final judgement off (None: the job fails an earlier check)."""
     with monkeypatch.context() as patch:
-        patch.setattr(judge, "judge_rendering", lambda *_args: [])
+        patch.setattr(job_module, "judge_rendering", lambda *_args: [])
         patch.setattr(job_module, "check_job", lambda *_args: [])  # the template rules too: the servers judge
         rendering = compile_job(job, options)
     if rendering.compiled is None:

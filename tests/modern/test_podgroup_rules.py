@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from mxjob_gitops.compiler.diagnostics import Code
+from mxjob_gitops.compiler.base.diagnostics import Code
 from tests.conftest import JOB_EXAMPLE_FILES, run_cli
 from tests.modern.server import ModernServer
 from tests.modern.test_crds import with_crds  # noqa: F401 - the fixture installing both PodGroup CRDs
@@ -63,7 +63,7 @@ def test_render_refuses_what_the_podgroup_crd_refuses(
     path.write_text(text, encoding="utf-8")
     code, stderr, _ = _render(path, scheduler)
     with monkeypatch.context() as patched:  # the same rendering without our rule: what the server would get
-        patched.setattr("mxjob_gitops.compiler.job.check_pod_group", lambda _group, _job: [])
+        patched.setattr("mxjob_gitops.compiler.compile.job.check_pod_group", lambda _group, _job: [])
         unchecked_code, unchecked_err, groups = _render(path, scheduler)
     assert unchecked_code == 0, unchecked_err
     [group] = groups

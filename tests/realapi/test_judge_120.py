@@ -10,13 +10,12 @@ from typing import Any
 import pytest
 import yaml
 
-from mxjob_gitops.compiler import job as job_module
-from mxjob_gitops.compiler import judge
-from mxjob_gitops.compiler.gang import GangScheduler
-from mxjob_gitops.compiler.job import compile_job
-from mxjob_gitops.compiler.options import RenderOptions
-from mxjob_gitops.compiler.pipeline import item_manifests
-from mxjob_gitops.compiler.targets import Target
+from mxjob_gitops.compiler.compile import job as job_module
+from mxjob_gitops.compiler.compile.documents import item_manifests
+from mxjob_gitops.compiler.compile.job import compile_job
+from mxjob_gitops.compiler.render.gang.plan import GangScheduler
+from mxjob_gitops.compiler.render.options import RenderOptions
+from mxjob_gitops.compiler.spec.targets import Target
 from tests.conftest import run_cli
 from tests.job_edits import EDITS, Edit
 from tests.realapi.cluster import RealCluster
@@ -74,7 +73,7 @@ def test_render_at_120_agrees_with_the_server(
     job = edit.job()
     job["metadata"]["namespace"] = NAMESPACE
     with monkeypatch.context() as patch:
-        patch.setattr(judge, "judge_rendering", lambda *_args: [])
+        patch.setattr(job_module, "judge_rendering", lambda *_args: [])
         patch.setattr(job_module, "check_job", lambda *_args: [])  # the template rules too: the servers judge
         rendering = compile_job(job, _options(args))
     path = tmp_path / "job.yaml"

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from mxjob_gitops.compiler.kubevalidate import check_object
+from mxjob_gitops.compiler.rules.kubevalidate import check_object
 from tests.conftest import run_cli
 from tests.kube_mutations import Mutation, apply, catalog, version_gated
 from tests.realapi.cluster import RealCluster
@@ -99,7 +99,7 @@ def test_kube_apiserver_120_accepts_a_queue_change_as_mxjob_diff_at_120_says(
 ) -> None:
     """v1.20.2 drops x-kubernetes-validations from the CRD, so the queue is not immutable there: the update is
     accepted, and the transition rule is not checked for --kubernetes-version 1.20 (it is from 1.25)."""
-    from mxjob_gitops.compiler.kubevalidate.crdrules import check_update
+    from mxjob_gitops.compiler.rules.kubevalidate.crdrules import check_update
 
     job = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
     job["metadata"]["namespace"] = namespace

@@ -2,7 +2,8 @@
 
 Every example under every target and gang scheduler, and every golden case that renders, each in its own
 namespace (a namespace pinned in the input is moved there, a Namespace object is left out). The rule that makes
-this hold is in compiler/canonical.py (what is rendered) and compiler/diffview.py `live_view` (what is compared).
+this hold is in compiler/spec/canonical.py (what is rendered) and compiler/diff/diffview.py `live_view` (what is
+compared).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from mxjob_gitops.compiler.decorations.registry import GANG_SCHEDULERS
+from mxjob_gitops.compiler.render.gang.registry import GANG_SCHEDULERS
 from tests.conftest import EXAMPLES, REPO, run_cli
 from tests.realapi.cluster import RealCluster
 from tests.realapi.test_crd import SERVER_DEFAULTS, differences

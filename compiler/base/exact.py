@@ -1,0 +1,46 @@
+"""MXJOB_EXACT, the one switch of the fast paths: each shortcut gives way to its exact twin when it is off.
+
+`MXJOB_EXACT=1` turns every one off (for bug reports: a difference with and without is a shortcut's bug);
+a comma-separated list of the names below turns off those alone (bench/exact_bench.py prices each one that
+way). The command line reads the variable once per invocation (cli.group) and sets it here; the rooms ask
+`exact(NAME)` where a shortcut stands beside the exact path it must equal.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# Every fast path, by name, and where its exact twin is.
+SHORTCUTS: Final = {
+    "reader": "read.fastread (rapidyaml, text-cut documents) beside read.source's PyYAML reading",
+    "constructor": "read.construct and remembered scalar tags beside PyYAML's constructor (read.goloader)",
+    "identity": "rules.objectcheck.passing_identity beside the full identity check (compile.checker)",
+    "memo": "rules.kubevalidate.memo (pod specs found valid before) beside checking every spec",
+    "acceptance": "validate.kubeschema.accepted_fast (the compiled validator) beside jsonschema's",
+    "vouching": "checks made while reading (validate.validation.vouch_for) beside checks after",
+    "parts": "forked workers (base.fanout, io.forked) beside one process",
+    "shared": "a diff's shared parses and compile memo (io.inputs.SharedParses, compile.jobcache) beside none",
+    "statcache": "render -o's stat record (io.statcache) beside reading every file it owns",
+    "representatives": "compile.judge judging the pods and Services of each type's highest index beside every one",
+    "lastjob": "the last job's cluster spec and ConfigMap data remembered (render.cluster, render.expand) beside none",
+}
+_off: frozenset[str] = frozenset()
+
+
+def exact(shortcut: str) -> bool:
+    """Whether the named fast path is off for this invocation."""
+    return shortcut in _off
+
+
+def set_exact(setting: str) -> None:
+    """MXJOB_EXACT's value: empty or `0` keeps every fast path, `1` (or `all`) turns every one off, else the
+    comma-separated names in SHORTCUTS; ValueError names one that is not."""
+    global _off
+    names = {name.strip() for name in setting.split(",") if name.strip()} - {"0"}
+    if names & {"1", "all"}:
+        _off = frozenset(SHORTCUTS)
+        return
+    unknown = sorted(names - set(SHORTCUTS))
+    if unknown:
+        raise ValueError(f"{unknown[0]!r} is no fast path: use 1 (all), or names among {', '.join(SHORTCUTS)}")
+    _off = frozenset(names)

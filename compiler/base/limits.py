@@ -1,0 +1,134 @@
+"""Resource limits for untrusted input, each checked before the work it protects; the one place their values live.
+
+Reused outside the compiler: the reconciler bounds the jobs it renders with DEFAULT_MAX_PODS, so that a job
+Git accepted is never refused in the cluster (and the reverse). docs/limits.md explains every value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Final
+
+from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, error
+from mxjob_gitops.compiler.base.jsonutil import as_dict
+
+# Pods (all replica types together) one MXJob may render; `--max-pods` raises it. MX_CONFIG names every pod
+# in every pod, so the rendering grows with the square of this: 1,000 pods render to about 40 MB.
+DEFAULT_MAX_PODS: Final = 1000
+# One input file (or standard input), in bytes, read before any parsing.
+MAX_INPUT_BYTES: Final = 64 * 1024 * 1024
+# Nesting of mappings and sequences; real manifests (CRDs included) stay far below it.
+MAX_DEPTH: Final = 200
+# Nodes a document may expand to once its aliases are followed (documents without anchors are not counted).
+MAX_EXPANDED_NODES: Final = 1_000_000
+# What one render may write, estimated from the jobs before any manifest is built (see output_limit).
+MAX_OUTPUT_BYTES: Final = 512 * 1024 * 1024
+# Nodes one document may hold, aliases or not (checked from the parser's events before anything is composed).
+MAX_DOCUMENT_NODES: Final = MAX_EXPANDED_NODES
+# One run, every channel together (files, directories, stdin, Git blobs, KRM input): bytes read, files read,
+# and nodes that aliases add (so many small amplifying documents cannot add up to what one may not).
+MAX_RUN_INPUT_BYTES: Final = 1024 * 1024 * 1024
+MAX_RUN_FILES: Final = 50_000
+MAX_RUN_ALIAS_NODES: Final = 10 * MAX_EXPANDED_NODES
+
+
+def pod_count_problems(data: dict[str, Any], max_pods: int) -> list[Diagnostic]:
+    """Replicas per type and pods per job above max_pods (a v1 job that passed its schema)."""
+    replicas = as_dict(as_dict(data.get("spec")).get("mxReplicaSpecs"))
+    found: list[Diagnostic] = []
+    total = 0
+    for replica_type, spec in replicas.items():
+        count = as_dict(spec).get("replicas", 1)
+        if not isinstance(count, int) or isinstance(count, bool):
+            continue
+        total += max(count, 0)
+        if count > max_pods:
+            found.append(
+                error(
+                    Code.LIMIT_EXCEEDED,
+                    f"{replica_type} has {count:,} replicas; a job may have at most {max_pods:,} pods",
+                    ("spec", "mxReplicaSpecs", replica_type, "replicas"),
+                    "pass --max-pods N to allow more; the rendering grows with the square of N",
+                )
+            )
+    if total > max_pods and not found:
+        found.append(
+            error(
+                Code.LIMIT_EXCEEDED,
+                f"the job has {total:,} pods; at most {max_pods:,} are allowed",
+                ("spec", "mxReplicaSpecs"),
+                "pass --max-pods to allow more",
+            )
+        )
+    return found
+
+
+def estimated_output_bytes(jobs: Iterable[tuple[str, int, Any]]) -> int:
+    """An upper estimate of what rendering jobs (name, pods, templates) writes, from their sizes alone."""
+    return sum(
+        job_output_bytes(name, pods, len(json.dumps(templates, ensure_ascii=False, default=str)))
+        for name, pods, templates in jobs
+    )
+
+
+def job_output_bytes(name: str, pods: int, template_bytes: int) -> int:
+    """estimated_output_bytes for one job whose templates take about `template_bytes` as text."""
+    return pods * (template_bytes + 2048) + pods * pods * (len(name) + 48)
+
+
+def output_limit(max_pods: int) -> int:
+    """MAX_OUTPUT_BYTES, raised with the square of --max-pods above its default (one job that large fits)."""
+    return MAX_OUTPUT_BYTES * max(1, math.ceil((max_pods / DEFAULT_MAX_PODS) ** 2))
+
+
+def output_problem(estimate: int, max_pods: int) -> Diagnostic | None:
+    limit = output_limit(max_pods)
+    if estimate <= limit:
+        return None
+    return error(
+        Code.LIMIT_EXCEEDED,
+        f"with this job the rendering would be about {estimate // 2**20:,} MiB; "
+        f"at most {limit // 2**20:,} MiB are written",
+        ("spec", "mxReplicaSpecs"),
+        "render fewer or smaller jobs per run (a higher --max-pods also raises this limit)",
+    )
+
+
+@dataclass(slots=True)
+class RunBudget:
+    """What this run has read so far, over every input channel (one per command invocation: `new_run`)."""
+
+    input_bytes: int = 0
+    files: int = 0
+    alias_nodes: int = 0
+
+    def charge_file(self, size: int) -> str | None:
+        """Count one input of `size` bytes; why the run must stop, or None."""
+        self.files += 1
+        self.input_bytes += size
+        if self.files > MAX_RUN_FILES:
+            return f"more than {MAX_RUN_FILES:,} input files in one run"
+        if self.input_bytes > MAX_RUN_INPUT_BYTES:
+            return f"more than {MAX_RUN_INPUT_BYTES:,} bytes of input in one run"
+        return None
+
+
+_budget: ContextVar[RunBudget] = ContextVar("mxjob_run_budget")
+
+
+def new_run() -> RunBudget:
+    """Start counting a new run (the CLI calls this once per command)."""
+    budget = RunBudget()
+    _budget.set(budget)
+    return budget
+
+
+def run_budget() -> RunBudget:
+    try:
+        return _budget.get()
+    except LookupError:
+        return new_run()

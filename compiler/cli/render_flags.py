@@ -1,0 +1,175 @@
+"""The options every rendering command shares (render, validate, krm), read with RenderOptions' field codec."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from mxjob_gitops.compiler.base.limits import DEFAULT_MAX_PODS
+from mxjob_gitops.compiler.render.gang.plan import GangScheduler, gang_forms
+from mxjob_gitops.compiler.render.options import RenderOptions, parse_field, priority_pairs
+from mxjob_gitops.compiler.spec.targets import Target
+
+
+def parse_gang(_ctx: click.Context, _param: click.Parameter, value: str | None) -> GangScheduler | None:
+    if value is None:
+        return None
+    try:
+        gang: GangScheduler | None = parse_field("gangScheduler", value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+    return gang
+
+
+def parse_kubernetes_version(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    try:
+        return None if value is None else str(parse_field("kubernetesVersion", value))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def kubernetes_version_option(help_text: str) -> Callable[[Any], Any]:
+    """--kubernetes-version 1.N of the commands that render (render, diff): unset is the newest rules."""
+    return click.option(
+        "--kubernetes-version",
+        callback=parse_kubernetes_version,
+        envvar="MXJOB_KUBERNETES_VERSION",
+        show_envvar=True,
+        metavar="1.N",
+        help=help_text,
+    )
+
+
+def parse_priorities(
+    _ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
+) -> tuple[tuple[str, int], ...]:
+    try:
+        return priority_pairs(values)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def check_field(key: str) -> Callable[[click.Context, click.Parameter, str | None], Any]:
+    """A click callback that reads a flag with the record codec's parser, as a functionConfig is read."""
+
+    def callback(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
+        if value is None:
+            return None
+        try:
+            return parse_field(key, value)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc)) from None
+
+    return callback
+
+
+_OPTIONS = (
+    click.option(
+        "-n",
+        "--namespace",
+        callback=check_field("namespace"),
+        help="Namespace for jobs that do not set metadata.namespace.",
+    ),
+    click.option(
+        "--target",
+        type=click.Choice([t.value for t in Target]),
+        default=Target.PLAIN.value,
+        show_default=True,
+        envvar="MXJOB_TARGET",
+        show_envvar=True,
+        help="Add the annotations Argo CD or Flux need (pods replaced, never patched; no sync waves).",
+    ),
+    click.option(
+        "--gang-scheduler",
+        "gang",
+        callback=parse_gang,
+        envvar="MXJOB_GANG_SCHEDULER",
+        show_envvar=True,
+        metavar=gang_forms(),
+        help="Gang-schedule each job's pods: a PodGroup (Volcano, scheduler-plugins, Kubernetes) or a Kueue "
+        "pod group (a job's mxjob.kubeflow.org/gang-scheduler annotation wins).",
+    ),
+    click.option(
+        "--priority-class",
+        "priorities",
+        multiple=True,
+        callback=parse_priorities,
+        metavar="NAME=VALUE",
+        help="A PriorityClass value, for ordering pods when minResources is computed (repeatable).",
+    ),
+    click.option(
+        "--job/--no-job",
+        "include_job",
+        default=True,
+        show_default=True,
+        help="Also emit the MXJob itself, where the reconciler keeps .status.",
+    ),
+    click.option(
+        "--max-pods",
+        "max_pods",
+        default=str(DEFAULT_MAX_PODS),
+        show_default=True,
+        callback=check_field("maxPods"),
+        metavar="N",
+        help="Most pods one job may have (MX_CONFIG makes the rendering grow with its square).",
+    ),
+)
+
+
+def render_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the shared options to a click command; it receives them as one `options: RenderOptions`."""
+
+    @functools.wraps(command)
+    def wrapper(
+        *args: Any,
+        namespace: str | None,
+        target: str,
+        gang: GangScheduler | None,
+        priorities: tuple[tuple[str, int], ...],
+        include_job: bool,
+        max_pods: int,
+        **kwargs: Any,
+    ) -> Any:
+        options = RenderOptions(
+            namespace=namespace,
+            include_job=include_job,
+            target=parse_field("target", target),
+            gang_scheduler=gang,
+            priority_classes=priorities,
+            max_pods=max_pods,
+        )
+        return command(*args, options=options, **kwargs)
+
+    decorated: Callable[..., Any] = wrapper
+    for option in reversed(_OPTIONS):
+        decorated = option(decorated)
+    return decorated
+
+
+ENGINE_OPTION = click.option(
+    "--engine",
+    type=click.Choice(("pods", "jobset")),
+    default="pods",
+    show_default=True,
+    help="What runs each job: pods (with `mxjob reconcile`), or one JobSet (jobset.x-k8s.io/v1alpha2, docs/jobset.md).",
+)
+EXIT_CODES_OPTION = click.option(
+    "--exit-codes",
+    default="",
+    callback=check_field("exitCodes"),
+    metavar="CODE=CLASS,...",
+    help="jobset engine: exit-code classes over the built-in table, e.g. 137=permanent,3=retryable "
+    "(as `mxjob reconcile --exit-codes`).",
+)
+
+
+def with_engine(options: RenderOptions, engine: str, exit_codes: str | None) -> RenderOptions:
+    """The options with --engine and --exit-codes (render and validate judge the same objects); the jobset engine
+    gang-schedules with Kueue only (a usage error naming --gang-scheduler)."""
+    if engine == "jobset" and options.gang_scheduler is not None and options.gang_scheduler.kind != "kueue":
+        raise click.BadParameter("the jobset engine gang-schedules with Kueue only", param_hint="'--gang-scheduler'")
+    return dataclasses.replace(options, engine=engine, exit_codes=exit_codes or "")

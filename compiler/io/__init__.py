@@ -1,0 +1,3 @@
+"""Every byte in and out: the input walker, Git revisions, held-back stdout, the output-directory transaction
+(output_dir, dirfd, statcache), forked workers, the quiet stderr, kubeconform and in-place rewrites.
+"""

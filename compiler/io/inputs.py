@@ -1,0 +1,377 @@
+"""Read the CLI's inputs: files, directories (recursive *.yaml/*.yml/*.json) and '-' for stdin."""
+
+from __future__ import annotations
+
+import bisect
+import enum
+import itertools
+import os
+import stat
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import click
+
+from mxjob_gitops.compiler.base import fanout
+from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, Location, Severity
+from mxjob_gitops.compiler.base.limits import MAX_INPUT_BYTES, RunBudget, run_budget
+from mxjob_gitops.compiler.io.errors import CommandError
+from mxjob_gitops.compiler.read.docsplit import Piece, split_along, split_documents
+from mxjob_gitops.compiler.read.source import ParseResult, SourceDocument, SourceText, parse_text
+
+SUFFIXES = (".yaml", ".yml", ".json")
+# kustomize's own files describe how to build, they are not objects to render.
+KUSTOMIZE_FILES = frozenset({"kustomization.yaml", "kustomization.yml", "Kustomization"})
+STDIN_NAME = "<stdin>"
+
+Parser = Callable[[str, str], ParseResult]  # (text, file name) -> documents and diagnostics
+
+
+class InputError(CommandError):
+    """The input cannot be read at all (missing path, unreadable, nothing found): exit code 2."""
+
+
+@dataclass(slots=True)
+class Inputs:
+    documents: list[SourceDocument] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+def is_manifest_path(parts: Sequence[str]) -> bool:
+    """Whether a file (given by its path parts below a walked directory) is read as input."""
+    if not parts or any(part.startswith(".") for part in parts):
+        return False
+    name = parts[-1]
+    return name.endswith(SUFFIXES) and name not in KUSTOMIZE_FILES
+
+
+def discover(paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False) -> list[str]:
+    """Expand directories into their manifest files in a stable order; '-' stays as is."""
+    found: list[str] = []
+    skipped = [p.resolve() for p in skip]
+    for raw in paths:
+        if raw == "-":
+            found.append(raw)
+            continue
+        path = Path(raw)
+        _within(path, Path.cwd(), raw)
+        if path.is_dir():
+            found.extend(_walk(path, skipped))
+        elif path.is_file():
+            found.append(raw)
+        elif path.exists():
+            raise InputError(f"{raw}: not a regular file or directory")
+        else:
+            raise InputError(f"{raw}: no such file or directory")
+    if not found and not allow_empty:
+        raise InputError(f"no {', '.join(SUFFIXES)} files found in {', '.join(paths)}")
+    return found
+
+
+def _walk(root: Path, skipped: list[Path]) -> list[str]:
+    """The manifest files below `root`, sorted by path. os.walk does not enter a linked directory (followlinks is
+    off), and hidden directories are not entered (nothing below one is read): every directory between `root` and
+    a file is a real one, so only a file that is itself a link needs the check of _within."""
+    files: list[str] = []
+    _note_earlier_renders(root, skipped)
+    found: list[tuple[str, Path, bool]] = []
+    for directory, subdirectories, names in os.walk(root):
+        subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
+        folder = Path(directory)
+        for name in names:
+            path = folder / name
+            # Not a regular file: a FIFO, a socket, a dangling link or one to a directory.
+            if is_manifest_path((name,)) and os.path.isfile(path):
+                found.append((path.as_posix(), path, os.path.islink(path)))
+    for label, path, linked in sorted(found, key=lambda entry: entry[0]):
+        if linked:
+            _within(path, root, label)
+        if skipped and any(path.resolve().is_relative_to(s) for s in skipped):
+            continue
+        files.append(label)
+    return files
+
+
+def _within(path: Path, root: Path, label: str) -> None:
+    """Refuse a symbolic link on `path` that leads outside `root` (the directory walked, or the working directory
+    for a path named on the command line): a pull request can commit `jobs/x.yaml -> /etc/...`, and whatever it
+    points at would land in the output, the diff and the PR comment. kustomize loads files only below the
+    kustomization's root by default for the same reason (LoadRestrictionsRootOnly, kustomize
+    api/internal/loader/loadrestrictions.go); docs/security.md, "Files and directories read"."""
+    lexical, base = Path(os.path.abspath(path)), Path(os.path.abspath(root))
+    if not lexical.is_relative_to(base):
+        return  # a path named outside the working directory: the user chose it, no checkout put it there
+    if not any(p.is_symlink() for p in (lexical, *lexical.parents) if p.is_relative_to(base) and p != base):
+        return
+    target = lexical.resolve()
+    if not target.is_relative_to(base.resolve()):
+        from mxjob_gitops.compiler.base.escape import terminal
+
+        raise InputError(
+            f"{terminal(label)}: a symbolic link that leads outside {terminal(root.as_posix())} "
+            f"(to {terminal(target.as_posix())}); links are followed only within the directory read. "
+            "Copy the file in, or run from a directory that holds it"
+        )
+
+
+def _note_earlier_renders(root: Path, skipped: list[Path]) -> None:
+    """Say so when a directory below ROOT holds an earlier `mxjob render -o`'s output: it is read like any other.
+
+    Only the directories the user names (render's own -o DIR) are left out. A file in the tree never decides what
+    is read: an index file committed beside a spec would otherwise hide that spec from the CI gate
+    (docs/security.md, "Files and directories read"). Reading an earlier output again reports its objects as
+    duplicates (MXJ210), with this note saying why.
+    """
+    from mxjob_gitops.compiler.base.escape import terminal
+    from mxjob_gitops.compiler.io.output_dir import INDEX
+    from mxjob_gitops.compiler.io.verbosity import quiet
+
+    if quiet():
+        return
+    for index in sorted(root.rglob(INDEX)):
+        directory = index.parent
+        if index.is_file() and not any(directory.resolve().is_relative_to(s) for s in skipped):
+            click.echo(
+                f"mxjob: note: {terminal(directory.as_posix())} holds the output of an earlier `mxjob render -o` "
+                f"({INDEX}) and is read as input like every other file; keep rendered output outside the "
+                "directories you pass",
+                err=True,
+            )
+
+
+class SharedParses:
+    """A parser that parses each distinct document text once: `mxjob diff` reads most documents with the same
+    text on both sides (a pull request touches few jobs). A file is cut into its documents' texts where that is
+    exact (compiler.docsplit; along the pieces of the files cut before, so that what it repeats of them is
+    compared rather than searched), the documents not seen before are parsed in one go, and each document is shared,
+    renamed to the file, index and position it was read at; sharing is safe because compiling never writes into
+    its input (compiler.convert.writable_v1 copies the parts it changes). A file with parse diagnostics is
+    parsed whole every time, exactly as parse_text reports it, so each side reports its own. The texts of the
+    first input read, all new, may be parsed ahead in compiler.fanout's workers (`read_ahead`)."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, tuple[Any, int] | None] = {}  # piece text -> (data, start in it) or no document
+        self._earlier: list[Piece] = []  # the pieces of every text cut so far, in order
+        self._where: dict[str, int] = {}  # a piece's text -> its index in _earlier
+        self._ready: dict[str, tuple[str, ParseResult]] = {}  # label -> (its text, parse_text's result), ahead
+
+    @property
+    def reads_ahead(self) -> bool:
+        """Whether the next input's texts are to be parsed ahead (`read_ahead`): no text was cut yet, so all are
+        new, and compiler.fanout has more than one worker."""
+        return not self._earlier and fanout.workers > 1
+
+    def read_ahead(self, texts: Sequence[tuple[str, str]]) -> None:
+        """Parse these texts (label, text) before their turn, over compiler.fanout's workers (cli.readahead);
+        `forget_ahead` drops what was not taken (a text whose documents were known already)."""
+        from mxjob_gitops.compiler.read.readahead import parsed_ahead
+
+        self._ready = parsed_ahead(texts)
+
+    def forget_ahead(self) -> None:
+        self._ready = {}
+
+    def _whole(self, text: str, file: str, **given: Any) -> ParseResult:
+        """parse_text(text, file, ...): its result as parsed ahead, when it was."""
+        ready = self._ready.pop(file, None)
+        if ready is not None and ready[0] is text:
+            return ready[1]
+        return parse_text(text, file, **given)
+
+    def __call__(self, text: str, file: str) -> ParseResult:
+        if not self._earlier:  # nothing known: read it whole, and let the fast reader cut it (in its processes)
+            cut: list[Piece] = []
+            parsed = self._whole(text, file, cut=cut)
+            pieces = cut or split_documents(text)
+            if pieces is not None:
+                self._keep(pieces)
+                self._remember(pieces, text, file, parsed)
+            return parsed
+        pieces = split_along(text, self._earlier, self._where)
+        if pieces is None:
+            return self._whole(text, file)
+        self._keep(pieces)
+        unknown = [p for p in pieces if p.text not in self._known]
+        failed = self._learn(unknown, text, file, pieces if len(unknown) == len(pieces) else None)
+        if failed is not None:
+            return failed
+        source = SourceText(file, text)
+        documents: list[SourceDocument] = []
+        index = 0
+        for piece in pieces:
+            known = self._known[piece.text]
+            if known is not None:
+                documents.append(SourceDocument(known[0], file, index, source, piece.offset + known[1]))
+            index += 1 if known is not None or piece.documents else 0
+        return ParseResult(documents, [])
+
+    def _keep(self, pieces: list[Piece]) -> None:
+        """Remember the pieces of a text cut, for the next texts to be cut along (docsplit.split_along)."""
+        for piece in pieces:
+            self._where.setdefault(piece.text, len(self._earlier))
+            self._earlier.append(piece)
+
+    def _learn(self, pieces: list[Piece], text: str, file: str, whole: list[Piece] | None) -> ParseResult | None:
+        """Parse the new pieces together (one stream: they are independent) and remember their documents; when
+        that has diagnostics, or an uncertain first piece turns out to hold no mapping (a null document or
+        none?), nothing is remembered and the whole text's own parse is returned. `whole`: the text's pieces
+        when they are all new: the text's own parse is then returned whatever happens."""
+        if not pieces:
+            return None
+        if whole:
+            parsed = self._whole(text, file, pieces=whole)
+            self._remember(pieces, text, file, parsed)
+            return parsed
+        parsed = parse_text("".join(p.text for p in pieces), file)
+        return None if self._remember(pieces, text, file, parsed) else self._whole(text, file)
+
+    def _remember(self, pieces: list[Piece], text: str, file: str, parsed: ParseResult) -> bool:
+        """Remember the documents `parsed` (of the pieces as one stream) found in each piece; False, remembering
+        nothing, when it has diagnostics or a piece's documents cannot be told (cannot happen: compiler.docsplit)."""
+        if parsed.diagnostics:
+            return False
+        ends = list(itertools.accumulate(len(p.text) for p in pieces))
+        found: dict[int, tuple[Any, int]] = {}
+        for document in parsed.documents:
+            at = bisect.bisect_right(ends, document.start or 0)
+            if at in found or pieces[at].documents == 0:
+                return False
+            found[at] = (document.data, (document.start or 0) - (ends[at - 1] if at else 0))
+        if any(pieces[at].documents is None for at in range(len(pieces)) if at not in found):
+            return False
+        for at, piece in enumerate(pieces):
+            self._known[piece.text] = found.get(at)
+        return True
+
+
+def reading_ahead(parse: Parser) -> SharedParses | None:
+    """`parse` when it is a SharedParses that parses the next input's texts ahead (`reads_ahead`), else None: the
+    caller then hands it the texts first (`read_ahead`) and drops what was not taken after (`forget_ahead`)."""
+    return parse if isinstance(parse, SharedParses) and parse.reads_ahead else None
+
+
+def read_inputs(
+    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False, parse: Parser = parse_text
+) -> Inputs:
+    inputs = Inputs()
+    texts: Iterable[tuple[str, str | Unreadable]] = input_texts(paths, skip, allow_empty)
+    ahead = reading_ahead(parse)
+    if ahead is not None:  # all read first, then parsed ahead (cli.readahead)
+        texts = list(texts)
+        ahead.read_ahead([(label, text) for label, text in texts if isinstance(text, str)])
+    for label, text in texts:
+        if not isinstance(text, str):
+            inputs.diagnostics.append(unreadable(text, label))
+            continue
+        parsed = parse(text, label)
+        inputs.files.append(label)
+        inputs.documents.extend(parsed.documents)
+        inputs.diagnostics.extend(parsed.diagnostics)
+    if ahead is not None:
+        ahead.forget_ahead()
+    return inputs
+
+
+def input_texts(
+    paths: Sequence[str], skip: Sequence[Path] = (), allow_empty: bool = False
+) -> Iterator[tuple[str, str | Unreadable]]:
+    """Each input's name and text (or why it cannot be read), one at a time."""
+    stdin_used = False
+    budget = run_budget()
+    for name in discover(paths, skip, allow_empty):
+        if name == "-":
+            if stdin_used:
+                raise InputError("'-' (standard input) can be given only once")
+            stdin_used = True
+            label, text = STDIN_NAME, _read_stdin()
+        else:
+            label, text = name, _read_file(name)
+        charge(budget, label, len(text) if isinstance(text, str) else 0)
+        yield label, text
+
+
+def charge(budget: RunBudget, label: str, size: int) -> None:
+    """Count one input against the run's budget (cli.limits' RunBudget); over it, the run stops with exit 2."""
+    over = budget.charge_file(size)
+    if over is not None:
+        from mxjob_gitops.compiler.base.escape import terminal
+
+        raise InputError(f"{terminal(label)}: {over}; split the work into several runs (docs/limits.md)")
+
+
+class Unreadable(enum.Enum):
+    NOT_UTF8 = "not UTF-8"
+    TOO_LARGE = "too large"
+
+
+def unreadable(why: Unreadable, label: str) -> Diagnostic:
+    if why is Unreadable.TOO_LARGE:
+        return Diagnostic(
+            Code.LIMIT_EXCEEDED,
+            Severity.ERROR,
+            f"the input is larger than {MAX_INPUT_BYTES:,} bytes",
+            location=Location(label),
+            hint="split it into several files",
+        )
+    return Diagnostic(
+        Code.YAML_SYNTAX,
+        Severity.ERROR,
+        "the file is not UTF-8 text",
+        location=Location(label),
+        hint="save it as UTF-8",
+    )
+
+
+def decode_limited(stream: BinaryIO) -> str | Unreadable:
+    """Read at most MAX_INPUT_BYTES (one more tells that there is more) and decode them as UTF-8."""
+    raw = stream.read(MAX_INPUT_BYTES + 1)
+    if len(raw) > MAX_INPUT_BYTES:
+        return Unreadable.TOO_LARGE
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return Unreadable.NOT_UTF8
+
+
+def _read_file(name: str) -> str | Unreadable:
+    try:
+        # O_NONBLOCK: a FIFO or device named as input answers at once instead of hanging the run.
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with open(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise InputError(f"{name}: not a regular file")
+            return decode_limited(handle)
+    except OSError as exc:
+        raise InputError(f"{name}: {exc.strerror or exc}") from exc
+
+
+def _read_stdin() -> str | Unreadable:
+    return decode_limited(sys.stdin.buffer)
+
+
+def kubernetes_files_only(inputs: Inputs) -> Inputs:
+    """Keep files with a document that has apiVersion and kind (or with an error: a broken manifest is still
+    reported; a warning alone, such as a YAML 1.1 boolean key in a CI workflow, does not make a file a manifest);
+    note every file left out on stderr."""
+    from mxjob_gitops.compiler.io.verbosity import quiet
+
+    kept = {
+        d.file
+        for d in inputs.documents
+        if isinstance(d.data, dict)
+        and isinstance(d.data.get("apiVersion"), str)
+        and isinstance(d.data.get("kind"), str)
+    }
+    kept.update(d.location.file for d in inputs.diagnostics if d.location is not None and d.severity == "error")
+    for name in inputs.files:
+        if name not in kept and not quiet():
+            click.echo(f"mxjob: note: {name}: skipped, no Kubernetes object in it (no apiVersion and kind)", err=True)
+    return Inputs(
+        [d for d in inputs.documents if d.file in kept],
+        [d for d in inputs.diagnostics if d.location is None or d.location.file in kept],
+        [name for name in inputs.files if name in kept],
+    )

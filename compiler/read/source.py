@@ -1,0 +1,342 @@
+"""Parse YAML/JSON text into documents that remember where every field came from (safe YAML only)."""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import operator
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
+from mxjob_gitops.compiler.base.exact import exact
+from mxjob_gitops.compiler.base.limits import MAX_DEPTH, MAX_DOCUMENT_NODES, MAX_RUN_ALIAS_NODES, run_budget
+from mxjob_gitops.compiler.read.docsplit import Piece
+from mxjob_gitops.compiler.read.fastread import FAST_READ_MIN_CHARS, Read, Vouch, read_documents
+from mxjob_gitops.compiler.read.fastread import load as load_document
+from mxjob_gitops.compiler.read.goloader import GoLoader
+from mxjob_gitops.compiler.read.guards import alias_expansion, alias_problem, structure_problems
+
+_LINE_BREAK = re.compile("\r\n|\r|\n")
+
+
+@dataclass(slots=True)
+class SourceText:
+    """The text of one input; its node trees are composed again only when a diagnostic needs a position.
+
+    Keeping every node tree from the first parse would cost memory and, through the garbage collector,
+    more time than parsing twice in the rare case of an error.
+    """
+
+    file: str
+    text: str
+    _nodes: list[yaml.Node] | None = None
+    _line_starts: list[int] | None = None
+    # The last position asked for without a line table: (index, its 0-based line, where that line starts).
+    _cursor: tuple[int, int, int] = (0, 0, 0)
+    _lf_only: bool | None = None  # whether LF is the text's only line break (then the cursor may count)
+
+    def position(self, file: str, index: int) -> Location:
+        """The 1-based line and column of a character index, counting only YAML 1.2's line breaks (LF, CR,
+        CRLF; the YAML 1.2 spec, section 5.4): the parser also breaks lines at NEL, LS and PS.
+
+        Positions asked for in text order (every document's start, when a large rendering is validated) are
+        counted on from the last one, in C; the table of every line's start is built at the first step back,
+        or for a text with a CR."""
+        if self._line_starts is None:
+            last, line, start = self._cursor
+            if self._lf_only is None:
+                self._lf_only = "\r" not in self.text
+            if last <= index and self._lf_only:
+                text = self.text
+                line += text.count("\n", last, index)
+                start = max(start, text.rfind("\n", last, index) + 1)
+                self._cursor = (index, line, start)
+                return Location(file, line + 1, index - start + 1)
+            self._line_starts = _line_starts(self.text)
+        line = bisect.bisect_right(self._line_starts, index) - 1
+        return Location(file, line + 1, index - self._line_starts[line] + 1)
+
+    def node(self, index: int) -> yaml.Node | None:
+        if self._nodes is None:
+            self._nodes = _compose_all(self.text)
+        return self._nodes[index] if 0 <= index < len(self._nodes) else None
+
+
+def _line_starts(text: str) -> list[int]:
+    """Where each line begins. Without a CR, from the lengths of the text split at LF (all in C: a large
+    stream has a million lines, and a match object per line cost half a second)."""
+    if "\r" in text:
+        return [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
+    lengths = itertools.accumulate(map(len, text.split("\n")[:-1]))
+    return [0, *map(operator.add, lengths, itertools.count(1))]
+
+
+def _compose_all(text: str) -> list[yaml.Node]:
+    loader = GoLoader(text)
+    nodes: list[yaml.Node] = []
+    try:
+        while loader.check_node():
+            nodes.append(loader.get_node())
+    except yaml.YAMLError:
+        pass
+    finally:
+        loader.dispose()
+    return nodes
+
+
+@dataclass(frozen=True, slots=True)
+class SourceDocument:
+    """One parsed document and the means to map a JSON path back to its line and column."""
+
+    data: Any
+    file: str
+    index: int
+    source: SourceText | None = field(default=None, compare=False, repr=False)
+    start: int | None = field(default=None, compare=False, repr=False)  # character index, kept from the parse
+    # False when the reader saw no float in it (compiler.fastread): no object of it needs a walk for floats.
+    floats: bool | None = field(default=None, compare=False, repr=False)
+    # True when the reader's caller checked every object of it as given and found nothing to report (the vouch of
+    # compiler.fastread.read_documents; compiler.validation.clean_document): its checks need not run again.
+    vouched: bool = field(default=False, compare=False, repr=False)
+
+    def locate(self, path: Sequence[str | int], *, key: bool = False) -> Location:
+        if not path and self.start is not None and self.source is not None:  # nothing to compose again
+            return self.source.position(self.file, self.start)
+        node = self.source.node(self.index) if self.source is not None else None
+        if node is None or self.source is None:
+            return Location(self.file)
+        return self.source.position(self.file, _find_mark(node, path, key).index)
+
+
+def _find_mark(node: yaml.Node, path: Sequence[str | int], key: bool) -> Any:
+    current = node
+    last = len(path) - 1
+    for position, part in enumerate(path):
+        if isinstance(current, yaml.MappingNode):
+            match = None
+            for key_node, value_node in current.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(part):
+                    match = (key_node, value_node)
+            if match is None:
+                break
+            if key and position == last:
+                return match[0].start_mark
+            current = match[1]
+        elif isinstance(current, yaml.SequenceNode) and isinstance(part, int) and part < len(current.value):
+            current = current.value[part]
+        else:
+            break
+    return current.start_mark
+
+
+@dataclass(slots=True)
+class ParseResult:
+    documents: list[SourceDocument]
+    diagnostics: list[Diagnostic]
+
+
+def parse_text(
+    text: str,
+    file: str,
+    *,
+    fast: bool = True,
+    vouch: Vouch | None = None,
+    pieces: Sequence[Piece] | None = None,
+    cut: list[Piece] | None = None,
+) -> ParseResult:
+    """Split a YAML or JSON stream into documents; empty documents are skipped as kubectl does.
+
+    Limits (compiler.limits) come first: nesting depth on the event stream, aliases on each composed
+    document before it is constructed; a document over a limit ends the file with one located error.
+    A large text is read by compiler.fastread when it can prove its reading equal to this one (then nothing but
+    non-mapping documents is to report, and positions still come from this reader); `fast=False` never uses it.
+    `vouch` is the fast reader's (compiler.fastread.read_documents): documents it read are marked with its answer;
+    `pieces` and `cut` too (the text's compiler.docsplit.split_documents, when the caller has cut it already; or
+    to be filled with it where the fast reader cut it).
+    """
+    stream = ParseStream(text, file, fast=fast, whole=True, vouch=vouch, pieces=pieces, cut=cut)
+    documents = list(stream)
+    return ParseResult([] if stream.discard else documents, stream.diagnostics)
+
+
+class ParseStream:
+    """parse_text one document at a time (a render need not hold every document of a large file at once).
+
+    Once iterated, `diagnostics` holds what parse_text reports, and `discard` says that the documents
+    already yielded must be dropped (a document over a limit: nothing from the file is used).
+    """
+
+    def __init__(
+        self,
+        text: str,
+        file: str,
+        *,
+        fast: bool = True,
+        whole: bool = False,
+        vouch: Vouch | None = None,
+        pieces: Sequence[Piece] | None = None,
+        cut: list[Piece] | None = None,
+    ) -> None:
+        """`fast=False`: never compiler.fastread (the tests' reference). `whole`: the caller keeps every document
+        (parse_text), so the fast reader may hand over values at once instead of JSON text to load in turn.
+        `vouch`, `pieces`, `cut`: see parse_text."""
+        self.text, self.file, self.fast, self.whole, self.vouch = text, file, fast, whole, vouch
+        self.pieces, self.cut = pieces, cut
+        self.diagnostics: list[Diagnostic] = []
+        self.discard = False
+
+    def __iter__(self) -> Iterator[SourceDocument]:
+        text, file, diagnostics = self.text, self.file, self.diagnostics
+        source = SourceText(file, text)
+        # Large texts, and every text once the run has read that much (rapidyaml's import has paid for itself): the
+        # fast reader refuses a text over a limit, reported below.
+        if self.fast and not exact("reader") and max(len(text), run_budget().input_bytes) >= FAST_READ_MIN_CHARS:
+            fast = read_documents(text, values=self.whole, vouch=self.vouch, pieces=self.pieces, cut=self.cut)
+            if fast is not None:
+                yield from self._fast_documents(fast, source)
+                return
+        too_many, too_deep = structure_problems(text)
+        if too_many is not None:
+            diagnostics.append(
+                Diagnostic(
+                    Code.LIMIT_EXCEEDED,
+                    Severity.ERROR,
+                    f"a document holds more than {MAX_DOCUMENT_NODES:,} nodes here",
+                    location=source.position(file, too_many),
+                    hint="nothing from this file was used; split the data into several objects",
+                )
+            )
+            return
+        if too_deep is not None:
+            diagnostics.append(
+                Diagnostic(
+                    Code.LIMIT_EXCEEDED,
+                    Severity.ERROR,
+                    f"the input nests deeper than {MAX_DEPTH} levels here",
+                    location=source.position(file, too_deep),
+                    hint="nothing from this file was used",
+                )
+            )
+            return
+        loader = GoLoader(text)
+        try:
+            yield from self._documents(loader, source)
+        finally:
+            loader.dispose()
+        # In text order: PyYAML's constructor reaches nested collections in waves, the fast one depth first.
+        for problem_ in sorted(loader.problems, key=lambda problem: problem.index):
+            diagnostics.append(
+                Diagnostic(
+                    problem_.code,
+                    problem_.severity,
+                    problem_.message,
+                    location=source.position(file, problem_.index),
+                    hint=problem_.hint,
+                )
+            )
+
+    def _fast_documents(self, documents: list[Read], source: SourceText) -> Iterator[SourceDocument]:
+        """What _documents yields for a text compiler.fastread read (it read it only if nothing is to report
+        but documents that are not mappings); each value is made when its turn comes."""
+        documents.reverse()
+        index = 0
+        while documents:
+            entry, start, floats, vouched = documents.pop()
+            data = entry if self.whole else load_document(entry)
+            if data is not None:
+                document = SourceDocument(data, self.file, index, source, start, floats, vouched)
+                if not isinstance(data, dict):
+                    self.diagnostics.append(_not_a_mapping(document, data))
+                yield document
+            index += 1
+
+    def _documents(self, loader: GoLoader, source: SourceText) -> Iterator[SourceDocument]:
+        file, diagnostics = self.file, self.diagnostics
+        anchors = "&" in self.text
+        index = 0
+        try:
+            while loader.check_node():
+                node = loader.get_node()
+                problem = alias_problem(node) if anchors else None
+                if anchors and problem is None:
+                    budget = run_budget()
+                    budget.alias_nodes += alias_expansion(node)
+                    if budget.alias_nodes > MAX_RUN_ALIAS_NODES:
+                        problem = (f"aliases in this run expand past {MAX_RUN_ALIAS_NODES:,} nodes in all", node)
+                if problem is not None:
+                    diagnostics.append(
+                        Diagnostic(
+                            Code.LIMIT_EXCEEDED,
+                            Severity.ERROR,
+                            problem[0],
+                            location=source.position(file, problem[1].start_mark.index),
+                            document=index,
+                            hint="nothing from this file was used",
+                        )
+                    )
+                    self.discard = True
+                    break
+                data = loader.construct_document(node) if anchors else loader.construct_fast(node)
+                if data is not None:
+                    document = SourceDocument(data, file, index, source, node.start_mark.index)
+                    if not isinstance(data, dict):
+                        diagnostics.append(_not_a_mapping(document, data))
+                    yield document
+                index += 1
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            location = source.position(file, mark.index) if mark else Location(file)
+            what = " ".join(str(part) for part in (exc.context, exc.problem) if part)
+            diagnostics.append(
+                Diagnostic(
+                    Code.YAML_SYNTAX,
+                    Severity.ERROR,
+                    f"YAML syntax error: {what}",
+                    location=location,
+                    document=index,
+                    hint="fix the YAML; nothing from this file was used",
+                )
+            )
+        except yaml.YAMLError as exc:
+            diagnostics.append(
+                Diagnostic(
+                    Code.YAML_SYNTAX, Severity.ERROR, f"YAML error: {exc}", location=Location(file), document=index
+                )
+            )
+
+
+def _not_a_mapping(document: SourceDocument, data: Any) -> Diagnostic:
+    return Diagnostic(
+        Code.NOT_AN_OBJECT,
+        Severity.ERROR,
+        f"document {document.index + 1} is a {type(data).__name__}, not a Kubernetes object",
+        location=document.locate(()),
+        document=document.index,
+        hint="each document must be a mapping with apiVersion and kind",
+    )
+
+
+def iter_objects(document: SourceDocument) -> Iterator[tuple[JsonPath, Any]]:
+    """Yield the objects of a document, unwrapping `kind: List` (and `*List` kinds) item by item.
+
+    List items are yielded whatever they are, so that a caller can report the ones that are not objects.
+    """
+    return objects_of(document.data)
+
+
+def objects_of(data: Any) -> Iterator[tuple[JsonPath, Any]]:
+    """iter_objects of a document's value."""
+    if not isinstance(data, dict):
+        return
+    kind = data.get("kind")
+    items = data.get("items")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+        for position, item in enumerate(items):
+            yield ("items", position), item
+        return
+    yield (), data

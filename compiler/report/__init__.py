@@ -1,0 +1,1 @@
+"""Writers of results, one module per --format: validate/ for `mxjob validate`, diff/ for `mxjob diff`."""
