@@ -63,6 +63,7 @@ class Code(enum.StrEnum):
     K8S_UPDATE = "MXJ410"
     K8S_POD_GROUP = "MXJ411"
     K8S_ADMISSION = "MXJ412"
+    K8S_SIZE = "MXJ413"
     # Warnings
     REPLICA_TYPE_CASE = "MXJ301"
     RESTART_POLICY_OVERRIDDEN = "MXJ302"

@@ -18,11 +18,12 @@ the job's templates, so replace a nested dict rather than changing it in place.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, error, has_errors, warning
 from mxjob_gitops.compiler.base.limits import pod_count_problems
+from mxjob_gitops.compiler.compile.judge import judge_rendering
 from mxjob_gitops.compiler.read.source import SourceDocument
 from mxjob_gitops.compiler.render.gang.base import GANG_ANNOTATION
 from mxjob_gitops.compiler.render.gang.plan import choose_scheduler, gang_forms, plan_gang
@@ -88,7 +89,7 @@ def compile_object(
         *conversion.diagnostics,
         *schema,
         # A rule about a value the schema refused would report the same mistake again.
-        *beside(schema, check_rules(conversion.data)),
+        *_for_engine(beside(schema, check_rules(conversion.data)), options.engine),
         # The API server's own rules judge a spec whose shapes the schema accepted (compiler.kubevalidate reads
         # types as the schema promises them); a value the schema refused is not reported twice.
         *(
@@ -130,7 +131,16 @@ def compile_object(
         )
     if has_errors(found):
         return None, in_source(conversion, found)
-    return CompiledJob(conversion, job, gang), found
+    compiled = CompiledJob(conversion, job, gang)
+    found.extend(judge_rendering(compiled, options, obj))  # the final objects, after every decoration
+    if has_errors(found):
+        return None, in_source(conversion, found)
+    return compiled, found
+
+
+def _for_engine(found: Iterable[Diagnostic], engine: str) -> Iterator[Diagnostic]:
+    """The rules' findings that hold for the engine: the per-pod Services' (MXJ208) only where they are rendered."""
+    return (d for d in found if engine == "pods" or d.code is not Code.SERVICE_PORTS)
 
 
 def in_source(conversion: Conversion, found: list[Diagnostic]) -> list[Diagnostic]:

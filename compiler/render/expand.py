@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.render.cluster import ClusterSpec, cluster_spec, service_name
 from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.compiler.spec.model import MXJob, Replica
@@ -36,8 +37,30 @@ def _metadata(name: str, namespace: str | None, labels: dict[str, str]) -> dict[
     return metadata
 
 
+# The last job's ConfigMap data: compiler.judge and the rendering of the same job ask for it one after the other.
+_LAST_DATA: list[tuple[MXJob, ClusterSpec, dict[str, str], dict[str, str]]] = []
+
+
 def render_config_map(job: MXJob, spec: ClusterSpec, render: dict[str, str]) -> Manifest:
     """The job's cluster spec, the run policy and how it was rendered: what the reconciler reads."""
+    labels = {c.LABEL_OPERATOR_NAME: c.OPERATOR_NAME, c.LABEL_JOB_NAME: job.name}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": _metadata(f"{job.name}{c.CONFIGMAP_SUFFIX}", job.namespace, labels),
+        "data": _config_map_data(job, spec, render),
+    }
+
+
+def _config_map_data(job: MXJob, spec: ClusterSpec, render: dict[str, str]) -> dict[str, str]:
+    if (
+        not exact("lastjob")
+        and _LAST_DATA
+        and _LAST_DATA[0][0] is job
+        and _LAST_DATA[0][1] is spec
+        and _LAST_DATA[0][2] == render
+    ):
+        return dict(_LAST_DATA[0][3])
     run_policy = job.document["spec"]["runPolicy"]
     job_info = {
         "jobMode": job.job_mode,
@@ -45,16 +68,12 @@ def render_config_map(job: MXJob, spec: ClusterSpec, render: dict[str, str]) -> 
         "replicaSpecs": {r.type: {"replicas": r.replicas, "restartPolicy": r.restart_policy} for r in job.replicas},
         "runPolicy": run_policy,
     }
-    labels = {c.LABEL_OPERATOR_NAME: c.OPERATOR_NAME, c.LABEL_JOB_NAME: job.name}
-    return {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": _metadata(f"{job.name}{c.CONFIGMAP_SUFFIX}", job.namespace, labels),
-        "data": {
-            "cluster.json": spec.shared_json,
-            c.CONFIG_JOB_KEY: json.dumps(job_info, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
-        },
+    data = {
+        "cluster.json": spec.shared_json,
+        c.CONFIG_JOB_KEY: json.dumps(job_info, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
     }
+    _LAST_DATA[:] = [(job, spec, dict(render), data)]
+    return dict(data)
 
 
 def render_service(job: MXJob, replica: Replica, index: int) -> Manifest:

@@ -37,16 +37,20 @@ def render_job(
 ) -> Iterator[Manifest]:
     """The manifests of one compiled job, through the decorations its options select (expect_prefix: see expand)."""
     job = _defaulted(compiled)
-    # What shaped the pods, for the reconciler to render a deleted pod again exactly as Git holds it.
+    record = render_record(compiled, options)
+    manifests = expand(job, include_job=options.include_job, render=record, expect_prefix=expect_prefix)
+    return decorate(manifests, JobContext(job, options, compiled.gang))
+
+
+def render_record(compiled: CompiledJob, options: RenderOptions) -> dict[str, str]:
+    """What shaped the pods, for the reconciler to render a deleted pod again exactly as Git holds it."""
     gang = compiled.gang
-    record = RenderOptions(
+    return RenderOptions(
         target=options.target,
         gang_scheduler=gang.scheduler if gang else None,
         kubernetes_version=options.kubernetes_version if gang and gang.scheduler.backend.versioned else None,
         max_pods=options.max_pods,
     ).to_record()
-    manifests = expand(job, include_job=options.include_job, render=record, expect_prefix=expect_prefix)
-    return decorate(manifests, JobContext(job, options, compiled.gang))
 
 
 def decorate(manifests: Iterable[Manifest], context: JobContext) -> Iterator[Manifest]:

@@ -17,7 +17,7 @@ from mxjob_gitops.compiler.base.asciinum import whole
 from mxjob_gitops.compiler.base.jsonbound import load_record
 from mxjob_gitops.compiler.base.limits import DEFAULT_MAX_PODS
 from mxjob_gitops.compiler.render.gang.plan import GangScheduler
-from mxjob_gitops.compiler.rules.names import dns1123_label
+from mxjob_gitops.compiler.rules.names import dns1123_label, dns1123_subdomain
 from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.compiler.spec.targets import Target
 
@@ -108,6 +108,9 @@ def priority_pairs(values: Iterable[str]) -> tuple[tuple[str, int], ...]:
         parsed.append((name, -magnitude if number.startswith("-") else magnitude))
         if not name:
             raise ValueError(f"{value!r}: use NAME=VALUE")
+        problem = dns1123_subdomain(name)  # the name of a PriorityClass, as pods' priorityClassName give it
+        if problem:
+            raise ValueError(f"{value!r}: {name!r} is not a PriorityClass name: it {problem}")
     return tuple(parsed)
 
 

@@ -59,6 +59,8 @@ class GangBackend:
     absent: Callable[[MXJob], Iterator[Diagnostic]] = lambda _job: iter(())
     # Whether the group's shape depends on --kubernetes-version (then the rendering records it).
     versioned: bool = False
+    # Why an argument cannot be the value of the field it ends up in ('' when it can): a schedulerName, a label.
+    argument_problem: Callable[[str], str] = lambda _argument: ""
 
 
 def pod_group_spec(plan: GangPlan) -> dict[str, Any]:

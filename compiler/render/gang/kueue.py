@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, warning
 from mxjob_gitops.compiler.render.gang.base import SCHEDULING_POLICY, GangBackend, GangPlan, Manifest
+from mxjob_gitops.compiler.rules.names import label_value
 from mxjob_gitops.compiler.spec.model import MXJob
 
 # kubernetes-sigs/kueue pkg/controller/constants (QueueLabel) and pkg/controller/jobs/pod/constants/constants.go.
@@ -77,6 +78,20 @@ def absent(job: MXJob) -> Iterator[Diagnostic]:
         )
 
 
+def _queue_problem(queue: str) -> str:
+    """The queue becomes the pods' (and a JobSet's) kueue.x-k8s.io/queue-name label: a label value."""
+    problem = label_value(queue)
+    return f"is not a label value (it becomes the label {KUEUE_QUEUE_LABEL}): {problem}" if problem else ""
+
+
 BACKEND = GangBackend(
-    "kueue", "QUEUE", "", lambda _argument: None, lambda _plan: None, _join, findings=_findings, absent=absent
+    "kueue",
+    "QUEUE",
+    "",
+    lambda _argument: None,
+    lambda _plan: None,
+    _join,
+    findings=_findings,
+    absent=absent,
+    argument_problem=_queue_problem,
 )

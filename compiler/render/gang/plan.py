@@ -42,6 +42,9 @@ class GangScheduler:
                 for form in ((b.kind, f"{b.kind}={b.argument}") if b.argument else (b.kind,))
             ]
             raise ValueError(f"{text!r}: use {', '.join(forms[:-1])} or {forms[-1]}")
+        problem = backend.argument_problem(argument) if argument else ""
+        if problem:
+            raise ValueError(f"{text!r}: {backend.argument} {argument!r} {problem}")
         return cls(backend.kind, argument or backend.default_argument)
 
     @property

@@ -95,9 +95,12 @@ def check_host_aliases(found: Found, aliases: Any, path: JsonPath) -> None:
             check_name(found, P, (*at, "hostnames", position), host, names.dns1123_subdomain)
 
 
-def check_host_ports(found: Found, spec: dict[str, Any], path: JsonPath) -> None:
+def check_host_ports(found: Found, spec: dict[str, Any], path: JsonPath, whole: bool = True) -> None:
     """validateHostNetwork (a set hostPort equals containerPort when hostNetwork is true) and
-    checkHostPortConflicts (protocol, hostIP and hostPort unique among the regular containers)."""
+    checkHostPortConflicts (protocol, hostIP and hostPort unique among the regular containers). A Pod on host
+    networking has each unset hostPort defaulted to its containerPort first (pkg/apis/core/v1/defaults.go
+    `SetDefaults_Pod`, `defaultHostNetworkPorts`; a pod template's are not since 1.28, the
+    DefaultHostNetworkHostPortsInPodTemplates gate), so two containers' equal containerPorts conflict there."""
     host_network = spec.get("hostNetwork") is True
     taken: set[str] = set()
     for key in ("initContainers", "containers"):
@@ -105,6 +108,8 @@ def check_host_ports(found: Found, spec: dict[str, Any], path: JsonPath) -> None
             for position, port in enumerate(as_list(as_dict(container).get("ports"))):
                 port, at = as_dict(port), (*path, key, index, "ports", position)
                 host, inner = port.get("hostPort"), port.get("containerPort")
+                if whole and host_network and host in (None, 0):
+                    host = inner
                 if host_network and host not in (None, 0) and host != inner:
                     invalid(found, P, (*at, "containerPort"), inner, "must match `hostPort` when `hostNetwork` is true")
                 if key == "containers" and isinstance(host, int) and host != 0:

@@ -11,6 +11,7 @@ from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.rules import names
 from mxjob_gitops.compiler.rules.kubevalidate.admission import check_admission
 from mxjob_gitops.compiler.rules.kubevalidate.container import check_container
+from mxjob_gitops.compiler.rules.kubevalidate.later import check_later
 from mxjob_gitops.compiler.rules.kubevalidate.memo import ValidSpecs, spec_key
 from mxjob_gitops.compiler.rules.kubevalidate.network import check_dns, check_host_aliases, check_host_ports
 from mxjob_gitops.compiler.rules.kubevalidate.podextras import check_pod_extras
@@ -27,6 +28,7 @@ from mxjob_gitops.compiler.rules.kubevalidate.report import (
     since,
     unsupported,
 )
+from mxjob_gitops.compiler.rules.kubevalidate.resize import check_resize
 from mxjob_gitops.compiler.rules.kubevalidate.resources import quantity
 from mxjob_gitops.compiler.rules.kubevalidate.scheduling import check_affinity
 from mxjob_gitops.compiler.rules.kubevalidate.security import check_pod_security
@@ -69,7 +71,7 @@ def check_pod_spec(found: Found, spec: Any, path: JsonPath, version: str | None,
 def check_pod_spec_afresh(found: Found, spec: Any, path: JsonPath, version: str | None, whole: bool = True) -> None:
     """check_pod_spec without the memo: every rule, every time."""
     spec = as_dict(spec)
-    volumes = check_volumes(found, spec.get("volumes"), (*path, "volumes"))
+    volumes = check_volumes(found, spec.get("volumes"), (*path, "volumes"), version)
     relaxed = relaxed_env(version)
     seen: set[str] = set()
     if whole and not as_list(spec.get("containers")):
@@ -79,6 +81,8 @@ def check_pod_spec_afresh(found: Found, spec: Any, path: JsonPath, version: str 
             check_container(
                 found, container, (*path, key, index), volumes, relaxed, whole, version, key == "initContainers"
             )
+            restart = (spec.get("restartPolicy") or "Always") if whole else None
+            check_resize(found, container, (*path, key, index), restart, version)
             name = as_dict(container).get("name")
             if isinstance(name, str) and name:
                 if name in seen:
@@ -87,7 +91,7 @@ def check_pod_spec_afresh(found: Found, spec: Any, path: JsonPath, version: str 
     if whole and spec.get("restartPolicy") not in (None, "", *RESTART_POLICIES):  # "": Always (SetDefaults_PodSpec)
         unsupported(found, P, (*path, "restartPolicy"), spec["restartPolicy"], RESTART_POLICIES)
     check_dns(found, spec, path, version)
-    check_host_ports(found, spec, path)
+    check_host_ports(found, spec, path, whole)
     check_admission(found, spec, path)
     check_recent(found, spec, path, version)
     _tolerations(found, spec.get("tolerations"), (*path, "tolerations"))
@@ -120,6 +124,7 @@ def check_pod_spec_afresh(found: Found, spec: Any, path: JsonPath, version: str 
     for name in as_dict(spec.get("overhead")):
         quantity(found, (*path, "overhead", name), spec["overhead"][name])
     check_pod_extras(found, spec, path, version)
+    check_later(found, spec, path, version)
 
 
 def _tolerations(found: Found, tolerations: Any, path: JsonPath) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from mxjob_gitops.compiler.base.diagnostics import Code, JsonPath
 from mxjob_gitops.compiler.rules import names
+from mxjob_gitops.compiler.rules.kubevalidate.claims import check_ephemeral
 from mxjob_gitops.compiler.rules.kubevalidate.env import VOLUME_FIELDS, check_field_selector, check_resource_selector
 from mxjob_gitops.compiler.rules.kubevalidate.mounts import backsteps, descending, non_reserved
 from mxjob_gitops.compiler.rules.kubevalidate.report import (
@@ -23,6 +24,7 @@ from mxjob_gitops.compiler.rules.kubevalidate.report import (
     invalid,
     is_int,
     required,
+    since,
     too_long,
     unsupported,
 )
@@ -43,8 +45,16 @@ _EUI = re.compile(r"eui\.[A-Za-z0-9]{16}")
 _NAA = re.compile(r"naa\.[A-Za-z0-9]{32}")
 
 
-def check_volumes(found: Found, volumes: Any, path: JsonPath) -> dict[str, dict[str, Any]]:
+# Sources behind a feature gate that was off before a release: the server drops the field before validating
+# (pkg/api/pod/util.go `dropDisabledFields`; GenericEphemeralVolume was alpha and off in 1.19 and 1.20, beta and on
+# in 1.21), after decoding defaulted an empty source to emptyDir, so a volume whose only source it was has none
+# ("must specify a volume type", `validateVolumeSource`).
+GATED_SOURCES = {"ephemeral": (1, 21)}
+
+
+def check_volumes(found: Found, volumes: Any, path: JsonPath, version: str | None = None) -> dict[str, dict[str, Any]]:
     """DNS-1123 label names, unique, exactly one source, each source's own rules; returns the volumes by name."""
+    dropped = {source for source, release in GATED_SOURCES.items() if not since(version, release)}
     seen: dict[str, dict[str, Any]] = {}
     for index, volume in enumerate(as_list(volumes)):
         volume, at = as_dict(volume), (*path, index)
@@ -56,16 +66,20 @@ def check_volumes(found: Found, volumes: Any, path: JsonPath) -> dict[str, dict[
             if name in seen:
                 duplicate(found, V, (*at, "name"), name)
             seen[name] = volume
-        sources = [key for key in VOLUME_SOURCES if volume.get(key) is not None]
+        sources = [key for key in VOLUME_SOURCES if volume.get(key) is not None and key not in dropped]
         # No source at all is defaulted to emptyDir (pkg/apis/core/v1/defaults.go SetDefaults_Volume).
+        if not sources and any(volume.get(key) is not None for key in dropped):
+            required(found, V, at, "must specify a volume type")
         if len(sources) > 1:
             invalid(found, V, (*at, sources[1]), "", "may not specify more than 1 volume type")
         elif sources:
-            _source(found, sources[0], as_dict(volume[sources[0]]), (*at, sources[0]))
+            _source(found, sources[0], as_dict(volume[sources[0]]), (*at, sources[0]), version)
+        if sources == ["ephemeral"]:
+            check_ephemeral(found, as_dict(volume["ephemeral"]), (*at, "ephemeral"))
     return seen
 
 
-def _source(found: Found, kind: str, source: dict[str, Any], at: JsonPath) -> None:
+def _source(found: Found, kind: str, source: dict[str, Any], at: JsonPath, version: str | None = None) -> None:
     if kind == "emptyDir":
         amount = quantity(found, (*at, "sizeLimit"), source.get("sizeLimit"))
         if amount is not None and amount < 0:
@@ -101,9 +115,15 @@ def _source(found: Found, kind: str, source: dict[str, Any], at: JsonPath) -> No
         _mode(found, source.get("defaultMode"), (*at, "defaultMode"))
         _downward_items(found, source.get("items"), at)
     elif kind == "projected":
-        _projected(found, source, at)
+        _projected(found, source, at, version)
     elif kind == "csi":
         _csi_driver(found, source.get("driver"), (*at, "driver"))
+        secret = source.get("nodePublishSecretRef")
+        if isinstance(secret, dict):  # validateCSIVolumeSource: a named, valid Secret
+            if not secret.get("name"):
+                required(found, V, (*at, "nodePublishSecretRef", "name"))
+            else:
+                check_name(found, V, (*at, "nodePublishSecretRef", "name"), secret["name"], names.dns1123_subdomain)
     elif kind == "iscsi":
         _iscsi(found, source, at)
 
@@ -155,7 +175,7 @@ def _downward_items(found: Found, items: Any, at: JsonPath) -> list[str]:
     return paths
 
 
-def _projected(found: Found, source: dict[str, Any], at: JsonPath) -> None:
+def _projected(found: Found, source: dict[str, Any], at: JsonPath, version: str | None) -> None:
     """validateProjectedVolumeSource: one type per source, no path twice, tokens valid for 10 minutes at least."""
     _mode(found, source.get("defaultMode"), (*at, "defaultMode"))
     seen: set[str] = set()
@@ -174,7 +194,7 @@ def _projected(found: Found, source: dict[str, Any], at: JsonPath) -> None:
                 paths = _downward_items(found, item.get("items"), item_at)
             elif kind == "serviceAccountToken":
                 paths = [item["path"]] if isinstance(item.get("path"), str) else []
-                _token(found, item, item_at)
+                _token(found, item, item_at, version)
             else:
                 paths = []
             for projected_path in paths:
@@ -183,14 +203,18 @@ def _projected(found: Found, source: dict[str, Any], at: JsonPath) -> None:
                 seen.add(projected_path)
 
 
-def _token(found: Found, token: dict[str, Any], at: JsonPath) -> None:
+def _token(found: Found, token: dict[str, Any], at: JsonPath, version: str | None) -> None:
     seconds = token.get("expirationSeconds")
     if is_int(seconds) and seconds < 600:
         invalid(found, V, (*at, "expirationSeconds"), seconds, "may not specify a duration less than 10 minutes")
     elif is_int(seconds) and seconds > 1 << 32:
         invalid(found, V, (*at, "expirationSeconds"), seconds, "may not specify a duration larger than 2^32 seconds")
-    if not token.get("path"):  # only required: unlike item paths, not checked for '..' (v1.20.2 takes "..token")
+    token_path = token.get("path")
+    if not token_path:
         required(found, V, (*at, "path"))
+    # Checked as item paths are from 1.30 (kubernetes#121731, `ValidateLocalNonReservedPath`): v1.20.2 takes "..token".
+    elif isinstance(token_path, str) and since(version, (1, 30)) and non_reserved(token_path):
+        invalid(found, V, (*at, "path"), token_path, non_reserved(token_path))
 
 
 def _csi_driver(found: Found, driver: Any, path: JsonPath) -> None:
