@@ -346,8 +346,13 @@ def read_inputs(
     parse: Parser = parse_text,
     root: Path | None = None,
 ) -> Inputs:
-    inputs = Inputs()
-    texts: Iterable[tuple[str, str | Unread]] = input_texts(paths, skip, allow_empty, root)
+    return parsed_inputs(input_texts(paths, skip, allow_empty, root), parse)
+
+
+def parsed_inputs(texts: Iterable[tuple[str, str | Unread]], parse: Parser, inputs: Inputs | None = None) -> Inputs:
+    """Named texts (a work tree's, standard input's, a revision's checkout's) parsed into `inputs` (new if None):
+    the one loop every channel's texts go through."""
+    inputs = Inputs() if inputs is None else inputs
     ahead = reading_ahead(parse)
     if ahead is not None:  # all read first, then parsed ahead (cli.readahead)
         texts = list(texts)

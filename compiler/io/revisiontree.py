@@ -9,7 +9,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mxjob_gitops.compiler.io.errors import CommandError
-from mxjob_gitops.compiler.io.inputs import InputError, Inputs, Parser, input_texts, reading_ahead, unreadable
+from mxjob_gitops.compiler.io.inputs import (
+    InputError,
+    Inputs,
+    Parser,
+    input_texts,
+    parsed_inputs,
+)
 
 
 def read_checkout(
@@ -38,20 +44,7 @@ def read_checkout(
         labelled = [(_label(label, tree, top, revision), text) for label, text in texts]
         for (old, _), (new, _) in zip(texts, labelled, strict=True):
             origins.relabel(old, new, lambda label: _label(label, tree, top, revision))
-    ahead = reading_ahead(parse)
-    if ahead is not None:
-        ahead.read_ahead([(label, text) for label, text in labelled if isinstance(text, str)])
-    for label, text in labelled:
-        if not isinstance(text, str):
-            inputs.diagnostics.append(unreadable(text, label))
-            continue
-        parsed = parse(text, label)
-        inputs.files.append(label)
-        inputs.documents.extend(parsed.documents)
-        inputs.diagnostics.extend(parsed.diagnostics)
-    if ahead is not None:
-        ahead.forget_ahead()
-    return inputs
+    return parsed_inputs(labelled, parse, inputs)
 
 
 def _label(label: str, tree: Path, top: Path, revision: str) -> str:
