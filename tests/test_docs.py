@@ -23,6 +23,10 @@ BIN = Path(sys.executable).parent
 # A flag named in prose must be one of mxjob's, or listed here: a made-up or renamed flag fails the test.
 OTHER_TOOLS = {
     "--batch": "git cat-file",
+    "--burst": "bench/cluster_bench.py",
+    "--default-unreachable-toleration-seconds": "kube-apiserver",
+    "--init": "git submodule update",
+    "--node-monitor-grace-period": "kube-controller-manager",
     "--batch-check": "git cat-file",
     "--cases": "bench script",
     "--check": "ruff format",
