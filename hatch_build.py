@@ -1,5 +1,5 @@
 """Build hook: a wheel built from a Git checkout records the commit it was built from (and whether the tree had
-uncommitted changes) in mxjob_gitops/_build.json, which `mxjob --version` prints (compiler/cli/version.py)."""
+uncommitted changes) in mxjob_gitops/_build.json, which `mxjob --version` prints (compiler/io/version.py)."""
 
 from __future__ import annotations
 

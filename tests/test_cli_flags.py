@@ -80,7 +80,7 @@ def test_version_names_the_commit_of_the_checkout_it_runs_from() -> None:
 
 
 def test_version_outside_git_is_the_number_alone(tmp_path: Path) -> None:
-    from mxjob_gitops.compiler.cli.version import built_state, checkout_state
+    from mxjob_gitops.compiler.io.version import built_state, checkout_state
 
     assert checkout_state(tmp_path) is None and built_state(tmp_path) is None
     (tmp_path / "_build.json").write_text('{"commit": "' + "a" * 40 + '", "dirty": false}', encoding="utf-8")

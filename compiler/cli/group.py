@@ -105,7 +105,7 @@ class _Epilog(LazyGroup):
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from mxjob_gitops.compiler.cli.version import describe
+    from mxjob_gitops.compiler.io.version import describe
 
     click.echo(describe())
     ctx.exit()
