@@ -9,7 +9,6 @@ Nothing in the repository changes: the revision is read into a temporary index (
 from __future__ import annotations
 
 import contextlib
-import os
 import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -17,21 +16,9 @@ from pathlib import Path, PurePosixPath
 
 import click
 
+from mxjob_gitops.compiler.io.gitrun import git
+
 _GITLINK = "160000"
-
-
-def _git(repository: Path, args: Sequence[str], index: Path) -> bytes:
-    from mxjob_gitops.compiler.io.inputs import InputError
-
-    environment = {**os.environ, "GIT_INDEX_FILE": str(index)}
-    try:
-        done = subprocess.run(["git", "-C", str(repository), *args], env=environment, capture_output=True, check=False)
-    except FileNotFoundError as exc:
-        raise InputError("git is not installed (--base and --head read files from Git)") from exc
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise InputError(f"git {args[0]} in {repository}: {message[-1] if message else 'failed'}")
-    return done.stdout
 
 
 @contextlib.contextmanager
@@ -52,8 +39,8 @@ def _write(
     """Write COMMIT of REPOSITORY into TREE, then each submodule it records (PREFIX: where REPOSITORY's tree sits
     in the outermost one, for the notes)."""
     index = scratch / f"index-{len(list(scratch.glob('index-*')))}"
-    _git(repository, ["read-tree", commit], index)
-    _git(repository, ["checkout-index", "--all", "--force", f"--prefix={tree}/"], index)
+    git(["read-tree", commit], repository, index=index)
+    git(["checkout-index", "--all", "--force", f"--prefix={tree}/"], repository, index=index)
     for mode, oid, name in _staged(repository, index):
         if mode != _GITLINK:
             continue
@@ -72,7 +59,7 @@ def _write(
 
 def _staged(repository: Path, index: Path) -> list[tuple[str, str, str]]:
     """(mode, object id, path) of every entry of the temporary index."""
-    listing = _git(repository, ["ls-files", "--stage", "-z"], index)
+    listing = git(["ls-files", "--stage", "-z"], repository, index=index)
     found: list[tuple[str, str, str]] = []
     for entry in listing.split(b"\0"):
         header, tab, name = entry.partition(b"\t")  # `<mode> <oid> <stage>\t<path>`

@@ -8,28 +8,19 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 from mxjob_gitops.compiler.base.limits import MAX_DIRECTORY_DEPTH, MAX_INPUT_BYTES, run_budget
+from mxjob_gitops.compiler.io.gitrun import git
 from mxjob_gitops.compiler.io.inputs import InputError, Inputs, Parser, charge, is_manifest_path, reading_ahead
 from mxjob_gitops.compiler.io.shown import shown
 from mxjob_gitops.compiler.io.utf8 import not_utf8
 from mxjob_gitops.compiler.read.source import parse_text
 
+# The one git runner (io.gitrun), by a name of this module: tests count the calls a revision costs through it.
+_git = git
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
-
-
-def _git(args: Sequence[str], repository: Path, stdin: bytes | None = None) -> bytes:
-    try:
-        done = subprocess.run(["git", "-C", str(repository), *args], input=stdin, capture_output=True, check=False)
-    except FileNotFoundError as exc:
-        raise InputError("git is not installed (--base and --head read files from Git)") from exc
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise InputError(f"git {args[0]} in {repository}: {message[-1] if message else 'failed'}")
-    return done.stdout
 
 
 def repository_of(paths: Sequence[str]) -> Path:
