@@ -25,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from diff_bench import git
 from harness import MXJOB, interleave, machine, print_comparison, run, run_into
 from render_bench import make_job, write_input
 
@@ -51,15 +52,6 @@ def kustomize() -> list[str]:
     if kubectl is None:
         raise SystemExit("no kustomize: run .ci/kustomize.sh, set MXJOB_KUSTOMIZE, or put kustomize or kubectl on PATH")
     return [kubectl, "kustomize"]
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
 
 
 def write_repo(repo: Path, jobs: int) -> None:
