@@ -13,7 +13,7 @@ own emitter and loads that with orjson, then proves the result equal to the exac
 - Values: a string with a line break in it comes from a multi-line scalar, whose folding the event count does
   not prove; it is refused unless it is the value of one of the text's literal block scalars (`|`, `|-`), read
   here by their own rules (`_literal_values`), and text where rapidyaml was found to fold otherwise is refused
-  (`_VALUE_RISKS`: lines of blanks, escaped line breaks, explicit indentation indicators of block scalars).
+  (`_value_risks`: lines of blanks, escaped line breaks, explicit indentation indicators of block scalars).
 - Text the fast reader is not trusted with is refused before parsing (`_refused`): tabs, characters the YAML
   spec does not allow raw (libyaml refuses them, rapidyaml does not), anchors, aliases, tags, explicit `?` keys
   and the reserved indicators `@` and backtick at the start of a token; compiler.docsplit refuses directives,
@@ -56,7 +56,7 @@ import itertools
 import marshal
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 from mxjob_gitops.compiler.base import fanout
@@ -90,7 +90,10 @@ _AT_TOKEN_START: Final = re.compile(r"(?:^|(?<=[ \[{,:]))(?:[&*!@`]|\?(?=[ \n]|$
 # unless it is the value of a literal block scalar of the text (`|` or `|-`, no indicator: _literal_values reads
 # those by the spec's few rules, no folding); else it comes from a multi-line scalar that only the exact reader
 # folds.
-_VALUE_RISKS: Final = re.compile(r"^ +$|\\$|[|>](?:[1-9][+-]?|[+-][1-9])(?=[ \n#]|$)", re.MULTILINE)
+# Each is looked for from a substring found by str.find: one regex over a whole large stream costs a tenth of its
+# reading.
+_BLANKS_LINE: Final = re.compile(r"^ +$", re.MULTILINE)
+_INDENTATION_INDICATOR: Final = re.compile(r"[|>](?:[1-9][+-]?|[+-][1-9])(?=[ \n#]|$)")
 _UNPRINTABLE: Final = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 _NANINF_OUT: Final = frozenset({".nan", ".inf", "-.inf"})
 _JSON_INT: Final = re.compile(r"-?(?:0|[1-9][0-9]*)")
@@ -163,7 +166,7 @@ def _refused(text: str) -> bool:
     """Whether the text holds what the fast reader is not trusted with (see the module's docstring)."""
     if "\t" in text or "\r" in text:
         return True
-    if _VALUE_RISKS.search(text):
+    if _value_risks(text):
         return True
     if any(indicator in text for indicator in _INDICATORS) and _AT_TOKEN_START.search(text):
         return True
@@ -372,7 +375,9 @@ def _maybe_plain(text: str, value: str) -> bool:
     return re.search(pattern, text) is not None
 
 
-_LITERAL_HEADER: Final = re.compile(r"(?:^|(?<=[ :-]))\|(-?) *(?:#[^\n]*)?\n", re.MULTILINE)
+# A literal block scalar's header from its `|` on (found with str.find: a regex anchored by a look-behind scans every
+# character of a large stream at a fraction of its speed); the `|` starts a line or follows a blank, `:` or `-`.
+_LITERAL_HEADER: Final = re.compile(r"\|(-?) *(?:#[^\n]*)?\n")
 
 
 def _literal_values(text: str) -> set[str]:
@@ -381,7 +386,7 @@ def _literal_values(text: str) -> set[str]:
     first non-empty one, that indentation removed, line breaks kept, trailing empty lines dropped and one final
     line break kept (clip) or none (strip). A header that is no block scalar only adds a value nothing matches."""
     values: set[str] = set()
-    for header in _LITERAL_HEADER.finditer(text):
+    for header in _literal_headers(text):
         lines: list[str] = []
         indent = 0
         position = header.end()
@@ -403,6 +408,31 @@ def _literal_values(text: str) -> set[str]:
             body = "\n".join(lines)
             values.add(body if header.group(1) else body + "\n")
     return values
+
+
+def _value_risks(text: str) -> bool:
+    """Whether the text holds what rapidyaml was found to fold otherwise (_BLANKS_LINE, an escaped line break,
+    _INDENTATION_INDICATOR)."""
+    if (" \n" in text or text.endswith(" ")) and _BLANKS_LINE.search(text):
+        return True
+    if "\\\n" in text or text.endswith("\\"):
+        return True
+    return any(_INDENTATION_INDICATOR.match(text, at) for mark in "|>" for at in _positions(text, mark))
+
+
+def _positions(text: str, mark: str) -> Iterator[int]:
+    at = text.find(mark)
+    while at >= 0:
+        yield at
+        at = text.find(mark, at + 1)
+
+
+def _literal_headers(text: str) -> Iterator[re.Match[str]]:
+    for at in _positions(text, "|"):
+        if at == 0 or text[at - 1] in " :-\n":
+            header = _LITERAL_HEADER.match(text, at)
+            if header is not None:
+                yield header
 
 
 def _one_line(text: str, value: str) -> bool:
