@@ -6,6 +6,7 @@ Git accepted is never refused in the cluster (and the reverse). docs/limits.md e
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -128,7 +129,9 @@ class RunBudget:
 
 
 # A line that starts a document (`---`) or ends one (`...`), as libyaml reads it at column 0 in any context.
-_DOCUMENT_LINE: Final = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|\Z)", re.MULTILINE)
+# Searched from its line break (a leading literal: a `^` anchor made the scan of a large text several times slower);
+# a marker on the text's first line is looked at on its own.
+_DOCUMENT_LINE: Final = re.compile(r"\n(?:---|\.\.\.)(?=[ \t\r\n]|\Z)")
 
 
 def document_count_problem(text: str) -> int | None:
@@ -144,11 +147,13 @@ def document_count_problem(text: str) -> int | None:
     if left < 1:
         return 0
     found = 1
-    for match in _DOCUMENT_LINE.finditer(text):
+    first = _DOCUMENT_LINE.match("\n" + text[:4])
+    starts = itertools.chain([0] if first else [], (match.start() + 1 for match in _DOCUMENT_LINE.finditer(text)))
+    for start in starts:
         found += 1
         if found > left:
             budget.documents = MAX_RUN_DOCUMENTS + 1
-            return match.start()
+            return start
     budget.documents += found
     return None
 
