@@ -26,9 +26,11 @@ from mxjob_gitops.compiler.cli.flags import (
 from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.compiler.cli.render_flags import render_options
 from mxjob_gitops.compiler.cli.startup import paused_gc
-from mxjob_gitops.compiler.compile.documents import Manifest, Plan
+from mxjob_gitops.compiler.compile.documents import Plan
+from mxjob_gitops.compiler.compile.jobcache import CompileCache
+from mxjob_gitops.compiler.io.diffsides import live_sides, sides
 from mxjob_gitops.compiler.io.inputs import Inputs
-from mxjob_gitops.compiler.io.live import LiveCluster, live_plugin
+from mxjob_gitops.compiler.io.live import LiveCluster
 from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.report.diff import FORMATS
 
@@ -147,9 +149,11 @@ def diff(
         options = dataclasses.replace(options, keep_rendered=True)
         if live:
             cluster = LiveCluster(kubeconfig, kube_context, prune_scope)
-            old, new, base_label, head_label, refused = _live_sides(paths, base, head, cluster, options)
+            side = functools.partial(compile_inputs, quiet=True, failure=USAGE)
+            old, new, base_label, head_label, refused = live_sides(paths, base, head, cluster, options, side)
         else:
-            old, new, base_label, head_label, refused = _sides(paths, base, head, options)
+            side = functools.partial(_compiled, options=options)
+            old, new, base_label, head_label, refused = sides(paths, base, head, side)
         if old or new:
             # compiler.changes compares differing objects with DeepDiff. Its import also imports pydantic when
             # installed (deepdiff/helper.py, to tell pydantic models apart), half of its 0.09 s; objects here
@@ -180,77 +184,8 @@ def _report_refusals(refused: tuple[Diagnostic, ...]) -> None:
         click.echo(f"mxjob: the API server would refuse {count} update(s) of this change", err=True)
 
 
-Sides = tuple[list[Manifest], list[Manifest], str, str, list[Diagnostic]]
-
-
-def _sides(paths: tuple[str, ...], base: str | None, head: str | None, options: RenderOptions) -> Sides:
-    """Both sides' manifests, less those of jobs and objects the two sides share (equal, so no difference).
-
-    Each side is read and compiled in turn (the old side's errors stop the command before the new side is
-    read, as before); a file with the same bytes on both sides is parsed once, an MXJob found on both sides
-    is compiled once (compiler.jobcache), and an item both sides share is not rendered at all."""
-    from mxjob_gitops.compiler.base.exact import exact
-    from mxjob_gitops.compiler.compile.jobcache import CompileCache
-    from mxjob_gitops.compiler.diff.changes import differing_manifests
-    from mxjob_gitops.compiler.diff.updates import old_side_jobs, refused_updates
-    from mxjob_gitops.compiler.io.gitsource import read_revision
-    from mxjob_gitops.compiler.io.inputs import SharedParses, read_inputs
-    from mxjob_gitops.compiler.read.source import parse_text
-
-    parse, cache = (parse_text, None) if exact("shared") else (SharedParses(), CompileCache())
-    blobs: dict[str, str] = {}  # Git object id -> text: a blob in both revisions is read once
-
-    def compiled(inputs: Inputs) -> Plan:
-        return compile_inputs(inputs, options, quiet=True, failure=USAGE, cache=cache)
-
-    def compared(old: Plan, new: Plan, base_label: str, head_label: str) -> Sides:
-        refused = refused_updates(old_side_jobs(old), new)
-        return *differing_manifests(old, new), base_label, head_label, refused
-
-    if base is None:
-        if head is not None or len(paths) != 2:
-            raise fail("give --base REF [--head REF] PATH..., or exactly two paths OLD NEW", USAGE)
-        old = compiled(read_inputs([paths[0]], parse=parse))
-        return compared(old, compiled(read_inputs([paths[1]], parse=parse)), paths[0], paths[1])
-    if not paths:
-        raise fail("--base needs the PATH... to render on both sides", USAGE)
-    old = compiled(read_revision(base, paths, parse, blobs))
-    if head is None:
-        present = [p for p in paths if p == "-" or Path(p).exists()]
-        new = compiled(read_inputs(present, allow_empty=True, parse=parse) if present else Inputs())
-        return compared(old, new, base, "working tree")
-    return compared(old, compiled(read_revision(head, paths, parse, blobs)), base, head)
-
-
-def _live_sides(
-    paths: tuple[str, ...], base: str | None, head: str | None, cluster: LiveCluster, options: RenderOptions
-) -> Sides:
-    """The cluster against the rendered PATH... (or --head REF); jobs without a namespace go to the one kubectl
-    would use (the kubeconfig context's), so an identical deployment shows no difference."""
-    from mxjob_gitops.compiler.compile.documents import identity
-    from mxjob_gitops.compiler.diff.diffview import live_view
-    from mxjob_gitops.compiler.diff.updates import refused_updates, stored_jobs
-    from mxjob_gitops.compiler.io.gitsource import read_revision
-    from mxjob_gitops.compiler.io.inputs import read_inputs
-
-    if base is not None or not paths:
-        raise fail("--live compares the cluster with PATH... (optionally at --head REF); --base does not apply", USAGE)
-    fetch = live_plugin("fetch")
-    if options.namespace is None:
-        options = dataclasses.replace(options, namespace=live_plugin("namespace")(cluster.kubeconfig, cluster.context))
-    plan = compile_inputs(
-        read_revision(head, paths) if head else read_inputs(paths), options, quiet=True, failure=USAGE
-    )
-    new = list(plan.manifests())
-    try:
-        live = fetch(new, cluster.kubeconfig, cluster.context, cluster.prune_scope)
-    except Exception as exc:
-        raise fail(f"--live: {exc}", USAGE) from None
-    desired = {identity(obj): obj for obj in new}
-    old = [live_view(obj, desired[identity(obj)]) if identity(obj) in desired else obj for obj in live]
-    # The MXJobs as the cluster stores them (what the server's transition rules compare against).
-    refused = refused_updates(stored_jobs(live), plan)
-    return old, new, "cluster", head or "working tree", refused
+def _compiled(inputs: Inputs, cache: CompileCache | None, options: RenderOptions) -> Plan:
+    return compile_inputs(inputs, options, quiet=True, failure=USAGE, cache=cache)
 
 
 def _colour_wanted(out: TextIO, mode: str) -> bool:

@@ -64,9 +64,17 @@ class LazyGroup(click.Group):
         except click.NoSuchOption as exc:
             command, args = ctx.meta.get(_ARGS, (None, []))
             if command is not None:
-                from mxjob_gitops.compiler.cli.habits import hint
+                from mxjob_gitops.compiler.report.habits import Command, hint
 
-                typed, said = hint(command, args, exc.option_name)
+                options = [param for param in command.params if isinstance(param, click.Option)]
+                formats = [
+                    tuple(map(str, o.type.choices))
+                    for o in options
+                    if "--format" in o.opts and isinstance(o.type, click.Choice)
+                ]
+                spellings = {spelling for option in options for spelling in option.opts}
+                said_of = Command(command.name or "", spellings, formats[0] if formats else ())
+                typed, said = hint(said_of, args, exc.option_name)
                 if said:
                     exc.message = f"No such option {typed!r}: {said}"  # type: ignore[misc]  # click marks it Final
                     exc.possibilities = None  # type: ignore[misc]  # click's Final; the hint replaces its guess
