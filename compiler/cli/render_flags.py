@@ -15,23 +15,6 @@ from mxjob_gitops.compiler.render.options import RenderOptions, parse_field, pri
 from mxjob_gitops.compiler.spec.targets import Target
 
 
-def parse_gang(_ctx: click.Context, _param: click.Parameter, value: str | None) -> GangScheduler | None:
-    if value is None:
-        return None
-    try:
-        gang: GangScheduler | None = parse_field("gangScheduler", value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from exc
-    return gang
-
-
-def parse_kubernetes_version(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    try:
-        return None if value is None else str(parse_field("kubernetesVersion", value))
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
-
-
 def parse_priorities(
     _ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
 ) -> tuple[tuple[str, int], ...]:
@@ -74,7 +57,7 @@ _OPTIONS = (
     click.option(
         "--gang-scheduler",
         "gang",
-        callback=parse_gang,
+        callback=check_field("gangScheduler"),
         envvar="MXJOB_GANG_SCHEDULER",
         show_envvar=True,
         metavar=gang_forms(),
@@ -98,7 +81,7 @@ _OPTIONS = (
     ),
     click.option(
         "--kubernetes-version",
-        callback=parse_kubernetes_version,
+        callback=check_field("kubernetesVersion"),
         envvar="MXJOB_KUBERNETES_VERSION",
         show_envvar=True,
         metavar="1.N",
