@@ -1,5 +1,5 @@
 """How many diagnostics one command prints for people (stderr, `validate --format text|github`): a cap, then one
-line saying how many more were found; cli.stderr and the validate reporters call it, with the limit the command
+line saying how many more were found; report.diagnostics and the validate reporters call it, with the limit the command
 line chose (printed_limit of its verbosity)."""
 
 from __future__ import annotations

@@ -53,8 +53,8 @@ def convert(paths: tuple[str, ...], fmt: str, in_place: bool) -> None:
 
 def _in_place(paths: tuple[str, ...]) -> None:
     from mxjob_gitops.compiler.base.diagnostics import has_errors
+    from mxjob_gitops.compiler.cli.common import report
     from mxjob_gitops.compiler.cli.exits import FINDINGS, Exit
-    from mxjob_gitops.compiler.cli.stderr import report
     from mxjob_gitops.compiler.io.inplace import convert_in_place
 
     with guarded():

@@ -11,7 +11,7 @@ from typing import TextIO
 
 import click
 
-from mxjob_gitops.compiler.base.diagnostics import Diagnostic, Severity, has_errors
+from mxjob_gitops.compiler.base.diagnostics import has_errors
 from mxjob_gitops.compiler.cli.common import compile_inputs
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail
 from mxjob_gitops.compiler.cli.flags import (
@@ -137,6 +137,7 @@ def diff(
     from mxjob_gitops.compiler.diff.changes import DiffOptions, diff_manifests
     from mxjob_gitops.compiler.diff.diffview import ViewOptions
     from mxjob_gitops.compiler.io.splitparts import write_parts
+    from mxjob_gitops.compiler.report.diagnostics import write_refusals
     from mxjob_gitops.compiler.report.diff import DiffReport, Presentation, reporter
 
     if live:
@@ -170,18 +171,10 @@ def diff(
         # An update the API server would refuse (a CRD transition rule: compiler.updates) is an error on stderr,
         # exit 2 (kubectl diff's "trouble", even with --exit-zero), the report printed all the same: the sync of
         # this change fails, and a CI gate that accepts 1 for "differences" must not pass it.
-        _report_refusals(report.refused)
+        write_refusals(report.refused, sys.stderr)
         if has_errors(refused):
             raise Exit(USAGE)
         raise Exit(FINDINGS if report.differences and not exit_zero else OK)
-
-
-def _report_refusals(refused: tuple[Diagnostic, ...]) -> None:
-    for diagnostic in refused:
-        click.echo(diagnostic.render(), err=True)
-    count = sum(d.severity is Severity.ERROR for d in refused)
-    if count:
-        click.echo(f"mxjob: the API server would refuse {count} update(s) of this change", err=True)
 
 
 def _compiled(inputs: Inputs, cache: CompileCache | None, options: RenderOptions) -> Plan:

@@ -89,7 +89,7 @@ def render(
 def finish(streamed: StreamedInput) -> None:
     """Report every diagnostic; exit 1 on errors, 2 when the input held no object."""
     from mxjob_gitops.compiler.base.diagnostics import has_errors
-    from mxjob_gitops.compiler.cli.stderr import report
+    from mxjob_gitops.compiler.cli.common import report
 
     report(streamed.render.diagnostics, quiet=quiet())
     if has_errors(streamed.render.diagnostics):
