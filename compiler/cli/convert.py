@@ -14,8 +14,8 @@ from mxjob_gitops.compiler.cli.flags import (
     verbosity_options,
 )
 from mxjob_gitops.compiler.cli.guard import guarded
-from mxjob_gitops.compiler.cli.startup import paused_gc
 from mxjob_gitops.compiler.io.heldout import write_stream
+from mxjob_gitops.compiler.io.startup import paused_gc
 
 
 @click.command(short_help="Print MXJob specs converted to kubeflow.org/v1.")

@@ -25,12 +25,12 @@ from mxjob_gitops.compiler.cli.flags import (
 )
 from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.compiler.cli.render_flags import render_options
-from mxjob_gitops.compiler.cli.startup import paused_gc
 from mxjob_gitops.compiler.compile.documents import Plan
 from mxjob_gitops.compiler.compile.jobcache import CompileCache
 from mxjob_gitops.compiler.io.diffsides import live_sides, sides
 from mxjob_gitops.compiler.io.inputs import Inputs
 from mxjob_gitops.compiler.io.live import LiveCluster
+from mxjob_gitops.compiler.io.startup import paused_gc
 from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.report.diff import FORMATS
 
@@ -132,11 +132,11 @@ def diff(
     Paths may be MXJob specs, directories, or already-rendered manifests. Exit 0 no differences,
     1 differences, 2 error or an update the API server would refuse (as kubectl diff: >1 is trouble).
     """
-    from mxjob_gitops.compiler.cli.startup import import_paused
     from mxjob_gitops.compiler.compile.documents import sort_diagnostics
     from mxjob_gitops.compiler.diff.changes import DiffOptions, diff_manifests
     from mxjob_gitops.compiler.diff.diffview import ViewOptions
     from mxjob_gitops.compiler.io.splitparts import write_parts
+    from mxjob_gitops.compiler.io.startup import import_paused
     from mxjob_gitops.compiler.report.diagnostics import write_refusals
     from mxjob_gitops.compiler.report.diff import DiffReport, Presentation, reporter
 

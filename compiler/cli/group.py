@@ -6,7 +6,7 @@ import os
 
 import click
 
-from mxjob_gitops.compiler.cli.startup import import_paused
+from mxjob_gitops.compiler.io.startup import import_paused
 
 # Built-in commands; other packages (the reconciler) add theirs through the `mxjob.commands` entry point group,
 # so the compiler never imports them.

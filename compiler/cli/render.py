@@ -19,7 +19,7 @@ from mxjob_gitops.compiler.cli.flags import (
 )
 from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.compiler.cli.render_flags import render_options
-from mxjob_gitops.compiler.cli.startup import paused_gc
+from mxjob_gitops.compiler.io.startup import paused_gc
 from mxjob_gitops.compiler.render.options import RenderOptions
 
 if TYPE_CHECKING:

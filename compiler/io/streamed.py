@@ -19,7 +19,7 @@ from mxjob_gitops.compiler.render.job import CompiledJob
 from mxjob_gitops.compiler.render.options import RenderOptions
 
 T = TypeVar("T")
-# With the collector paused (cli.startup.paused_gc), the young generations are collected every so many streamed
+# With the collector paused (io.startup.paused_gc), the young generations are collected every so many streamed
 # items: a job's rendering leaves reference cycles (json.dumps with indent builds its encoder from closures).
 _COLLECT_EVERY = 200
 

@@ -1,5 +1,5 @@
 """The cyclic collector's pace while `mxjob validate` checks tens of thousands of rendered objects (the command
-runs with the collector paused: cli.startup.paused_gc)."""
+runs with the collector paused: io.startup.paused_gc)."""
 
 from __future__ import annotations
 
