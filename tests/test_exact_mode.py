@@ -17,10 +17,27 @@ import pytest
 import yaml
 
 from mxjob_gitops.compiler.base import exact
+from mxjob_gitops.compiler.base import run as compiler_run
+from mxjob_gitops.compiler.io import runcontext
 from tests.conftest import JOB_EXAMPLE_FILES, REPO, Run, run_cli
 from tests.test_golden import CASES, _args
 
 CORPUS = sorted((REPO / "tests" / "corpus").glob("*.yaml"))
+# The run context each command of a test built (io/runcontext.py), latest last.
+_BUILT: list[compiler_run.Run] = []
+
+
+@pytest.fixture(autouse=True)
+def _record_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    build = runcontext.command_run
+
+    def recorded() -> compiler_run.Run:
+        _BUILT.append(build())
+        return _BUILT[-1]
+
+    monkeypatch.setattr(runcontext, "command_run", recorded)
+    yield
+    _BUILT.clear()
 
 
 def _both(
@@ -32,10 +49,10 @@ def _both(
     monkeypatch.setenv("MXJOB_EXACT", "1")
     try:
         exact_run = run_cli(args, cwd=cwd, stdin=stdin)
-        assert all(map(exact.exact, exact.SHORTCUTS)), "the command line did not turn the fast paths off"
+        assert _BUILT[-1].off == frozenset(exact.SHORTCUTS), "the command line did not turn the fast paths off"
     finally:
         monkeypatch.delenv("MXJOB_EXACT")
-        exact.set_exact("")
+    assert not exact.exact("reader"), "the command's run outlived the command"
     return fast, exact_run
 
 
@@ -49,10 +66,7 @@ def test_golden_cases_are_the_same_without_fast_paths(case: Path, monkeypatch: p
     monkeypatch.setenv("MXJOB_EXACT", "1")
     stdin_file = case / "stdin.yaml"
     stdin = stdin_file.read_text(encoding="utf-8") if stdin_file.exists() else None
-    try:
-        result = run_cli(_args(case), cwd=case, stdin=stdin)
-    finally:
-        exact.set_exact("")
+    result = run_cli(_args(case), cwd=case, stdin=stdin)
     assert result.stdout == (case / "expected.out").read_text(encoding="utf-8")
     assert result.stderr == (case / "expected.err").read_text(encoding="utf-8")
     assert f"{result.exit_code}\n" == (case / "expected.exit").read_text(encoding="utf-8")
@@ -116,7 +130,6 @@ def test_render_into_a_directory_writes_alike(tmp_path: Path, monkeypatch: pytes
         monkeypatch.setenv("MXJOB_EXACT", "1")
         exact_run = run_cli(["render", "-o", str(exact_dir), str(specs)])
         monkeypatch.delenv("MXJOB_EXACT")
-        exact.set_exact("")
         assert fast.exit_code == exact_run.exit_code == 0, (fast.stderr, exact_run.stderr)
         assert fast.stdout == exact_run.stdout
         assert fast.stderr.replace(str(fast_dir), "DIR") == exact_run.stderr.replace(str(exact_dir), "DIR")
@@ -157,12 +170,9 @@ def test_a_fast_path_can_be_turned_off_alone_and_a_wrong_name_is_a_usage_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("MXJOB_EXACT", "reader, memo")
-    try:
-        alone = run_cli(["render", str(JOB_EXAMPLE_FILES[0])])
-        assert alone.exit_code == 0, alone.stderr
-        assert [name for name in exact.SHORTCUTS if exact.exact(name)] == ["reader", "memo"]
-    finally:
-        exact.set_exact("")
+    alone = run_cli(["render", str(JOB_EXAMPLE_FILES[0])])
+    assert alone.exit_code == 0, alone.stderr
+    assert [name for name in exact.SHORTCUTS if name in _BUILT[-1].off] == ["reader", "memo"]
     monkeypatch.setenv("MXJOB_EXACT", "fastest")
     wrong = run_cli(["render", str(JOB_EXAMPLE_FILES[0])])
     assert wrong.exit_code == 2 and "MXJOB_EXACT: 'fastest' is no fast path" in wrong.stderr

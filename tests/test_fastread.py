@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents
 from mxjob_gitops.compiler.base.diagnostics import Code
-from mxjob_gitops.compiler.base.limits import new_run
+from mxjob_gitops.compiler.base.run import new_run
 from mxjob_gitops.compiler.read import fastread, source
 from mxjob_gitops.compiler.read.source import parse_text
 from mxjob_gitops.compiler.render.emit import to_yaml
@@ -369,16 +369,10 @@ def test_the_command_line_silences_descriptor_2_around_native_parses(capfd: pyte
     reach stderr again."""
     import os
 
-    from mxjob_gitops.compiler.io import quietfd
-    from mxjob_gitops.compiler.read import fastread
+    from mxjob_gitops.compiler.io.runcontext import command_run
 
-    before = fastread.native_parse_guard
-    try:
-        quietfd.install()
-        with fastread.native_parse_guard():
-            os.write(2, b"native parse error\n")
-    finally:
-        fastread.native_parse_guard = before
+    with command_run().native_guard():
+        os.write(2, b"native parse error\n")
     os.write(2, b"after\n")
     assert capfd.readouterr().err == "after\n"
 

@@ -11,7 +11,6 @@ import json
 import math
 import re
 from collections.abc import Iterable
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -110,7 +109,7 @@ def output_problem(estimate: int, max_pods: int) -> Diagnostic | None:
 
 @dataclass(slots=True)
 class RunBudget:
-    """What this run has read so far, over every input channel (one per command invocation: `new_run`)."""
+    """What this run has read so far, over every input channel (one per run: base.run.Run)."""
 
     input_bytes: int = 0
     files: int = 0
@@ -134,7 +133,7 @@ class RunBudget:
 _DOCUMENT_LINE: Final = re.compile(r"\n(?:---|\.\.\.)(?=[ \t\r\n]|\Z)")
 
 
-def document_count_problem(text: str) -> int | None:
+def document_count_problem(text: str, budget: RunBudget) -> int | None:
     """Charge the run's budget with the documents the text may hold; where (a character index) the run first goes
     over MAX_RUN_DOCUMENTS, or None.
 
@@ -142,7 +141,6 @@ def document_count_problem(text: str) -> int | None:
     parse, and the count stops at the first marker past the budget (16 MB of `---` lines are refused in about
     0.1 s instead of taking 42 s and 1.4 GB to parse).
     """
-    budget = run_budget()
     left = MAX_RUN_DOCUMENTS - budget.documents
     if left < 1:
         return 0
@@ -158,31 +156,13 @@ def document_count_problem(text: str) -> int | None:
     return None
 
 
-def list_items_problem(count: int) -> int | None:
+def list_items_problem(count: int, budget: RunBudget) -> int | None:
     """Charge the run's document budget with the items of one `kind: *List` document beyond the one document it was
     charged as (each item is an object, as a document is); the position of the first item past the budget, or
     None. A List of 400,000 `{}` items took 37 s and printed 400,000 findings."""
-    budget = run_budget()
     left = MAX_RUN_DOCUMENTS - budget.documents
     if count - 1 <= left:
         budget.documents += max(count - 1, 0)
         return None
     budget.documents = MAX_RUN_DOCUMENTS + 1
     return max(left + 1, 0)
-
-
-_budget: ContextVar[RunBudget] = ContextVar("mxjob_run_budget")
-
-
-def new_run() -> RunBudget:
-    """Start counting a new run (the CLI calls this once per command)."""
-    budget = RunBudget()
-    _budget.set(budget)
-    return budget
-
-
-def run_budget() -> RunBudget:
-    try:
-        return _budget.get()
-    except LookupError:
-        return new_run()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
 from mxjob_gitops.compiler.io.startup import import_paused
@@ -128,23 +126,16 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     callback=_print_version,
     help="Print the version, and the Git commit this install was built from, and exit.",
 )
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Turn Kubeflow MXJob specs into explicit, deterministic Kubernetes manifests for Argo CD and Flux.
 
     Shell completion: mxjob completion bash|zsh|fish (see its --help).
     """
-    from mxjob_gitops.compiler.base.exact import set_exact
-    from mxjob_gitops.compiler.base.limits import new_run
+    from mxjob_gitops.compiler.base.run import running
     from mxjob_gitops.compiler.cli.guard import guarded
-    from mxjob_gitops.compiler.io import forked, quietfd
-    from mxjob_gitops.compiler.io.errors import CommandError
+    from mxjob_gitops.compiler.io.runcontext import command_run
 
-    new_run()  # the input budgets count per command invocation (compiler.limits.RunBudget)
-    with guarded():  # MXJOB_EXACT: fast paths off (compiler.base.exact); a name that is none is a usage error
-        try:
-            set_exact(os.environ.get("MXJOB_EXACT", ""))
-        except ValueError as exc:
-            raise CommandError(f"MXJOB_EXACT: {exc}") from None
-    quietfd.install()
-    with guarded():  # a bad MXJOB_JOBS is a usage error, exit 2
-        forked.install()
+    with guarded():  # a bad MXJOB_EXACT or MXJOB_JOBS is a usage error, exit 2
+        run = command_run()
+    ctx.with_resource(running(run))  # the command's run context (compiler.base.run), until the command ends

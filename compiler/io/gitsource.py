@@ -11,7 +11,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from mxjob_gitops.compiler.base.limits import MAX_DIRECTORY_DEPTH, MAX_INPUT_BYTES, run_budget
+from mxjob_gitops.compiler.base.limits import MAX_DIRECTORY_DEPTH, MAX_INPUT_BYTES
+from mxjob_gitops.compiler.base.run import run_budget
 from mxjob_gitops.compiler.io.gitrun import git
 from mxjob_gitops.compiler.io.inputs import InputError, Inputs, Parser, charge, is_manifest_path, reading_ahead
 from mxjob_gitops.compiler.io.shown import shown

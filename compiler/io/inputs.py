@@ -15,15 +15,14 @@ from typing import Any, BinaryIO
 
 import click
 
-from mxjob_gitops.compiler.base import fanout
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, Location, Severity
 from mxjob_gitops.compiler.base.limits import (
     MAX_DIRECTORY_DEPTH,
     MAX_INPUT_BYTES,
     MAX_RUN_DOCUMENTS,
     RunBudget,
-    run_budget,
 )
+from mxjob_gitops.compiler.base.run import current_run, run_budget
 from mxjob_gitops.compiler.io.errors import CommandError
 from mxjob_gitops.compiler.io.utf8 import NotUtf8, not_utf8
 from mxjob_gitops.compiler.io.walk import TooDeep, walk
@@ -224,7 +223,7 @@ class SharedParses:
     def reads_ahead(self) -> bool:
         """Whether the next input's texts are to be parsed ahead (`read_ahead`): no text was cut yet, so all are
         new, and compiler.fanout has more than one worker."""
-        return not self._earlier and fanout.workers > 1
+        return not self._earlier and current_run().workers > 1
 
     def read_ahead(self, texts: Sequence[tuple[str, str]]) -> None:
         """Parse these texts (label, text) before their turn, over compiler.fanout's workers (cli.readahead);

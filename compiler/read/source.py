@@ -21,8 +21,8 @@ from mxjob_gitops.compiler.base.limits import (
     MAX_RUN_DOCUMENTS,
     document_count_problem,
     list_items_problem,
-    run_budget,
 )
+from mxjob_gitops.compiler.base.run import run_budget
 from mxjob_gitops.compiler.read.docsplit import Piece
 from mxjob_gitops.compiler.read.fastread import FAST_READ_MIN_CHARS, Read, Vouch, read_documents
 from mxjob_gitops.compiler.read.fastread import load as load_document
@@ -274,7 +274,7 @@ class ParseStream:
     def _too_many_items(self, items: int, index: int, where: Callable[[int], Location]) -> bool:
         """Whether the `items` of a `kind: *List` document take the run past its document budget (compiler.limits
         list_items_problem): then it is reported at the first item past it, and nothing from the file is used."""
-        over = list_items_problem(items) if items > 1 else None
+        over = list_items_problem(items, run_budget()) if items > 1 else None
         if over is None:
             return False
         self.diagnostics.append(
@@ -386,7 +386,7 @@ def _shown_character(character: object) -> str:
 def documents_over_budget(source: SourceText) -> Diagnostic | None:
     """Charge the run's document budget with this text (compiler.limits.document_count_problem); the located
     refusal when it goes over, else None."""
-    over = document_count_problem(source.text)
+    over = document_count_problem(source.text, run_budget())
     if over is None:
         return None
     return Diagnostic(

@@ -1,0 +1,24 @@
+"""The run context of one command invocation (base.run.Run), built from the environment: the fast paths MXJOB_EXACT
+turns off, forked workers (io.forked; as many as MXJOB_JOBS or the CPUs allow, one when `parts` is off), and file
+descriptor 2 silenced around native parses (io.quietfd). cli.group builds it before the command runs and installs
+it for the command's duration; a bad variable is a CommandError (exit 2)."""
+
+from __future__ import annotations
+
+import os
+
+from mxjob_gitops.compiler.base.exact import shortcuts_off
+from mxjob_gitops.compiler.base.run import Run
+from mxjob_gitops.compiler.io.errors import CommandError
+from mxjob_gitops.compiler.io.forked import configured_workers, run_forked
+from mxjob_gitops.compiler.io.quietfd import quiet_stderr
+
+
+def command_run() -> Run:
+    """A new run for one command: its own budget, MXJOB_EXACT's switch, MXJOB_JOBS's workers."""
+    try:
+        off = shortcuts_off(os.environ.get("MXJOB_EXACT", ""))
+    except ValueError as exc:
+        raise CommandError(f"MXJOB_EXACT: {exc}") from None
+    workers = configured_workers()
+    return Run(off=off, runner=run_forked, workers=1 if "parts" in off else workers, native_guard=quiet_stderr)
