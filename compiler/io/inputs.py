@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import click
-
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, Location, Severity
 from mxjob_gitops.compiler.base.limits import (
     MAX_DIRECTORY_DEPTH,
@@ -167,18 +165,17 @@ def _note_earlier_renders(indexes: list[Path], skipped: list[Path]) -> None:
     """
     from mxjob_gitops.compiler.base.escape import terminal
     from mxjob_gitops.compiler.io.output_dir import INDEX
-    from mxjob_gitops.compiler.io.verbosity import quiet
 
-    if quiet():
+    notes = current_run().notes
+    if not notes.wanted():
         return
     for index in indexes:
         directory = index.parent
         if index.is_file() and not any(directory.resolve().is_relative_to(s) for s in skipped):
-            click.echo(
+            notes.say(
                 f"mxjob: note: {terminal(directory.as_posix())} holds the output of an earlier `mxjob render -o` "
                 f"({INDEX}) and is read as input like every other file; keep rendered output outside the "
-                "directories you pass",
-                err=True,
+                "directories you pass"
             )
 
 
@@ -187,19 +184,18 @@ def _note_kustomization(directory: Path, named: bool = False) -> None:
     walked tree, one that only lists its directory's files (which are read) goes without a note."""
     from mxjob_gitops.compiler.base.escape import terminal
     from mxjob_gitops.compiler.io.kustomize import builds_more
-    from mxjob_gitops.compiler.io.verbosity import quiet
 
-    if quiet():
+    notes = current_run().notes
+    if not notes.wanted():
         return
     shown = terminal(directory.as_posix())
     if not builds_more(directory):
         if named:
-            click.echo(f"mxjob: note: {shown}: a kustomization listing its directory's files, skipped", err=True)
+            notes.say(f"mxjob: note: {shown}: a kustomization listing its directory's files, skipped")
         return
-    click.echo(
+    notes.say(
         f"mxjob: note: {shown}: a kustomization, skipped (it describes a build, not objects); "
-        f"give `-k {shown}` to read what it builds",
-        err=True,
+        f"give `-k {shown}` to read what it builds"
     )
 
 
@@ -464,8 +460,7 @@ def kubernetes_files_only(inputs: Inputs) -> Inputs:
     """Keep files with a document that has apiVersion and kind (or with an error: a broken manifest is still
     reported; a warning alone, such as a YAML 1.1 boolean key in a CI workflow, does not make a file a manifest);
     note every file left out on stderr."""
-    from mxjob_gitops.compiler.io.verbosity import quiet
-
+    notes = current_run().notes
     kept = {
         d.file
         for d in inputs.documents
@@ -475,8 +470,8 @@ def kubernetes_files_only(inputs: Inputs) -> Inputs:
     }
     kept.update(d.location.file for d in inputs.diagnostics if d.location is not None and d.severity == "error")
     for name in inputs.files:
-        if name not in kept and not quiet():
-            click.echo(f"mxjob: note: {name}: skipped, no Kubernetes object in it (no apiVersion and kind)", err=True)
+        if name not in kept and notes.wanted():
+            notes.say(f"mxjob: note: {name}: skipped, no Kubernetes object in it (no apiVersion and kind)")
     return Inputs(
         [d for d in inputs.documents if d.file in kept],
         [d for d in inputs.diagnostics if d.location is None or d.location.file in kept],

@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 
 import click
 
+from mxjob_gitops.compiler.base.run import current_run
 from mxjob_gitops.compiler.io.errors import Exit
 from mxjob_gitops.compiler.io.streamed import StreamedInput
-from mxjob_gitops.compiler.io.verbosity import quiet
 from mxjob_gitops.compiler.render.options import RenderOptions
 
 T = TypeVar("T")
@@ -82,10 +82,9 @@ def render_to_dir(
             for _entry in entries:  # errors in the rest of the input come first (exit 1)
                 pass
         raise
-    if not quiet():
-        click.echo(
-            f"mxjob: {output_dir}: {summary.written} written, {summary.unchanged} unchanged, {summary.removed} removed",
-            err=True,
+    if (notes := current_run().notes).wanted():
+        notes.say(
+            f"mxjob: {output_dir}: {summary.written} written, {summary.unchanged} unchanged, {summary.removed} removed"
         )
     if summary.kept:
         from mxjob_gitops.compiler.base.escape import terminal

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import click
-
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, Location, Severity
+from mxjob_gitops.compiler.base.run import current_run
 from mxjob_gitops.compiler.compile.documents import Manifest, Plan
 from mxjob_gitops.compiler.io.inputs import Inputs
 
@@ -20,7 +19,6 @@ def split_rendered(inputs: Inputs) -> list[Inputs]:
     directory holding render -o's index file), in the order first read; one unit when there is nothing to split."""
     from mxjob_gitops.compiler.base.escape import terminal
     from mxjob_gitops.compiler.io.output_dir import INDEX
-    from mxjob_gitops.compiler.io.verbosity import quiet
 
     homes: dict[str, str] = {}  # file label -> its render -o directory, or "" for none
     for label in inputs.files:
@@ -37,13 +35,12 @@ def split_rendered(inputs: Inputs) -> list[Inputs]:
     for diagnostic in inputs.diagnostics:
         where = diagnostic.location.file if diagnostic.location is not None else ""
         units[homes.get(where, "")].diagnostics.append(diagnostic)
-    if not quiet():
-        for directory in directories:
-            click.echo(
-                f"mxjob: note: {terminal(directory)} holds the output of an earlier `mxjob render -o`: it is checked "
-                "on its own, as what a GitOps tool applies from it",
-                err=True,
-            )
+    notes = current_run().notes
+    for directory in directories if notes.wanted() else []:
+        notes.say(
+            f"mxjob: note: {terminal(directory)} holds the output of an earlier `mxjob render -o`: it is checked "
+            "on its own, as what a GitOps tool applies from it"
+        )
     return [unit for unit in units.values() if unit.files or unit.diagnostics]
 
 
