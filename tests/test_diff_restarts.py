@@ -55,9 +55,10 @@ def test_times_read_and_written_as_the_standard_library_does() -> None:
         text = datetime.datetime.fromtimestamp(moment, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         assert rfc3339(moment) == text
         assert parse_time(text) == moment
-    assert parse_time("2026-11-27T10:00:00.123+01:30") == datetime.datetime.fromisoformat(
-        "2026-11-27T10:00:00+01:30"
-    ).timestamp()
+    assert (
+        parse_time("2026-11-27T10:00:00.123+01:30")
+        == datetime.datetime.fromisoformat("2026-11-27T10:00:00+01:30").timestamp()
+    )
     assert parse_time("yesterday") is None and parse_time(None) is None and parse_time("2026-13-01T00:00:00Z") is None
 
 
@@ -252,7 +253,12 @@ def test_pod_template_fields_may_change_while_suspended() -> None:
     assert check_update(running, resumed_too).refused == ("spec.replicatedJobs",)
     # resuming with the change is allowed (the old JobSet is suspended); an image change never is
     assert check_update(old, resumed_too).accepted
-    assert check_update(old, _jobset(lambda j: (_suspend(j), _image(j)))).refused == ("spec.replicatedJobs",)
+
+    def suspended_image(job: dict[str, Any]) -> None:
+        _suspend(job)
+        _image(job)
+
+    assert check_update(old, _jobset(suspended_image)).refused == ("spec.replicatedJobs",)
 
 
 def test_a_jobset_change_that_restarts_nothing() -> None:
