@@ -128,6 +128,9 @@ def diff(
     """Compare renderings: `--base REF [--head REF] PATH...` reads Git objects, `OLD NEW` two paths, or
     `--live PATH...` the cluster against what PATH... renders (server-populated fields and status ignored).
 
+    Each job the change restarts is named; with --kubeconfig/--context (or KUBECONFIG), with its running pods
+    and how long they have run.
+
     Paths may be MXJob specs, directories, or already-rendered manifests. Exit 0 no differences,
     1 differences, 2 error or an update the API server would refuse (as kubectl diff: >1 is trouble).
     """
