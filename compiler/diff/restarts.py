@@ -5,9 +5,10 @@ cluster, `observe` with the pods found there (io.running looks them up).
 
 A Pod restarts when its change needs delete + create (ObjectChange.replace), when Argo CD is told to delete and
 create it on any change (`Force=true,Replace=true`, what `--target argocd` writes), or when a container's or init
-container's image changes: applied in place, the kubelet then restarts the container with the new image (an init
-container's new image restarts the whole pod). Metadata, tolerations added, activeDeadlineSeconds, the MXJob object,
-Services and ConfigMaps restart nothing.
+container's image changes: applied in place, the kubelet sees the container's spec changed and kills and starts it
+again whatever the restart policy (kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go,
+`computePodActions`); a new init container image restarts the whole pod. Metadata, tolerations added,
+activeDeadlineSeconds, the MXJob object, Services and ConfigMaps restart nothing.
 """
 
 from __future__ import annotations
