@@ -18,6 +18,7 @@ import yaml
 from mxjob_gitops.compiler.base.diagnostics import Code
 from mxjob_gitops.compiler.diff.age import format_age, parse_time, rfc3339, started_at
 from mxjob_gitops.compiler.diff.jobset_rules import check_update, replaced_by
+from mxjob_gitops.compiler.diff.restarts import How, JobRestart, describe, observe, selectors
 from tests.conftest import EXAMPLES, REPO, run_cli
 
 TRAIN = EXAMPLES / "train" / "mx_job_dist_gpu.yaml"
@@ -319,3 +320,49 @@ def test_a_suspended_jobset_takes_a_node_selector_without_restart(tmp_path: Path
     assert flux == []
     [argocd] = _restarts(tmp_path, _job(_suspend), _job(pool), "--engine", "jobset", "--target", "argocd")
     assert argocd["jobset"] == "replaced"
+
+
+# --- matching the cluster's pods (pure: observe and describe) -------------------------------------------------------
+
+NOW = 1_800_000_000.0
+
+
+def _pod(name: str, job: str, started: float | None, phase: str = "Running", **metadata: Any) -> dict[str, Any]:
+    status: dict[str, Any] = {"phase": phase}
+    if started is not None:
+        status["startTime"] = rfc3339(started)
+    labels = {"training.kubeflow.org/job-name": job}
+    return {"metadata": {"name": name, "labels": labels, **metadata}, "status": status}
+
+
+def test_only_running_pods_the_change_restarts_are_counted() -> None:
+    restart = JobRestart(
+        "resnet",
+        "",
+        "resnet",
+        (("resnet-worker-0", How.REPLACED), ("resnet-worker-1", How.REPLACED), ("resnet-worker-2", How.DELETED)),
+    )
+    assert selectors([restart], "team-a") == {"team-a": ["resnet"]}
+    pods = [
+        _pod("resnet-worker-0", "resnet", NOW - 2 * 3_600 - 59),
+        _pod("resnet-worker-1", "resnet", NOW - 45, namespace="team-a"),
+        _pod("resnet-worker-2", "resnet", NOW - 3 * 86_400),
+        _pod("resnet-worker-3", "resnet", NOW - 9 * 86_400),  # running, but the change leaves it alone
+        _pod("resnet-scheduler-0", "resnet", None, phase="Pending"),
+        _pod("other-worker-0", "other", NOW - 5 * 86_400),
+    ]
+    [seen] = observe([restart], pods, "team-a", NOW)
+    assert [(p.name, p.age) for p in seen.running or ()] == [
+        ("resnet-worker-0", "2h"),
+        ("resnet-worker-1", "45s"),
+        ("resnet-worker-2", "3d"),
+    ]
+    assert describe(seen) == (
+        "replaces 2 running pods of resnet, running for 2h; stops 1 more (deleted) (2 pods replaced, 1 pod deleted)"
+    )
+    # a pod being deleted, or one in another namespace, is not this job's running pod
+    leaving = [_pod("resnet-worker-0", "resnet", NOW - 60, deletionTimestamp=rfc3339(NOW))]
+    [gone] = observe([restart], [*leaving, _pod("resnet-worker-1", "resnet", NOW, namespace="team-b")], "team-a", NOW)
+    assert gone.running == () and describe(gone) == (
+        "replaces no running pods of resnet (2 pods replaced, 1 pod deleted; none is running now)"
+    )

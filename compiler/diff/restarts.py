@@ -195,16 +195,27 @@ def describe(restart: JobRestart) -> str:
         return f"the API server refuses the update of JobSet {job} ({restart.reason}): nothing restarts, the sync fails"
     if restart.running is None:
         return f"{'restarts' if restarts_any(restart) else 'stops'} {job} if it is running: {what}"
-    verb = "replaces" if restarts_any(restart) else "stops"
-    running = len(restart.running)
-    if not running:
-        return f"{verb} no running pods of {job} ({what}; none is running now)"
-    in_place = sum(restart.how_of(p.name) is How.IN_PLACE for p in restart.running)
+    restarted = [p for p in restart.running if restart.how_of(p.name) in (How.REPLACED, How.IN_PLACE)]
+    stopped = [p for p in restart.running if restart.how_of(p.name) is How.DELETED]
+    in_place = sum(restart.how_of(p.name) is How.IN_PLACE for p in restarted)
     note = f"; {in_place} in place: a new image restarts their containers" if in_place else ""
-    return (
-        f"{verb} {running} running pod{'' if running == 1 else 's'} of {job}, running for {restart.running_for()}"
-        f" ({what}{note})"
-    )
+    if restarted:
+        line = f"replaces {_running(restarted, job, restart.now)}"
+        if stopped:
+            line += f"; stops {len(stopped)} more (deleted)"
+    elif stopped:
+        line = f"stops {_running(stopped, job, restart.now)}"
+    else:
+        return (
+            f"{'replaces' if restarts_any(restart) else 'stops'} no running pods of {job} ({what}; none is running now)"
+        )
+    return f"{line} ({what}{note})"
+
+
+def _running(pods: list[RunningPod], job: str, now: float) -> str:
+    """ "3 running pods of vision/resnet, running for 2h": the age of the one that has run longest."""
+    age = format_age(now - min(p.start for p in pods))
+    return f"{len(pods)} running pod{'' if len(pods) == 1 else 's'} of {job}, running for {age}"
 
 
 def _what(restart: JobRestart) -> str:
