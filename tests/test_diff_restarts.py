@@ -366,3 +366,24 @@ def test_only_running_pods_the_change_restarts_are_counted() -> None:
     assert gone.running == () and describe(gone) == (
         "replaces no running pods of resnet (2 pods replaced, 1 pod deleted; none is running now)"
     )
+
+
+def test_an_unknown_context_is_an_error_in_kubectls_words(tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1"}}],
+                "users": [{"name": "u", "user": {"token": "t"}}],
+                "contexts": [{"name": "dev", "context": {"cluster": "c", "user": "u"}}],
+                "current-context": "dev",
+            }
+        ),
+        encoding="utf-8",
+    )
+    result = _diff(tmp_path, _job(), _job(_image), "--kubeconfig", str(kubeconfig), "--context", "prod")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert f'context "prod" does not exist in {kubeconfig} (its contexts: dev;' in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
