@@ -17,6 +17,7 @@ from tests.conftest import REPO, run_cli
 
 EXAMPLES = sorted(p for p in (REPO / "examples").rglob("*.yaml") if "mxReplicaSpecs:" in p.read_text(encoding="utf-8"))
 INDEX_ANNOTATION = "batch.kubernetes.io/job-completion-index"
+COORDINATOR = "jobset.sigs.k8s.io/coordinator"
 
 
 def _render(args: list[str], stdin: str | None = None) -> list[dict[str, Any]]:
@@ -57,13 +58,29 @@ def _expand(value: str, env: dict[str, str]) -> str:
     return "".join(out)
 
 
-def _pod_env(container: dict[str, Any], index: int) -> dict[str, str]:
-    """The environment a pod of completion index `index` sees (fieldRefs of the index annotation resolved)."""
+def _coordinator(jobset: dict[str, Any]) -> dict[str, str]:
+    """The coordinator annotation the JobSet controller puts on every pod (kubernetes-sigs/jobset
+    pkg/controllers/jobset_controller.go `CoordinatorEndpoint`), none without spec.coordinator."""
+    spec = jobset["spec"]
+    if "coordinator" not in spec:
+        return {}
+    co = spec["coordinator"]
+    name = jobset["metadata"]["name"]
+    endpoint = f"{name}-{co['replicatedJob']}-{co['jobIndex']}-{co['podIndex']}.{spec['network']['subdomain']}"
+    return {COORDINATOR: endpoint}
+
+
+def _pod_env(container: dict[str, Any], index: int, annotations: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a pod of completion index `index` sees (downward-API fieldRefs of the index annotation and
+    of the other `annotations` the controllers write resolved)."""
+    shown = {INDEX_ANNOTATION: str(index), **(annotations or {})}
     env: dict[str, str] = {}
     for var in container.get("env") or []:
         if "valueFrom" in var:
-            assert var["valueFrom"] == {"fieldRef": {"fieldPath": f"metadata.annotations['{INDEX_ANNOTATION}']"}}
-            env[var["name"]] = str(index)
+            path = var["valueFrom"]["fieldRef"]["fieldPath"]
+            key = re.fullmatch(r"metadata\.annotations\['([^']+)'\]", path)
+            assert key is not None and key.group(1) in shown, var
+            env[var["name"]] = shown[key.group(1)]
         else:
             env[var["name"]] = _expand(var.get("value", ""), env)
     return env
@@ -89,7 +106,7 @@ def test_every_pod_sees_what_the_pod_rendering_gives_it(example: Path) -> None:
             template = job_spec["template"]["spec"]
             for ours, theirs in zip(template["containers"], pod["spec"]["containers"], strict=True):
                 want = {v["name"]: _hostnames(v.get("value", ""), name) for v in theirs["env"]}
-                got = _pod_env(ours, index)
+                got = _pod_env(ours, index, _coordinator(jobset))
                 got.pop("JOB_COMPLETION_INDEX")  # the Job controller sets it anyway (addCompletionIndexEnvVariable)
                 assert got == want
                 assert {k: v for k, v in ours.items() if k != "env"} == {k: v for k, v in theirs.items() if k != "env"}
@@ -166,24 +183,79 @@ def test_an_unset_backoff_limit_is_unlimited() -> None:
 @pytest.mark.parametrize(
     ("example", "order", "target"),
     [
-        ("train/mx_job_dist_gpu", "InOrder", ["worker"]),
-        ("byteps/byteps_job", "InOrder", ["worker"]),
-        ("single/mx_job_single_worker", "AnyOrder", ["worker"]),
-        ("tune/mx_job_tune_gpu", "AnyOrder", ["tuner"]),
+        ("train/mx_job_dist_gpu", ["scheduler", "server", "worker"], ["worker"]),
+        ("byteps/byteps_job", ["scheduler", "server", "worker"], ["worker"]),
+        ("single/mx_job_single_worker", [], ["worker"]),
+        ("tune/mx_job_tune_gpu", [], ["tuner"]),
     ],
 )
-def test_startup_order_and_success(example: str, order: str, target: list[str]) -> None:
+def test_start_order_and_success(example: str, order: list[str], target: list[str]) -> None:
+    """dependsOn, never the deprecated startupPolicy: each replicatedJob after the scheduler waits for the one before
+    it to be Ready (what startupPolicy InOrder did); a lone Worker and MXTune start at once (AnyOrder)."""
     (jobset,) = _render(["--engine", "jobset", str(REPO / "examples" / f"{example}.yaml")])
     spec = jobset["spec"]
-    assert spec["startupPolicy"] == {"startupPolicyOrder": order}
+    assert "startupPolicy" not in spec
+    assert _start_chain(spec) == order
     assert spec["successPolicy"] == {"operator": "All", "targetReplicatedJobs": target}
     assert spec["network"] == {
         "enableDNSHostnames": True,
         "subdomain": jobset["metadata"]["name"],
         "publishNotReadyAddresses": True,
     }
-    if order == "InOrder":
-        assert [r["name"] for r in spec["replicatedJobs"]][:1] == ["scheduler"]
+    if order:
+        assert spec["coordinator"] == {"replicatedJob": "scheduler", "jobIndex": 0, "podIndex": 0}
+    else:
+        assert "coordinator" not in spec and all("dependsOn" not in r for r in spec["replicatedJobs"])
+
+
+def _start_chain(spec: dict[str, Any]) -> list[str]:
+    """The replicatedJobs in the order dependsOn starts them, when every one after the first waits for the one
+    before it; [] when nothing waits."""
+    rjobs = spec["replicatedJobs"]
+    if not any("dependsOn" in r for r in rjobs):
+        return []
+    assert "dependsOn" not in rjobs[0]
+    for previous, rjob in zip(rjobs, rjobs[1:], strict=False):
+        assert rjob["dependsOn"] == [{"name": previous["name"], "status": "Ready"}]
+    return [r["name"] for r in rjobs]
+
+
+def _train(name: str, **replicas: int) -> str:
+    """The GPU training example renamed, with these replica counts (a type with 0 has no replicatedJob)."""
+    job = yaml.safe_load((REPO / "examples" / "train" / "mx_job_dist_gpu.yaml").read_text(encoding="utf-8"))
+    job["metadata"]["name"] = name
+    for replica_type, count in replicas.items():
+        job["spec"]["mxReplicaSpecs"][replica_type]["replicas"] = count
+    return str(yaml.safe_dump(job))
+
+
+@pytest.mark.parametrize(
+    ("replicas", "chain"),
+    [
+        ({"Server": 0}, ["scheduler", "worker"]),  # no server pods: the workers wait for the scheduler
+        ({"Worker": 3, "Server": 2}, ["scheduler", "server", "worker"]),
+        ({"Server": 0, "Worker": 0}, []),  # a scheduler alone
+    ],
+)
+def test_every_train_layout_waits_for_the_scheduler(replicas: dict[str, int], chain: list[str]) -> None:
+    (jobset,) = _render(["--engine", "jobset", "-"], stdin=_train("mxnet-job", **replicas))
+    assert _start_chain(jobset["spec"]) == chain
+    assert jobset["spec"]["coordinator"]["replicatedJob"] == "scheduler"
+
+
+@pytest.mark.parametrize(("length", "coordinator"), [(24, True), (25, False)])
+def test_the_coordinator_where_its_label_fits(length: int, coordinator: bool) -> None:
+    """The controller writes the coordinator endpoint `<job>-scheduler-0-0.<job>` as a label value (at most 63
+    characters; the webhook refuses a JobSet whose endpoint is not one): past it the address is written as is."""
+    name = "j" * length
+    (jobset,) = _render(["--engine", "jobset", "-"], stdin=_train(name))
+    endpoint = f"{name}-scheduler-0-0.{name}"
+    assert ("coordinator" in jobset["spec"]) == coordinator == (len(endpoint) <= 63)
+    for rjob in jobset["spec"]["replicatedJobs"]:
+        container = rjob["template"]["spec"]["template"]["spec"]["containers"][0]
+        assert _pod_env(container, 0, _coordinator(jobset))["DMLC_PS_ROOT_URI"] == endpoint
+        (root,) = (v for v in container["env"] if v["name"] == "DMLC_PS_ROOT_URI")
+        assert ("valueFrom" in root) == coordinator
 
 
 def test_kueue_is_the_queue_label_on_the_jobset() -> None:
