@@ -4,6 +4,7 @@ expansion), the exit-code table as podFailurePolicy decides every code as the re
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 from typing import Any
@@ -215,7 +216,7 @@ def _start_chain(spec: dict[str, Any]) -> list[str]:
     if not any("dependsOn" in r for r in rjobs):
         return []
     assert "dependsOn" not in rjobs[0]
-    for previous, rjob in zip(rjobs, rjobs[1:], strict=False):
+    for previous, rjob in itertools.pairwise(rjobs):
         assert rjob["dependsOn"] == [{"name": previous["name"], "status": "Ready"}]
     return [r["name"] for r in rjobs]
 
@@ -315,3 +316,83 @@ def test_targets_replace_the_immutable_jobset(target: str, annotation: str) -> N
     path = str(REPO / "examples" / "train" / "mx_job_dist_gpu.yaml")
     (jobset,) = _render(["--engine", "jobset", "--target", target, path])
     assert annotation in jobset["metadata"]["annotations"]
+
+
+# The JobSet webhook's create rules that concern what this engine writes (kubernetes-sigs/jobset
+# pkg/webhooks/jobset_webhook.go, https://github.com/kubernetes-sigs/jobset/blob/main/pkg/webhooks/jobset_webhook.go:
+# `ValidateCreate`, `validateCoordinator`, `validateCoordinatorLabelValue`), and the CRD's word on dependsOn
+# (api/jobset/v1alpha2/jobset_types.go: the preceding ReplicatedJobs; one item supported).
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+_GOLDEN = REPO / "tests" / "golden"
+_JOBSET_GOLDENS = sorted(
+    c.name for c in _GOLDEN.iterdir() if (c / "args").exists() and "jobset" in (c / "args").read_text().split()
+)
+_FLAGS: tuple[list[str], ...] = ([], ["--gang-scheduler", "kueue=team-a"], ["--target", "argocd"])
+
+
+def webhook_problems(jobset: dict[str, Any]) -> list[str]:
+    spec = jobset["spec"]
+    rjobs = spec["replicatedJobs"]
+    problems = []
+    if rjobs and "dependsOn" in rjobs[0]:
+        problems.append("DependsOn can't be set for the first ReplicatedJob")
+    earlier: list[str] = []
+    for rjob in rjobs:
+        depends = rjob.get("dependsOn") or []
+        if len(depends) > 1:
+            problems.append(f"{rjob['name']}: only one dependsOn item is supported")
+        # The webhook checks the names listed up to and including this one; a replicatedJob waiting for itself
+        # is never created, so the test asks for an earlier one.
+        problems.extend(
+            f"replicatedJob: {rjob['name']} cannot depend on replicatedJob: {d['name']}"
+            for d in depends
+            if d["name"] not in earlier or d["status"] not in ("Ready", "Complete")
+        )
+        earlier.append(rjob["name"])
+    co = spec.get("coordinator")
+    if co is not None:
+        by_name = {r["name"]: r for r in rjobs}
+        target = by_name.get(co["replicatedJob"])
+        job_spec = target["template"]["spec"] if target else {}
+        if target is None or not 0 <= co.get("jobIndex", 0) < target["replicas"]:
+            problems.append("coordinator replicatedJob or job index is invalid")
+        elif job_spec.get("completionMode") != "Indexed" or "completions" not in job_spec:
+            problems.append("job for coordinator pod must be indexed completion mode, with completions set")
+        elif not 0 <= co.get("podIndex", 0) < job_spec["completions"]:
+            problems.append("coordinator pod index is invalid")
+        endpoint = _coordinator(jobset)[COORDINATOR]
+        if len(endpoint) > 63 or not _LABEL_VALUE.fullmatch(endpoint):
+            problems.append(f"invalid label value {endpoint!r} for coordinator label")
+    problems.extend(
+        f"invalid replicatedJob name {t!r} does not appear in .spec.ReplicatedJobs"
+        for t in spec.get("successPolicy", {}).get("targetReplicatedJobs", [])
+        if t not in earlier
+    )
+    return problems
+
+
+@pytest.mark.parametrize("flags", _FLAGS, ids=["plain", "kueue", "argocd"])
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.parent.name + "/" + p.stem for p in EXAMPLES])
+def test_every_rendering_passes_the_webhook_rules(example: Path, flags: list[str]) -> None:
+    (jobset,) = _render(["--engine", "jobset", *flags, str(example)])
+    assert webhook_problems(jobset) == []
+
+
+@pytest.mark.parametrize("case", _JOBSET_GOLDENS)
+def test_every_jobset_golden_passes_the_webhook_rules(case: str) -> None:
+    for jobset in yaml.safe_load_all((_GOLDEN / case / "expected.out").read_text(encoding="utf-8")):
+        if jobset:
+            assert webhook_problems(jobset) == []
+
+
+def test_the_webhook_rules_catch_a_wrong_order() -> None:
+    """The rules above can fail: a dependency on a later replicatedJob, or on the first one's own."""
+    (jobset,) = _render(["--engine", "jobset", str(REPO / "examples" / "train" / "mx_job_dist_gpu.yaml")])
+    rjobs = jobset["spec"]["replicatedJobs"]
+    rjobs[1]["dependsOn"] = [{"name": "worker", "status": "Ready"}]
+    rjobs[0]["dependsOn"] = [{"name": "scheduler", "status": "Ready"}]
+    assert webhook_problems(jobset) == [
+        "DependsOn can't be set for the first ReplicatedJob",
+        "replicatedJob: scheduler cannot depend on replicatedJob: scheduler",
+        "replicatedJob: server cannot depend on replicatedJob: worker",
+    ]
