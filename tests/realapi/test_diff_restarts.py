@@ -105,6 +105,11 @@ def test_the_diff_names_the_running_pods_it_replaces_and_their_age(
     ]
     assert restart["running"][0]["startTime"] == rfc3339(now - 2 * HOURS - 600)
 
+    # --live compares the cluster itself with HEAD: the same pods, the same ages
+    live = run_cli(["diff", "--live", "--head", "HEAD", "--kubeconfig", str(kubeconfig), str(jobs)], cwd=root)
+    assert live.exit_code == 1, live.stderr
+    assert any(row.startswith(line) for row in live.stdout.splitlines()), live.stdout
+
     # the same diff without a cluster says which jobs restart if they are running
     offline = run_cli([*diff[:5], str(jobs)], cwd=root)
     assert offline.exit_code == 1, offline.stderr
