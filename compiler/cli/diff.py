@@ -6,6 +6,7 @@ import dataclasses
 import functools
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TextIO
 
@@ -129,12 +130,17 @@ def diff(
     """Compare renderings: `--base REF [--head REF] PATH...` reads Git objects, `OLD NEW` two paths, or
     `--live PATH...` the cluster against what PATH... renders (server-populated fields and status ignored).
 
+    Each job the change restarts is named; with --kubeconfig/--context (or KUBECONFIG), with its running pods
+    and how long they have run.
+
     Paths may be MXJob specs, directories, or already-rendered manifests. Exit 0 no differences,
     1 differences, 2 error or an update the API server would refuse (as kubectl diff: >1 is trouble).
     """
     from mxjob_gitops.compiler.compile.documents import sort_diagnostics
     from mxjob_gitops.compiler.diff.changes import DiffOptions, diff_manifests
     from mxjob_gitops.compiler.diff.diffview import ViewOptions
+    from mxjob_gitops.compiler.diff.restarts import plan_restarts
+    from mxjob_gitops.compiler.io.running import observed_restarts
     from mxjob_gitops.compiler.io.splitparts import write_parts
     from mxjob_gitops.compiler.io.startup import import_paused
     from mxjob_gitops.compiler.report.diagnostics import write_refusals
@@ -161,10 +167,14 @@ def diff(
             # are JSON values, never models.
             import_paused("deepdiff", hidden=("pydantic",))
         changes = diff_manifests(old, new, DiffOptions(view, frozenset(ignore_kinds)))
+        restarts = plan_restarts(changes)
+        if live or kubeconfig or kube_context:  # a cluster: which of the pods concerned run, since when
+            restarts = observed_restarts(restarts, kubeconfig, kube_context, time.time())
         from mxjob_gitops.compiler.io.origins import relocated
 
         refused = relocated(refused)  # a refusal in a kustomize build, at its source file and line
-        report = DiffReport(changes, base_label, head_label, context_lines, tuple(sort_diagnostics(refused)))
+        refusals = tuple(sort_diagnostics(refused))
+        report = DiffReport(changes, base_label, head_label, context_lines, refusals, tuple(restarts))
         split = None if split_dir is None else functools.partial(write_parts, split_dir)
         presentation = Presentation(_colour_wanted(sys.stdout, colour), max_length, split, summary_only)
         reporter(fmt, presentation).write(report, sys.stdout)

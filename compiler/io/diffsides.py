@@ -31,6 +31,7 @@ def sides(paths: tuple[str, ...], base: str | None, head: str | None, compiled: 
     is compiled once (compiler.jobcache), and an item both sides share is not rendered at all."""
     from mxjob_gitops.compiler.base.exact import exact
     from mxjob_gitops.compiler.diff.changes import differing_manifests
+    from mxjob_gitops.compiler.diff.jobset_refusals import refused_jobset_updates
     from mxjob_gitops.compiler.diff.updates import old_side_jobs, refused_updates
     from mxjob_gitops.compiler.io.gitsource import read_revision
     from mxjob_gitops.compiler.io.inputs import SharedParses, read_inputs
@@ -40,8 +41,9 @@ def sides(paths: tuple[str, ...], base: str | None, head: str | None, compiled: 
     blobs: dict[str, str] = {}  # Git object id -> text: a blob in both revisions is read once
 
     def compared(old: Plan, new: Plan, base_label: str, head_label: str) -> Sides:
-        refused = refused_updates(old_side_jobs(old), new)
-        return *differing_manifests(old, new), base_label, head_label, refused
+        before, after = differing_manifests(old, new)
+        refused = refused_updates(old_side_jobs(old), new) + refused_jobset_updates(before, after, new)
+        return before, after, base_label, head_label, refused
 
     if base is None:
         if head is not None or len(paths) != 2:
@@ -70,6 +72,7 @@ def live_sides(
     would use (the kubeconfig context's), so an identical deployment shows no difference."""
     from mxjob_gitops.compiler.compile.documents import identity
     from mxjob_gitops.compiler.diff.diffview import live_view
+    from mxjob_gitops.compiler.diff.jobset_refusals import refused_jobset_updates
     from mxjob_gitops.compiler.diff.updates import refused_updates, stored_jobs
     from mxjob_gitops.compiler.io.gitsource import read_revision
     from mxjob_gitops.compiler.io.inputs import read_inputs
@@ -88,5 +91,5 @@ def live_sides(
     desired = {identity(obj): obj for obj in new}
     old = [live_view(obj, desired[identity(obj)]) if identity(obj) in desired else obj for obj in live]
     # The MXJobs as the cluster stores them (what the server's transition rules compare against).
-    refused = refused_updates(stored_jobs(live), plan)
+    refused = refused_updates(stored_jobs(live), plan) + refused_jobset_updates(old, new, plan)
     return old, new, "cluster", head or "working tree", refused
