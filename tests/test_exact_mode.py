@@ -2,8 +2,8 @@
 
 The same commands run on the same inputs with the fast paths on and off, and must print the same bytes on
 stdout and stderr, write the same files and exit alike: every golden case (against its expected files), every
-example and corpus file, large streams that take the fast reader, the forked parts, the checks while reading and
-the stat cache of `render -o`, and the hostile texts on which the fast reader once read other values than the
+example and corpus file, every edit of the mutation catalogs, large streams that take the fast reader, the forked
+parts, the checks while reading and the stat cache of `render -o`, and the hostile texts on which the fast reader once read other values than the
 exact one (tests/test_fastread.py holds the readers equal on generated texts).
 """
 
@@ -177,3 +177,36 @@ def test_a_fast_path_can_be_turned_off_alone_and_a_wrong_name_is_a_usage_error(
     wrong = run_cli(["render", str(JOB_EXAMPLE_FILES[0])])
     assert wrong.exit_code == 2 and "MXJOB_EXACT: 'fastest' is no fast path" in wrong.stderr
     assert wrong.stdout == ""
+
+
+def _catalog_stream() -> str:
+    """Every edit of both mutation catalogs (tests/hidden_mutations.py, tests/kube_mutations.py), each object in a
+    namespace of its own unless the edit is to its namespace (so no two collide), as one YAML stream."""
+    from tests import hidden_mutations
+
+    bases = hidden_mutations.render_bases()
+    documents = []
+    for index, (base, obj) in enumerate(hidden_mutations.mutated_objects(bases)):
+        metadata = obj.get("metadata")
+        if isinstance(metadata, dict) and metadata.get("namespace") == bases[base]["metadata"].get("namespace"):
+            metadata["namespace"] = f"mutation-{index}"
+        documents.append(obj)
+    assert len(documents) > 300
+    return yaml.safe_dump_all(documents, sort_keys=False)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["validate", "-"], ["validate", "--kubernetes-version", "1.20", "-"], ["render", "-"]],
+    ids=["validate", "validate-1.20", "render"],
+)
+def test_the_mutation_catalogs_are_judged_alike(command: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pod-spec memo, the compiled schema acceptance, the identity shortcut, vouching and the representatives
+    all meet every edit of the catalogs: the verdicts, their wording and the exit code must not change."""
+    stream = _catalog_stream()
+    fast, exact_run = _both(monkeypatch, command, stdin=stream)
+    _same(fast, exact_run, " ".join(command))
+    assert fast.exit_code == 1  # the catalogs hold invalid objects, and each is checked
+    if command[0] == "validate":
+        summary = re.search(r"(\d+) valid, (\d+) invalid", fast.stdout)
+        assert summary is not None and int(summary[1]) > 100 and int(summary[2]) > 100, fast.stdout[-300:]
