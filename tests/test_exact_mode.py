@@ -2,9 +2,10 @@
 
 The same commands run on the same inputs with the fast paths on and off, and must print the same bytes on
 stdout and stderr, write the same files and exit alike: every golden case (against its expected files), every
-example and corpus file, every edit of the mutation catalogs, large streams that take the fast reader, the forked
-parts, the checks while reading and the stat cache of `render -o`, and the hostile texts on which the fast reader once read other values than the
-exact one (tests/test_fastread.py holds the readers equal on generated texts).
+example and corpus file, every edit of the mutation catalogs, generated values of every YAML style
+(tests/yamlgen.py), large streams that take the fast reader, the forked parts, the checks while reading and the
+stat cache of `render -o`, and the hostile texts on which the fast reader once read other values than the exact
+one (tests/test_fastread.py holds the readers equal on generated texts).
 """
 
 from __future__ import annotations
@@ -15,12 +16,15 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mxjob_gitops.compiler.base import exact
 from mxjob_gitops.compiler.base import run as compiler_run
 from mxjob_gitops.compiler.io import runcontext
 from tests.conftest import JOB_EXAMPLE_FILES, REPO, Run, run_cli
 from tests.test_golden import CASES, _args
+from tests.yamlgen import yaml_block
 
 CORPUS = sorted((REPO / "tests" / "corpus").glob("*.yaml"))
 # The run context each command of a test built (io/runcontext.py), latest last.
@@ -210,3 +214,25 @@ def test_the_mutation_catalogs_are_judged_alike(command: list[str], monkeypatch:
     if command[0] == "validate":
         summary = re.search(r"(\d+) valid, (\d+) invalid", fast.stdout)
         assert summary is not None and int(summary[1]) > 100 and int(summary[2]) > 100, fast.stdout[-300:]
+
+
+# ConfigMaps enough to pass the 256 KiB from which every text is read fast.
+_PADDING = "".join(
+    f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pad-{n}\ndata:\n  k: '{'x' * 200}'\n"
+    for n in range(1400)
+)
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(blocks=st.lists(yaml_block(indent=2), min_size=1, max_size=3))
+def test_generated_values_render_alike_in_a_large_stream(blocks: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """tests/yamlgen.py's scalars and collections (every quoting and block style), in objects that render passes
+    through as they were read: the values printed, the diagnostics and the exit code do not change."""
+    head = "".join(
+        f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: generated-{n}\nextra:\n{block}\n"
+        for n, block in enumerate(blocks)
+    )
+    fast, exact_run = _both(monkeypatch, ["render", "-"], stdin=head + _PADDING)
+    _same(fast, exact_run, head)

@@ -35,7 +35,8 @@ from mxjob_gitops.compiler.validate.kubeschema import resolve_version
 from mxjob_gitops.compiler.validate.validation import validate_plan, vouch_for
 from tests import hidden_mutations
 from tests.conftest import run_cli
-from tests.test_fastread import _block, _inputs_and_renderings
+from tests.test_fastread import _inputs_and_renderings
+from tests.yamlgen import yaml_block
 
 # --- the runner --------------------------------------------------------------------------------------------------
 
@@ -237,7 +238,7 @@ def test_chunks_of_every_input_and_rendering_read_as_one(in_chunks: None) -> Non
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=_SLOW_WITH_FIXTURE)
-@given(st.lists(_block(), min_size=1, max_size=8), st.sampled_from(["", "# head\n", "a: 1\n"]))
+@given(st.lists(yaml_block(), min_size=1, max_size=8), st.sampled_from(["", "# head\n", "a: 1\n"]))
 def test_chunks_of_generated_streams_read_as_one(in_chunks: None, documents: list[str], head: str) -> None:
     _same_in_chunks(head + "".join(f"---\n{document}\n" for document in documents))
 
