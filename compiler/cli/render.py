@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -20,11 +20,12 @@ from mxjob_gitops.compiler.cli.flags import (
     verbosity_options,
 )
 from mxjob_gitops.compiler.cli.guard import guarded
-from mxjob_gitops.compiler.cli.render_flags import render_options
+from mxjob_gitops.compiler.cli.render_flags import render_options, shard_layout, shard_options
 from mxjob_gitops.compiler.cli.startup import paused_gc
 from mxjob_gitops.compiler.render.options import RenderOptions
 
 if TYPE_CHECKING:
+    from mxjob_gitops.compiler.io.shards import ShardLayout
     from mxjob_gitops.compiler.io.streamed import StreamedInput
 
 T = TypeVar("T")
@@ -65,6 +66,7 @@ def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | 
     help="Let DIR or a directory above it be a symbolic link (refused by default: in a checked-out pull "
     "request one can send the files anywhere).",
 )
+@shard_options
 @render_options
 @verbosity_options
 def render(
@@ -73,6 +75,8 @@ def render(
     output_dir: Path | None,
     follow_output_symlink: bool,
     options: RenderOptions,
+    shard_size: int | None,
+    move_jobs: tuple[str, ...],
 ) -> None:
     """Render MXJob specs in PATH... (files, directories, or - for stdin; no PATH reads a piped stdin)
     into explicit manifests.
@@ -80,12 +84,16 @@ def render(
     Other Kubernetes objects in the input pass through unchanged. Nothing is printed or written
     unless every input is valid.
     """
+    if shard_size is not None and output_dir is None:
+        raise click.UsageError("--shard-size lays out the output directory: give -o DIR with it")
+    if move_jobs and shard_size is None:
+        raise click.UsageError("--move-job moves a job between shards: give -o DIR --shard-size N with it")
     paths = paths_or_stdin(paths)
     with guarded(), paused_gc():
         if output_dir is None:
             _render_stream(paths, options, fmt)
         else:
-            _render_to_dir(paths, options, fmt, output_dir, follow_output_symlink)
+            _render_to_dir(paths, options, fmt, output_dir, follow_output_symlink, shard_layout(shard_size, move_jobs))
 
 
 def finish(streamed: StreamedInput) -> None:
@@ -100,9 +108,10 @@ def finish(streamed: StreamedInput) -> None:
         raise fail(NO_OBJECTS, USAGE)
 
 
-def checked_outputs(streamed: StreamedInput, each: Callable[[dict[str, Any]], T]) -> Iterator[T]:
-    """outputs(), then finish(): a consumer that stops at the exception has seen nothing invalid."""
-    yield from streamed.outputs(each)
+def checked_outputs(streamed: StreamedInput, outputs: Iterator[T]) -> Iterator[T]:
+    """outputs (of streamed.outputs or .grouped), then finish(): a consumer that stops at the exception has seen
+    nothing invalid."""
+    yield from outputs
     finish(streamed)
 
 
@@ -127,7 +136,12 @@ def _render_stream(paths: tuple[str, ...], options: RenderOptions, fmt: str) -> 
 
 
 def _render_to_dir(
-    paths: tuple[str, ...], options: RenderOptions, fmt: str, output_dir: Path, follow_symlink: bool
+    paths: tuple[str, ...],
+    options: RenderOptions,
+    fmt: str,
+    output_dir: Path,
+    follow_symlink: bool,
+    layout: ShardLayout | None,
 ) -> None:
     """Render into DIR one job at a time: files are staged as they come and committed only when the whole input
     was valid (cli.output_dir). A failed render leaves no directory it created behind."""
@@ -151,18 +165,21 @@ def _render_to_dir(
     serialise, suffix = (to_json, ".json") if fmt == "json" else (streamed.emitter.to_yaml, ".yaml")
     missing = missing_directories(output_dir)
     vouching = Vouching()
-    entries = checked_outputs(
-        streamed, functools.partial(file_entry, serialise=serialise, suffix=suffix, vouching=vouching)
+    each = functools.partial(file_entry, serialise=serialise, suffix=suffix, vouching=vouching)
+    entries: Iterator[Any] = checked_outputs(
+        streamed, streamed.outputs(each) if layout is None else streamed.grouped(each)
     )
-    in_parts = vouching if streamed.render.in_parts else None
+    in_parts = vouching if streamed.render.in_parts and layout is None else None
     try:
-        summary = write_output_dir(output_dir, entries, follow_symlink=follow_symlink, in_parts=in_parts)
+        summary = write_output_dir(output_dir, entries, follow_symlink=follow_symlink, in_parts=in_parts, layout=layout)
     except (Exit, OutputError) as exc:
         remove_empty(missing)
         if isinstance(exc, OutputError):
             for _entry in entries:  # errors in the rest of the input come first (exit 1)
                 pass
         raise
+    for line in layout.report(quiet()) if layout is not None else ():
+        click.echo(f"mxjob: {output_dir}: {line}", err=True)
     if not quiet():
         click.echo(
             f"mxjob: {output_dir}: {summary.written} written, {summary.unchanged} unchanged, {summary.removed} removed",

@@ -177,3 +177,44 @@ def render_options(command: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(_OPTIONS):
         decorated = option(decorated)
     return decorated
+
+
+def _check_move(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    from mxjob_gitops.compiler.compile.shards import job_unit
+
+    for value in values:
+        if job_unit(value) is None:
+            raise click.BadParameter(f"{value!r}: give NAMESPACE/NAME of a job (NAME for a job without a namespace)")
+    return values
+
+
+def shard_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """render -o's layout options (they change where files go, not what is rendered): --shard-size, --move-job."""
+    from mxjob_gitops.compiler.compile.shards import MAX_SHARD_SIZE
+
+    command = click.option(
+        "--move-job",
+        "move_jobs",
+        multiple=True,
+        callback=_check_move,
+        metavar="NAMESPACE/NAME",
+        help="With --shard-size: move this job to another shard (repeatable). Moving restarts it: its pods are "
+        "pruned by the old shard's Application or Kustomization and re-created by the new one's.",
+    )(command)
+    return click.option(
+        "--shard-size",
+        type=click.IntRange(1, MAX_SHARD_SIZE),
+        metavar="N",
+        help="With -o: write shard directories of at most N objects each, whole jobs only, recorded in "
+        "DIR/shards.yaml so that no job ever changes shard on a re-render (docs/shards.md).",
+    )(command)
+
+
+def shard_layout(size: int | None, moves: tuple[str, ...]) -> Any:
+    """The io.shards layout for --shard-size (None without it)."""
+    if size is None:
+        return None
+    from mxjob_gitops.compiler.compile.shards import job_unit
+    from mxjob_gitops.compiler.io.shards import ShardLayout
+
+    return ShardLayout(size, [unit for unit in map(job_unit, moves) if unit is not None])
