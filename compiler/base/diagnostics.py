@@ -85,6 +85,8 @@ class Code(enum.StrEnum):
     CEL_NOT_CHECKED = "MXJ318"
     SYNC_RESTART = "MXJ319"
     NAMESPACE_KEPT = "MXJ320"
+    # Past what one GitOps unit holds (compiler.integrations.unitlimits)
+    UNIT_TOO_LARGE = "MXJ330"
 
 
 @dataclass(frozen=True, slots=True)
