@@ -180,14 +180,16 @@ def test_the_repository_path_is_read_with_git_from_a_subdirectory_and_a_link(rep
     assert [u["spec"]["path"] for u in units] == [f"./a/b/{s}" for s in _shards(repo / "a" / "b")]
 
 
-def test_outside_a_work_tree_repo_path_is_needed(repo: Path, tmp_path: Path) -> None:
+def test_outside_a_work_tree_dir_is_the_root_unless_repo_path_says_otherwise(repo: Path, tmp_path: Path) -> None:
     out = tmp_path / "elsewhere" / "out"
     base = ["-o", str(out), "--shard-size", "20", "--target", "argocd", "--repo-url", URL]
-    refused = _render(*base, str(repo / "jobs"))
-    assert refused.exit_code == 2 and "--repo-path" in refused.stderr
-    assert not (tmp_path / "elsewhere").exists()  # nothing written
+    done = _render(*base, str(repo / "jobs"))
+    assert done.exit_code == 0 and "not inside a Git work tree" in done.stderr and "--repo-path" in done.stderr
+    [appset] = _documents(out / "argocd-applicationset.yaml")
+    assert appset["metadata"]["name"] == "mxjob"
+    assert appset["spec"]["generators"][0]["list"]["elements"][0] == {"name": "mxjob-shard-0001", "path": "shard-0001"}
     done = _render(*base, "--repo-path", "./clusters//prod/", str(repo / "jobs"))
-    assert done.exit_code == 0, done.stderr
+    assert done.exit_code == 0 and "Git work tree" not in done.stderr, done.stderr
     [appset] = _documents(out / "argocd-applicationset.yaml")
     assert appset["metadata"]["name"] == "clusters-prod"
     assert appset["spec"]["generators"][0]["list"]["elements"][0]["path"] == "clusters/prod/shard-0001"

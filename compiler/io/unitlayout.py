@@ -12,7 +12,6 @@ from typing import Any, TypeVar
 
 from mxjob_gitops.compiler.integrations.gitopsinput import clean_repo_path
 from mxjob_gitops.compiler.integrations.unitlimits import Measure, inventory_entry_bytes
-from mxjob_gitops.compiler.io.errors import CommandError
 from mxjob_gitops.compiler.io.output_dir import Entry, OutputError
 from mxjob_gitops.compiler.io.repopath import repo_path
 from mxjob_gitops.compiler.io.shards import ShardLayout
@@ -31,6 +30,7 @@ class UnitLayout(ShardLayout):
         self.target = target
         self.settings = settings
         self.reserved = ShardLayout.reserved | {ARGOCD_FILE, FLUX_FILE}
+        self.note = ""  # said after the write (unit_layout: DIR in no Git work tree)
 
     def closing(self, names: list[str]) -> list[tuple[str, bytes]]:
         closing = super().closing(names)
@@ -41,6 +41,9 @@ class UnitLayout(ShardLayout):
         except ValueError as exc:
             raise OutputError(str(exc)) from None
         return [*closing, (name, text.encode("utf-8"))]
+
+    def report(self, quiet: bool) -> list[str]:
+        return [*super().report(quiet), *([self.note] if self.note and not quiet else [])]
 
 
 def metered(each: Callable[[dict[str, Any]], T], manifest: dict[str, Any]) -> tuple[T, int]:
@@ -99,15 +102,21 @@ def unit_layout(
     output_dir: Path,
     given_path: str | None,
 ) -> UnitLayout:
-    """The layout for --repo-url: DIR's repository path is --repo-path when given, else read with git (a
-    CommandError, exit 2, when DIR is in no work tree); -n is where Argo CD puts objects without a namespace."""
+    """The layout for --repo-url: DIR's repository path is --repo-path when given, else read with git; when DIR is
+    in no work tree, DIR is taken as the repository's root, and the layout's report says so (with the fix). -n is
+    where Argo CD puts objects without a namespace."""
     from dataclasses import replace
 
     path = clean_repo_path(given_path) if given_path is not None else repo_path(output_dir)
+    note = ""
     if path is None:
-        raise CommandError(
-            f"{output_dir} is not inside a Git work tree, so its path in the repository is unknown: give "
-            "--repo-path PATH (the directory's path from the repository's root)"
+        path = "."
+        note = (
+            "warning: not inside a Git work tree, so the shards' paths in "
+            f"{ARGOCD_FILE if options.target is Target.ARGOCD else FLUX_FILE} are written as if it were the "
+            "repository's root; give --repo-path PATH (its path from the repository's root) if it is not"
         )
     settings = replace(settings, repo_path=path, destination_namespace=options.namespace)
-    return UnitLayout(size, moves, options.target, settings)
+    layout = UnitLayout(size, moves, options.target, settings)
+    layout.note = note
+    return layout
