@@ -106,6 +106,7 @@ class Layout:
     The writer calls begin() once DIR is locked and its index read, then stages arrange(entries), then closing()."""
 
     reserved: frozenset[str] = frozenset()  # names of DIR the layout writes itself (an object's file may not)
+    adopted: frozenset[str] = frozenset()  # files begin() read and took as its own: replaced though not indexed
 
     def begin(self, dir_fd: int, directory: Path) -> None:
         """Read what steers the layout from DIR (held locked), or refuse it (OutputError)."""
@@ -243,7 +244,7 @@ def write_output_dir(
                     in_parts.check = lambda name, digest: name in owned and cache.vouches(fd, name, digest)
                 with contextlib.nullcontext() if in_parts is not None else looked_at_meanwhile(cache, fd):
                     names, staged, digests = _stage(out, staging_fd, owned, layout.arrange(entries), cache, layout)
-                summary = _commit(out, staging, staging_fd, owned, names, staged, digests)
+                summary = _commit(out, staging, staging_fd, owned, names, staged, digests, layout.adopted)
             finally:
                 os.close(staging_fd)
                 dirfd.remove_tree(fd, staging)
@@ -367,6 +368,7 @@ def _commit(
     names: list[str],
     staged: list[str],
     digests: dict[str, str],
+    adopted: frozenset[str] = frozenset(),
 ) -> WriteSummary:
     for folder in sorted({name.partition("/")[0] for name in staged if "/" in name}):
         if dirfd.kind_of(out.fd, folder) not in (None, stat.S_IFDIR):
@@ -376,7 +378,9 @@ def _commit(
     for name in staged:
         kind = dirfd.kind_of(out.fd, name)
         # An owned name may hold a link now: rename(2) replaces the link itself and never follows it.
-        if kind is not None and (name not in owned or kind not in (stat.S_IFREG, stat.S_IFLNK)):
+        if kind is not None and (
+            (name not in owned and name not in adopted) or kind not in (stat.S_IFREG, stat.S_IFLNK)
+        ):
             raise OutputError(
                 f"{out.path / name} exists and was not written by mxjob render; "
                 "move it away or render into another directory"

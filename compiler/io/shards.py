@@ -56,6 +56,7 @@ class ShardLayout(Layout):
                 f"{directory / RECORD}: not a shard record ({exc}); restore it from Git (without it every job "
                 "would be placed anew, and a job that moves restarts)"
             ) from None
+        self.adopted = frozenset({RECORD})  # read as the record: replaced by the new one, indexed or not
 
     def arrange(self, entries: Iterable[Group]) -> Iterator[Entry]:
         """The entries of each unit in its shard: a recorded unit's at once, the others' once every unit is known."""
