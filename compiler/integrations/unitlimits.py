@@ -108,9 +108,9 @@ def unit_warnings(target: Target, measure: Measure, *, directory: bool) -> list[
     if not passed:
         return []
     size = recommended_shard_size(target, measure, directory=directory)
-    hint = f"use --shard-size N with -o, recommended N = {size}: each shard becomes one Application or Kustomization"
+    hint = f"use --shard-size N with -o DIR, recommended N = {size}: each shard is one Application or Kustomization"
     if not directory:
-        hint = f"render -o DIR --shard-size {size} and sync the shards instead of this stream"
+        hint += ", synced instead of this stream"
     return [
         warning(
             Code.UNIT_TOO_LARGE,
