@@ -27,7 +27,7 @@ from mxjob_gitops.compiler.render.options import RenderOptions
 if TYPE_CHECKING:
     from mxjob_gitops.compiler.io.shards import ShardLayout
     from mxjob_gitops.compiler.io.streamed import StreamedInput
-    from mxjob_gitops.compiler.io.unitlayout import Meter
+    from mxjob_gitops.compiler.io.unitmeter import Meter
     from mxjob_gitops.compiler.render.gitopsunits import UnitSettings
 
 T = TypeVar("T")
@@ -144,7 +144,7 @@ def _render_stream(paths: tuple[str, ...], options: RenderOptions, fmt: str, gua
     """Render to standard output one job at a time (compiler.stream), the output held back until all is valid."""
     from mxjob_gitops.compiler.io.heldout import HeldOutput, regular_stdout
     from mxjob_gitops.compiler.io.streamed import StreamedInput
-    from mxjob_gitops.compiler.io.unitlayout import Meter, text_size
+    from mxjob_gitops.compiler.io.unitmeter import Meter, text_size
     from mxjob_gitops.compiler.render.emit import json_list_item, write_json_texts, write_yaml_texts
 
     streamed = StreamedInput(paths, options, [], check_first=not regular_stdout())
@@ -195,7 +195,7 @@ def _render_to_dir(
     missing = missing_directories(output_dir)
     vouching = Vouching()
     each = functools.partial(file_entry, serialise=serialise, suffix=suffix, vouching=vouching)
-    from mxjob_gitops.compiler.io.unitlayout import Meter, entry_size
+    from mxjob_gitops.compiler.io.unitmeter import Meter, entry_size
 
     meter = Meter(entry_size(output_dir)) if guard and layout is None else None
     entries: Iterator[Any] = checked_outputs(

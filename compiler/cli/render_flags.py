@@ -249,25 +249,19 @@ def unit_options(command: Callable[..., Any]) -> Callable[..., Any]:
         gitops_namespace: str | None,
         **kwargs: Any,
     ) -> Any:
-        given = [f for f, v in (("--revision", revision), ("--repo-path", repo_path), ("--project", project),
-                                ("--gitops-namespace", gitops_namespace)) if v is not None]  # fmt: skip
-        if repo_url is None and given:
-            raise click.UsageError(f"{given[0]} is for the GitOps objects of the shards: give --repo-url URL with it")
+        flags = {
+            "--revision": revision,
+            "--repo-path": repo_path,
+            "--project": project,
+            "--gitops-namespace": gitops_namespace,
+        }
+        given = [flag for flag, value in flags.items() if value is not None]
+        if problem := check.misuse(repo_url, given, kwargs.get("shard_size"), kwargs.get("target", "")):
+            raise click.UsageError(problem)
         units = None
         if repo_url is not None:
-            if kwargs.get("shard_size") is None or kwargs.get("target") not in ("argocd", "flux"):
-                raise click.UsageError(
-                    "--repo-url writes an Argo CD ApplicationSet or Flux Kustomizations for the shards: give it with "
-                    "-o DIR --shard-size N --target argocd|flux"
-                )
-            if project is not None and kwargs["target"] != "argocd":
-                raise click.UsageError("--project is the Argo CD project of the Applications: give --target argocd")
             units = UnitSettings(
-                repo_url=repo_url,
-                repo_path=".",  # io.unitlayout: --repo-path, else read with git
-                revision=revision or DEFAULT_REVISION,
-                project=project or DEFAULT_PROJECT,
-                namespace=gitops_namespace,
+                repo_url, ".", revision or DEFAULT_REVISION, project or DEFAULT_PROJECT, gitops_namespace
             )
         return command(*args, units=units, repo_path=repo_path, **kwargs)
 

@@ -94,3 +94,18 @@ def label_problem(value: str) -> str:
     if len(value) > 63 or not _DNS_LABEL.fullmatch(value):
         return "is not a DNS-1123 label (lower-case letters, digits and '-', at most 63)"
     return ""
+
+
+def misuse(repo_url: str | None, given: list[str], shard_size: int | None, target: str) -> str:
+    """Why these flags do not go together ("" when they do): --repo-url needs -o DIR --shard-size N and a GitOps
+    target, its companions (`given`) need --repo-url, and --project is Argo CD's."""
+    if repo_url is None:
+        return f"{given[0]} is for the GitOps objects of the shards: give --repo-url URL with it" if given else ""
+    if shard_size is None or target not in ("argocd", "flux"):
+        return (
+            "--repo-url writes an Argo CD ApplicationSet or Flux Kustomizations for the shards: give it with "
+            "-o DIR --shard-size N --target argocd|flux"
+        )
+    if "--project" in given and target != "argocd":
+        return "--project is the Argo CD project of the Applications: give --target argocd"
+    return ""
