@@ -29,6 +29,7 @@ OTHER_TOOLS = {
     "--node-monitor-grace-period": "kube-controller-manager",
     "--batch-check": "git cat-file",
     "--cases": "bench script",
+    "--cascade": "kubectl delete",
     "--check": "ruff format",
     "--download-only": "apt-get",
     "--enable-alpha-plugins": "kustomize",

@@ -118,7 +118,7 @@ def test_the_applicationset_names_one_application_per_shard(repo: Path) -> None:
     assert template["source"] == {"repoURL": URL, "targetRevision": "HEAD", "path": "{{.path}}"}
     assert template["destination"] == {"server": "https://kubernetes.default.svc"}
     assert template["syncPolicy"]["automated"] == {"prune": True, "selfHeal": True}
-    assert spec["syncPolicy"] == {"preserveResourcesOnDeletion": True}
+    assert spec["syncPolicy"] == {"preserveResourcesOnDeletion": False}
     for shard in shards:  # no shard's kustomization picks the file up
         resources = yaml.safe_load((out / shard / "kustomization.yaml").read_text())["resources"]
         assert "argocd-applicationset.yaml" not in " ".join(resources) and all("/" not in r for r in resources)

@@ -99,9 +99,9 @@ def application_set(shards: Sequence[str], settings: UnitSettings) -> dict[str, 
             "goTemplate": True,
             "goTemplateOptions": ["missingkey=error"],
             "generators": [{"list": {"elements": elements}}],
-            # Deleting an Application (a shard dropped from the list, or the ApplicationSet deleted) leaves its
-            # running pods alone: only an explicit change in Git ends a training run.
-            "syncPolicy": {"preserveResourcesOnDeletion": True},
+            # A shard leaves the list only when its last job left Git (io.shards): its Application is deleted with
+            # what it applied (the finalizer this adds), as a prune would. A recorded shard is never dropped.
+            "syncPolicy": {"preserveResourcesOnDeletion": False},
             "template": {
                 "metadata": {"name": "{{.name}}", "labels": {"app.kubernetes.io/part-of": base}},
                 "spec": {
@@ -138,8 +138,6 @@ def flux_objects(shards: Sequence[str], settings: UnitSettings) -> list[dict[str
             "interval": APPLY_INTERVAL,
             "path": f"./{shard_path(settings.repo_path, shard)}",
             "prune": True,
-            # Deleting the Kustomization (a shard dropped) leaves its running pods alone, as on Argo CD.
-            "deletionPolicy": "Orphan",
             "sourceRef": {"kind": "GitRepository", "name": base},
         }
         units.append(
