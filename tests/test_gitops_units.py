@@ -85,7 +85,7 @@ def test_other_revisions_are_refused(revision: str) -> None:
 def test_flux_reads_a_commit_a_ref_name_or_a_branch() -> None:
     sha = "0123456789abcdef0123456789abcdef01234567"
     assert flux_ref(sha) == {"commit": sha}
-    assert flux_ref("HEAD") == {"name": "HEAD"}
+    assert flux_ref("HEAD") == {"branch": "main"}
     assert flux_ref("refs/tags/v1") == {"name": "refs/tags/v1"}
     assert flux_ref("main") == {"branch": "main"}
 

@@ -273,11 +273,11 @@ def unit_options(command: Callable[..., Any]) -> Callable[..., Any]:
                          "the shards from this Git repository (an ApplicationSet, or Flux Kustomizations and their "
                          "GitRepository) into DIR."),
             click.option("--revision", callback=_checked(check.revision_problem), metavar="REV",
-                         help="With --repo-url: the branch, tag, refs/... name or commit to sync (default: HEAD, "
-                         "the repository's default branch)."),
+                         help="With --repo-url: the branch, refs/... name or commit to sync (default: HEAD, the "
+                         "default branch, which Flux is given as the branch main)."),
             click.option("--repo-path", callback=_checked(check.repo_path_problem), metavar="PATH",
                          help="With --repo-url: DIR's path from the repository's root (default: read with git; "
-                         "needed when DIR is not in a Git work tree)."),
+                         "outside a Git work tree, DIR is taken as the root)."),
             click.option("--project", callback=_checked(check.label_problem), metavar="NAME",
                          help="With --repo-url and --target argocd: the Applications' Argo CD project (default: "
                          "default)."),

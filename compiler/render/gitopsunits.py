@@ -22,6 +22,7 @@ ARGOCD_FILE = "argocd-applicationset.yaml"
 FLUX_FILE = "flux-kustomizations.yaml"
 DEFAULT_REVISION = "HEAD"
 DEFAULT_PROJECT = "default"
+FLUX_DEFAULT_BRANCH = "main"
 DEFAULT_NAMESPACE = {Target.ARGOCD: "argocd", Target.FLUX: "flux-system"}
 IN_CLUSTER = "https://kubernetes.default.svc"
 # Flux: how often the source is polled and the shard re-applied (drift correction). The reconciler asks for an
@@ -152,11 +153,16 @@ def flux_objects(shards: Sequence[str], settings: UnitSettings) -> list[dict[str
 
 
 def flux_ref(revision: str) -> dict[str, str]:
-    """The GitRepository's ref for a revision: a full SHA is a commit, `refs/...` and HEAD (the remote's default
-    branch, as Argo CD reads HEAD) a ref name, anything else a branch (give a tag as refs/tags/NAME)."""
+    """The GitRepository's ref for a revision: a full SHA is a commit, a `refs/...` name a ref name, anything else a
+    branch (give a tag as refs/tags/NAME). HEAD, the default, is the branch `main` (FLUX_DEFAULT_BRANCH): Flux
+    resolves a ref name from the remote's advertised refs, where a host with the symref capability lists HEAD as a
+    symbolic reference without a hash of its own (fluxcd/pkg git/gogit/clone.go, cloneRefName and filterRefs),
+    and with no ref at all it takes the branch `master`."""
     if _FULL_SHA.fullmatch(revision):
         return {"commit": revision}
-    if revision == "HEAD" or revision.startswith("refs/"):
+    if revision == "HEAD":
+        return {"branch": FLUX_DEFAULT_BRANCH}
+    if revision.startswith("refs/"):
         return {"name": revision}
     return {"branch": revision}
 
