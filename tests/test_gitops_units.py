@@ -60,6 +60,7 @@ def test_repository_urls_of_the_usual_forms_are_taken(url: str) -> None:
     "url",
     ["", "http://git.example.com/x", "ftp://x/y", "file:///srv/repo", "/srv/repo", "git.example.com:ml/jobs",
      "https://x/{{.path}}", "https://x/a b", "https://x/\x1b[31m", "https://x/\n", 'https://x/"', "-oProxyCommand=x",
+     "ssh://-oProxyCommand=touch%20x/repo", "https://-x/repo", "ssh://git@-oProxyCommand=x/repo",
      "https://x/" + "a" * 3000],
 )  # fmt: skip
 def test_other_urls_are_refused(url: str) -> None:

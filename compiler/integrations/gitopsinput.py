@@ -15,9 +15,10 @@ MAX_REVISION_LENGTH = 255  # a Git ref is one file name on most hosts
 MAX_REPO_PATH_LENGTH = 1024
 # RFC 3986's unreserved and reserved characters and '%', without the ones Go templates or YAML treat specially.
 _URL_TEXT = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]+")
+# A user and a host begin with a letter or digit (a host such as `-oProxyCommand=...` is an option to ssh).
 _URL_FORMS = (
-    re.compile(r"https://[^/@\s]+(?:@[^/\s]+)?(?:/.*)?"),  # https://host/org/repo(.git)
-    re.compile(r"ssh://[^/\s]+(?:/.*)?"),  # ssh://git@host:22/org/repo
+    re.compile(r"https://(?:[A-Za-z0-9][^/@\s]*@)?[A-Za-z0-9\[][^/@\s]*(?:/.*)?"),  # https://host/org/repo(.git)
+    re.compile(r"ssh://(?:[A-Za-z0-9][^/@\s]*@)?[A-Za-z0-9\[][^/@\s]*(?:/.*)?"),  # ssh://git@host:22/org/repo
     re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]*@[A-Za-z0-9][A-Za-z0-9.\-]*:[^/].*"),  # git@host:org/repo (scp-like)
 )
 _SCP_LIKE = re.compile(r"(?P<user>[A-Za-z0-9][A-Za-z0-9._\-]*)@(?P<host>[A-Za-z0-9][A-Za-z0-9.\-]*):(?P<path>.+)")
