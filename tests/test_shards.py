@@ -233,3 +233,18 @@ def test_a_linked_shard_directory_is_never_written_through(tmp_path: Path) -> No
     result = run_cli(["render", "-o", str(out), "--shard-size", "8", str(spec)])
     assert result.exit_code == 2 and "not a directory" in result.stderr
     assert list(elsewhere.iterdir()) == []
+
+
+def test_validate_reads_a_sharded_directory_as_one_rendering(tmp_path: Path) -> None:
+    """The record is not an object; the shards of DIR are one committed rendering, checked on its own beside the
+    specs (no MXJ210 duplicate), as an unsharded -o DIR is."""
+    spec = _spec(tmp_path / "jobs.yaml", [_job("a"), _job("b")])
+    out = tmp_path / "out"
+    assert run_cli(["render", "-o", str(out), "--shard-size", "8", str(spec)]).exit_code == 0
+    alone = run_cli(["validate", str(out)])
+    assert alone.exit_code == 0 and "16 valid" in alone.stdout, alone.stdout + alone.stderr
+    both = run_cli(["validate", str(spec), str(out)])
+    assert both.exit_code == 0 and "checked on its own" in both.stderr, both.stderr
+    _spec(spec, [_job("a", workers=2), _job("b")])
+    stale = run_cli(["validate", str(spec), str(out)])
+    assert stale.exit_code == 1 and "stale" in stale.stdout + stale.stderr
