@@ -166,10 +166,9 @@ def _render_to_dir(
     missing = missing_directories(output_dir)
     vouching = Vouching()
     each = functools.partial(file_entry, serialise=serialise, suffix=suffix, vouching=vouching)
-    entries: Iterator[Any] = checked_outputs(
-        streamed, streamed.outputs(each) if layout is None else streamed.grouped(each)
-    )
-    in_parts = vouching if streamed.render.in_parts and layout is None else None
+    grouped = streamed.grouped(each, layout.vouching(vouching)) if layout is not None else None
+    entries: Iterator[Any] = checked_outputs(streamed, grouped or streamed.outputs(each))
+    in_parts = vouching if streamed.render.in_parts else None
     try:
         summary = write_output_dir(output_dir, entries, follow_symlink=follow_symlink, in_parts=in_parts, layout=layout)
     except (Exit, OutputError) as exc:
