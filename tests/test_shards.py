@@ -272,7 +272,12 @@ def test_an_unchanged_sharded_rerender_reads_no_file_and_a_move_is_not_vouched_f
     assert "0 written" in run_cli(render).stderr  # reads every file once, and records it
     opened: list[str] = []
     real = statcache.read_regular
-    monkeypatch.setattr(statcache, "read_regular", lambda fd, name, limit: opened.append(name) or real(fd, name, limit))
+
+    def watched(dir_fd: int, name: str, limit: int) -> bytes | None:
+        opened.append(name)
+        return real(dir_fd, name, limit)
+
+    monkeypatch.setattr(statcache, "read_regular", watched)
     assert " 0 written" in run_cli(render).stderr and opened == []
     before = _tree(out)
     moved = run_cli([*render[:-1], "--move-job", "team/b", str(spec)])
