@@ -4,6 +4,7 @@ and the command's refusals. tests/test_shards_kustomize.py builds the shards wit
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -233,3 +234,54 @@ def test_a_linked_shard_directory_is_never_written_through(tmp_path: Path) -> No
     result = run_cli(["render", "-o", str(out), "--shard-size", "8", str(spec)])
     assert result.exit_code == 2 and "not a directory" in result.stderr
     assert list(elsewhere.iterdir()) == []
+
+
+def test_validate_reads_a_sharded_directory_as_one_rendering(tmp_path: Path) -> None:
+    """The record is not an object; the shards of DIR are one committed rendering, checked on its own beside the
+    specs (no MXJ210 duplicate), as an unsharded -o DIR is."""
+    spec = _spec(tmp_path / "jobs.yaml", [_job("a"), _job("b")])
+    out = tmp_path / "out"
+    assert run_cli(["render", "-o", str(out), "--shard-size", "8", str(spec)]).exit_code == 0
+    alone = run_cli(["validate", str(out)])
+    assert alone.exit_code == 0 and "16 valid" in alone.stdout, alone.stdout + alone.stderr
+    both = run_cli(["validate", str(spec), str(out)])
+    assert both.exit_code == 0 and "checked on its own" in both.stderr, both.stderr
+    _spec(spec, [_job("a", workers=2), _job("b")])
+    stale = run_cli(["validate", str(spec), str(out)])
+    assert stale.exit_code == 1 and "stale" in stale.stdout + stale.stderr
+
+
+@pytest.mark.parametrize("parts", [False, True], ids=["one process", "in parts"])
+def test_an_unchanged_sharded_rerender_reads_no_file_and_a_move_is_not_vouched_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parts: bool
+) -> None:
+    """The stat record covers the shards' files (in parts: each part vouches for a recorded unit's files under
+    its shard's name); a moved job's files are written anew in their new shard, never vouched for in the old."""
+    from mxjob_gitops.compiler.compile import stream
+    from mxjob_gitops.compiler.io import statcache
+
+    if parts:
+        monkeypatch.setenv("MXJOB_JOBS", "8")
+        monkeypatch.setattr(stream, "FANOUT_MIN_BYTES", 0)
+    spec = _spec(tmp_path / "jobs.yaml", [_job(name) for name in "abcd"])
+    out = tmp_path / "out"
+    render = ["render", "-o", str(out), "--shard-size", "16", str(spec)]
+    assert run_cli(render).exit_code == 0
+    time.sleep(0.05)
+    (tmp_path / "tick").write_bytes(b"")  # the file system's clock passes the files' ctime
+    assert "0 written" in run_cli(render).stderr  # reads every file once, and records it
+    opened: list[str] = []
+    real = statcache.read_regular
+
+    def watched(dir_fd: int, name: str, limit: int) -> bytes | None:
+        opened.append(name)
+        return real(dir_fd, name, limit)
+
+    monkeypatch.setattr(statcache, "read_regular", watched)
+    assert " 0 written" in run_cli(render).stderr and opened == []
+    before = _tree(out)
+    moved = run_cli([*render[:-1], "--move-job", "team/b", str(spec)])
+    assert moved.exit_code == 0 and "moved MXJob team/b from shard-0001 to shard-0003: it restarts" in moved.stderr
+    after = _tree(out)
+    assert {k for k in after if "-b-" in k} == {k.replace("shard-0001", "shard-0003") for k in before if "-b-" in k}
+    assert all(after[k] == before[k.replace("shard-0003", "shard-0001")] for k in after if "pod-b-" in k)

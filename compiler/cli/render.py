@@ -198,10 +198,9 @@ def _render_to_dir(
     from mxjob_gitops.compiler.io.unitmeter import Meter, entry_size
 
     meter = Meter(entry_size(output_dir)) if guard and layout is None else None
-    entries: Iterator[Any] = checked_outputs(
-        streamed, _metered(streamed, each, meter) if layout is None else streamed.grouped(each)
-    )
-    in_parts = vouching if streamed.render.in_parts and layout is None else None
+    grouped = streamed.grouped(each, layout.vouching(vouching)) if layout is not None else None
+    entries: Iterator[Any] = checked_outputs(streamed, grouped or _metered(streamed, each, meter))
+    in_parts = vouching if streamed.render.in_parts else None
     try:
         summary = write_output_dir(output_dir, entries, follow_symlink=follow_symlink, in_parts=in_parts, layout=layout)
     except (Exit, OutputError) as exc:

@@ -74,9 +74,11 @@ class Vouching:
 
     def __init__(self) -> None:
         self.check: Callable[[str, str], bool] | None = None
+        # Where the files now being made go in DIR (a layout's shard directory, "shard-0001/"), None when unknown.
+        self.prefix: str | None = ""
 
     def __call__(self, name: str, digest: str) -> bool:
-        return self.check is not None and self.check(name, digest)
+        return self.check is not None and self.prefix is not None and self.check(self.prefix + name, digest)
 
 
 def file_entry(

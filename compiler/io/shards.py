@@ -7,7 +7,7 @@ compiler.compile.shards (pure).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from mxjob_gitops.compiler.base.escape import terminal
@@ -22,7 +22,7 @@ from mxjob_gitops.compiler.compile.shards import (
 )
 from mxjob_gitops.compiler.io import dirfd
 from mxjob_gitops.compiler.io.errors import CommandError
-from mxjob_gitops.compiler.io.output_dir import KUSTOMIZATION, Entry, Layout, OutputError, kustomization
+from mxjob_gitops.compiler.io.output_dir import KUSTOMIZATION, Entry, Layout, OutputError, Vouching, kustomization
 
 _RECORD_LIMIT = 64 << 20  # bytes of a record read at most
 
@@ -42,6 +42,17 @@ class ShardLayout(Layout):
         self.previous: ShardRecord | None = None
         self.placement: Placement | None = None
         self._files: dict[str, list[str]] = {}
+        self._was: dict[str, str] = {}
+
+    def vouching(self, vouching: Vouching) -> Callable[[str], None]:
+        """What to call before a unit's files are made (StreamedInput.grouped's `before`): a unit the record keeps in
+        its shard has its files vouched for under that shard's name; a new or moved one's are not vouched for."""
+
+        def before_unit(unit: str) -> None:
+            shard = self._was.get(unit) if unit not in self.moves else None
+            vouching.prefix = f"{shard}/" if shard is not None else None
+
+        return before_unit
 
     def begin(self, dir_fd: int, directory: Path) -> None:
         data = dirfd.read_regular(dir_fd, RECORD, _RECORD_LIMIT)
@@ -57,10 +68,11 @@ class ShardLayout(Layout):
                 "would be placed anew, and a job that moves restarts)"
             ) from None
         self.adopted = frozenset({RECORD})  # read as the record: replaced by the new one, indexed or not
+        self._was = self.previous.shard_of()
 
     def arrange(self, entries: Iterable[Group]) -> Iterator[Entry]:
         """The entries of each unit in its shard: a recorded unit's at once, the others' once every unit is known."""
-        was = self.previous.shard_of() if self.previous is not None else {}
+        was = self._was
         counts: dict[str, int] = {}
         held: list[Group] = []
         for unit, files in entries:
