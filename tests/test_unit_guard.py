@@ -102,7 +102,7 @@ def test_the_limits_of_one_engine_do_not_warn_for_the_other() -> None:
 def test_the_recommended_shard_size_keeps_a_shard_well_within_every_limit(target: Target) -> None:
     one = _measured(target)
     size = recommended_shard_size(target, _times(one, 1000))
-    assert 100 <= size <= MAX_RECOMMENDED_SHARD and size % 100 == 0
+    assert 100 <= size <= MAX_RECOMMENDED_SHARD[target] and size % 100 == 0
     per_object = Measure(1, one.bytes // one.objects + 1, one.inventory_bytes // one.objects + 1)
     shard = Measure(size, per_object.bytes * size, per_object.inventory_bytes * size)
     assert unit_warnings(target, Measure(shard.objects * 5 // 4, shard.bytes * 5 // 4, 0), directory=True) == []

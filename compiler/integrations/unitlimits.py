@@ -34,8 +34,9 @@ FLUX_MAX_INVENTORY_BYTES = ETCD_MAX_REQUEST_BYTES - 64 * 1024
 # `{"id":"` + `","v":"` + `"}` + the comma between entries
 _ENTRY_FRAME = 17
 # A shard is kept well below a limit: jobs grow, and kustomize's build time grows faster than the directory
-# (400 objects build in 0.4 s, 5,054 in 44 s), so no recommendation is above this.
-MAX_RECOMMENDED_SHARD = 1_000
+# (400 objects build in 0.4 s, 5,054 in 44 s), so no recommendation is above these (docs/shards.md's N: a third of
+# the Application that failed for Argo CD; for Flux, whose status holds only the inventory, twice that).
+MAX_RECOMMENDED_SHARD = {Target.ARGOCD: 1_000, Target.FLUX: 2_000}
 _MARGIN = 0.8
 
 
@@ -123,11 +124,12 @@ def unit_warnings(target: Target, measure: Measure, *, directory: bool) -> list[
 
 def recommended_shard_size(target: Target, measure: Measure, *, directory: bool = True) -> int:
     """The --shard-size that keeps every shard at most 80% of each limit at this output's mean object size,
-    rounded down to a hundred, between 100 and MAX_RECOMMENDED_SHARD."""
+    rounded down to a hundred, between 100 and the engine's MAX_RECOMMENDED_SHARD."""
     objects = max(measure.objects, 1)
     fits = [
         limit.bound if limit is _OBJECTS else limit.bound * objects // max(limit.of(measure), 1)
         for limit in limits(target, directory=directory)
     ]
-    best = int(min(fits, default=MAX_RECOMMENDED_SHARD) * _MARGIN) // 100 * 100
-    return max(100, min(best, MAX_RECOMMENDED_SHARD))
+    most = MAX_RECOMMENDED_SHARD.get(target, 1_000)
+    best = int(min(fits, default=most) * _MARGIN) // 100 * 100
+    return max(100, min(best, most))
