@@ -239,3 +239,11 @@ def test_the_generator_names_duplicates_and_refuses_other_targets() -> None:
         unit_file(Target.FLUX, ["Shard-1", "shard-1"], settings)
     with pytest.raises(ValueError):
         unit_file(Target.PLAIN, ["shard-0001"], settings)
+
+
+def test_an_invalid_job_writes_neither_shards_nor_the_gitops_file(repo: Path) -> None:
+    (repo / "jobs" / "broken.yaml").write_text(json.dumps(job("Bad_Name", Worker=replica(1))), encoding="utf-8")
+    out = repo / "out"
+    done = _render("-o", str(out), "--shard-size", "20", "--target", "argocd", "--repo-url", URL, str(repo / "jobs"))
+    assert done.exit_code == 1 and "nothing was written" in done.stderr, done.stderr
+    assert not out.exists()
