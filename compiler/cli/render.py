@@ -144,12 +144,15 @@ def _render_stream(paths: tuple[str, ...], options: RenderOptions, fmt: str, gua
     """Render to standard output one job at a time (compiler.stream), the output held back until all is valid."""
     from mxjob_gitops.compiler.io.heldout import HeldOutput, regular_stdout
     from mxjob_gitops.compiler.io.streamed import StreamedInput
-    from mxjob_gitops.compiler.io.unitmeter import Meter, text_size
     from mxjob_gitops.compiler.render.emit import json_list_item, write_json_texts, write_yaml_texts
 
     streamed = StreamedInput(paths, options, [], check_first=not regular_stdout())
     held = HeldOutput(checked=lambda: streamed.render.checked)
-    meter = Meter(text_size) if guard else None
+    meter = None
+    if guard:
+        from mxjob_gitops.compiler.io.unitmeter import Meter, text_size
+
+        meter = Meter(text_size)
     try:
         if fmt == "json":
             write_json_texts(_metered(streamed, json_list_item, meter), held)

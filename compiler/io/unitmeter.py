@@ -7,10 +7,12 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mxjob_gitops.compiler.integrations.unitlimits import Measure, inventory_entry_bytes
-from mxjob_gitops.compiler.io.output_dir import Entry
+
+if TYPE_CHECKING:  # render to stdout never loads the output-directory code
+    from mxjob_gitops.compiler.io.output_dir import Entry
 
 T = TypeVar("T")
 
