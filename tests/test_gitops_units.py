@@ -247,3 +247,13 @@ def test_an_invalid_job_writes_neither_shards_nor_the_gitops_file(repo: Path) ->
     done = _render("-o", str(out), "--shard-size", "20", "--target", "argocd", "--repo-url", URL, str(repo / "jobs"))
     assert done.exit_code == 1 and "nothing was written" in done.stderr, done.stderr
     assert not out.exists()
+
+
+def test_repo_path_reads_the_work_tree_with_git(repo: Path, tmp_path: Path) -> None:
+    from mxjob_gitops.compiler.io.repopath import repo_path
+
+    assert repo_path(repo) == "."
+    assert repo_path(repo / "jobs") == "jobs"
+    assert repo_path(repo / "not" / "yet") == "not/yet"
+    assert repo_path(tmp_path / "outside") is None
+    assert repo_path(repo / ".git" / "x") is None  # inside the Git directory: no work-tree path
