@@ -114,6 +114,7 @@ def test_the_applicationset_names_one_application_per_shard(repo: Path) -> None:
     assert spec["generators"] == [
         {"list": {"elements": [{"name": f"deploy-prod-{s}", "path": f"deploy/prod/{s}"} for s in shards]}}
     ]
+    assert spec["template"]["metadata"]["annotations"] == {"argocd.argoproj.io/compare-options": "ServerSideDiff=false"}
     template = spec["template"]["spec"]
     assert template["project"] == "default"
     assert template["source"] == {"repoURL": URL, "targetRevision": "HEAD", "path": "{{.path}}"}

@@ -104,7 +104,12 @@ def application_set(shards: Sequence[str], settings: UnitSettings) -> dict[str, 
             # what it applied (the finalizer this adds), as a prune would. A recorded shard is never dropped.
             "syncPolicy": {"preserveResourcesOnDeletion": False},
             "template": {
-                "metadata": {"name": "{{.name}}", "labels": {"app.kubernetes.io/part-of": base}},
+                "metadata": {
+                    "name": "{{.name}}",
+                    "labels": {"app.kubernetes.io/part-of": base},
+                    # An instance-wide server-side diff can read a refused Pod change as Synced (docs/argocd.md).
+                    "annotations": {"argocd.argoproj.io/compare-options": "ServerSideDiff=false"},
+                },
                 "spec": {
                     "project": settings.project,
                     "source": {"repoURL": settings.repo_url, "targetRevision": settings.revision, "path": "{{.path}}"},
