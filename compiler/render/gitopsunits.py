@@ -159,10 +159,9 @@ def flux_objects(shards: Sequence[str], settings: UnitSettings) -> list[dict[str
 
 def flux_ref(revision: str) -> dict[str, str]:
     """The GitRepository's ref for a revision: a full SHA is a commit, a `refs/...` name a ref name, anything else a
-    branch (give a tag as refs/tags/NAME). HEAD, the default, is the branch `main` (FLUX_DEFAULT_BRANCH): Flux
-    resolves a ref name from the remote's advertised refs, where a host with the symref capability lists HEAD as a
-    symbolic reference without a hash of its own (fluxcd/pkg git/gogit/clone.go, cloneRefName and filterRefs),
-    and with no ref at all it takes the branch `master`."""
+    branch (give a tag as refs/tags/NAME). HEAD, the default, is the branch `main` (FLUX_DEFAULT_BRANCH): a
+    GitRepository has no documented form for the remote's default branch (without a ref it takes `master`; a ref
+    name is looked up among the remote's advertised refs, fluxcd/pkg git/gogit/clone.go, cloneRefName)."""
     if _FULL_SHA.fullmatch(revision):
         return {"commit": revision}
     if revision == "HEAD":
