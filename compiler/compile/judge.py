@@ -19,9 +19,11 @@ from typing import Any
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic
 from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.compile.blame import Blame
-from mxjob_gitops.compiler.render.cluster import cluster_spec
+from mxjob_gitops.compiler.render.cluster import cluster_spec, service_name
 from mxjob_gitops.compiler.render.decorations import JobContext
 from mxjob_gitops.compiler.render.expand import PodFactory, render_config_map, render_job_object, render_service
+from mxjob_gitops.compiler.render.gang.workload import API_VERSION as WORKLOAD_API
+from mxjob_gitops.compiler.render.gang.workload import kueue_workload
 from mxjob_gitops.compiler.render.job import CompiledJob, decorate, render_job, render_record
 from mxjob_gitops.compiler.render.jobset.controllers import controller_pod
 from mxjob_gitops.compiler.render.options import RenderOptions
@@ -32,6 +34,7 @@ from mxjob_gitops.compiler.rules.kubevalidate.meta import check_meta
 from mxjob_gitops.compiler.rules.kubevalidate.report import Found
 from mxjob_gitops.compiler.rules.kubevalidate.serviceaccount import admitted
 from mxjob_gitops.compiler.rules.kubevalidate.sizes import check_size
+from mxjob_gitops.compiler.rules.kubevalidate.workload import check_workload
 from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.compiler.spec.model import Replica
 
@@ -48,7 +51,9 @@ def judge_rendering(compiled: CompiledJob, options: RenderOptions, source: Manif
     version = options.kubernetes_version
     found: list[Diagnostic] = []
     roles = {replica.role: replica for replica in job.replicas}
+    judged = []
     for obj in representatives(compiled, options):
+        judged.append(obj)
         replica = _replica_of(obj, roles)
         for problem in judge_object(obj, version):
             found.append(blame.locate(problem, obj, replica))
@@ -60,6 +65,11 @@ def judge_rendering(compiled: CompiledJob, options: RenderOptions, source: Manif
                 found.extend(blame.overwritten_labels(pod, replica))
         elif obj.get("kind") == "Pod" and replica is not None:
             found.extend(blame.overwritten_labels(obj, replica))
+    if compiled.gang is not None and compiled.gang.scheduler.kind == "kueue":
+        counts = {service_name(job.name, r.role, 0).rsplit("-", 1)[0]: r.replicas for r in job.replicas}
+        workload = kueue_workload(judged, counts)
+        for problem in judge_object(workload, version) if workload is not None else []:
+            found.append(blame.locate_workload(problem, workload))
     unique = {(d.path, d.message): d for d in found}
     return list(unique.values())
 
@@ -98,6 +108,8 @@ def judge_object(obj: Manifest, version: str | None) -> Found:
         check_meta(found, obj.get("metadata"), ("metadata",), names.dns1123_subdomain)
     if obj.get("kind") == c.KIND or obj.get("kind") == "JobSet":
         check_keyed_lists(found, obj)
+    elif obj.get("kind") == "Workload" and obj.get("apiVersion") == WORKLOAD_API:  # not scheduling.k8s.io's
+        check_workload(found, obj)
     check_size(found, obj, core)
     return found
 
