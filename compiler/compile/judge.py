@@ -9,6 +9,12 @@ and a job is judged at the cost of a few objects, not of its whole rendering: ev
 PodGroup, MXJob, JobSet) is judged whole, as written. A JobSet's pod templates are judged as the pods its Job
 controller creates from them (compiler.jobset.controllers), the first place a server applies the pod rules to
 them. tests/test_judge.py holds `representatives` to the rendering itself.
+
+The rules that read an object's own name are length limits over names that differ only in the index at their end
+(a Pod's and a Service's name, the claim `<pod>-<volume>` of an ephemeral volume, a JobSet pod's hostname and
+generateName): the highest index has the longest name and fails whenever a lower one does, so judging it judges
+them all (tests/test_judge_names.py checks every index). With `--gang-scheduler kueue` the Workload Kueue creates
+for the pods or the JobSet (compiler.gang.workload) is built from the same objects and judged against its CRD.
 """
 
 from __future__ import annotations
@@ -68,8 +74,8 @@ def judge_rendering(compiled: CompiledJob, options: RenderOptions, source: Manif
     if compiled.gang is not None and compiled.gang.scheduler.kind == "kueue":
         counts = {service_name(job.name, r.role, 0).rsplit("-", 1)[0]: r.replicas for r in job.replicas}
         workload = kueue_workload(judged, counts)
-        for problem in judge_object(workload, version) if workload is not None else []:
-            found.append(blame.locate_workload(problem, workload))
+        if workload is not None:
+            found.extend(blame.locate_workload(problem, workload) for problem in judge_object(workload, version))
     unique = {(d.path, d.message): d for d in found}
     return list(unique.values())
 

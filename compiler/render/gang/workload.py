@@ -25,8 +25,8 @@ from mxjob_gitops.compiler.base.jsonutil import as_dict, as_list
 from mxjob_gitops.compiler.render.gang.kueue import KUEUE_GROUP_LABEL, KUEUE_QUEUE_LABEL
 
 Manifest = dict[str, Any]
-API_VERSION = "kueue.x-k8s.io/v1beta1"
-_UID = "00000000-0000-0000-0000-000000000000"  # every owner's uid has this length
+API_VERSION = "kueue.x-k8s.io/v1beta2"
+_UID = "00000000-0000-0000-0000-{:012x}"  # an owner's uid: every one has this length
 _HASH = "0" * 5  # the name's hash suffix: five hex characters
 
 
@@ -44,10 +44,11 @@ def kueue_workload(objects: list[Manifest], counts: Mapping[str, int]) -> Manife
         return None
     pods = list(roles.values())
     first = pods[0]["metadata"]
-    owners, pod_sets = [], []
+    owners: list[Manifest] = []
+    pod_sets: list[Manifest] = []
     for index, (prefix, pod) in enumerate(roles.items()):
         count = counts.get(prefix, 1)
-        owners.extend(_owner("v1", "Pod", f"{prefix}-{i}") for i in range(count))
+        owners.extend(_owner("v1", "Pod", f"{prefix}-{i}", len(owners) + i) for i in range(count))
         pod_sets.append({"name": f"{index:08x}", "count": count, "template": {"spec": pod["spec"]}})
     return _workload(str(first["labels"][KUEUE_GROUP_LABEL]), first, pods[0]["spec"], owners, pod_sets)
 
@@ -63,7 +64,7 @@ def _jobset_workload(jobset: Manifest) -> Manifest | None:
         count = int(entry.get("replicas", 1)) * int(job_spec.get("parallelism", 1))
         pod_sets.append({"name": entry.get("name"), "count": count, "template": job_spec.get("template")})
     name = f"jobset-{metadata.get('name')}"[: 253 - 6] + f"-{_HASH}"
-    owner = _owner(str(jobset.get("apiVersion")), "JobSet", str(metadata.get("name")))
+    owner = _owner(str(jobset.get("apiVersion")), "JobSet", str(metadata.get("name")), 0)
     template_spec = as_dict(as_dict(pod_sets[0]["template"]).get("spec")) if pod_sets else {}
     return _workload(name, metadata, template_spec, [owner], pod_sets)
 
@@ -80,10 +81,11 @@ def _workload(
     if queue:
         spec["queueName"] = queue
     if pod_spec.get("priorityClassName"):
-        spec["priorityClassName"] = pod_spec["priorityClassName"]
+        name = pod_spec["priorityClassName"]
+        spec["priorityClassRef"] = {"group": "scheduling.k8s.io", "kind": "PriorityClass", "name": name}
         spec["priority"] = 0  # the class's value, which Kueue reads from the cluster
     return {"apiVersion": API_VERSION, "kind": "Workload", "metadata": metadata, "spec": spec}
 
 
-def _owner(api_version: str, kind: str, name: str) -> Manifest:
-    return {"apiVersion": api_version, "kind": kind, "name": name, "uid": _UID}
+def _owner(api_version: str, kind: str, name: str, number: int) -> Manifest:
+    return {"apiVersion": api_version, "kind": kind, "name": name, "uid": _UID.format(number)}

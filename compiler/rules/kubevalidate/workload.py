@@ -1,6 +1,6 @@
 """A Kueue Workload (the one Kueue creates for our pods or JobSet, compiler.gang.workload) against what its CRD
 makes the API server refuse: kubernetes-sigs/kueue config/components/crd/bases/kueue.x-k8s.io_workloads.yaml
-(`spec.queueName` and `spec.priorityClassName`: DNS-1123 subdomain patterns of at most 253 characters;
+(v1beta2: `spec.queueName` and `spec.priorityClassRef.name`: DNS-1123 subdomain patterns of at most 253 characters;
 `spec.podSets`: 1 to 18 items keyed by `name`, a DNS-1123 label pattern of at most 63 characters, `count` at
 least 0; each pod set's template keyed as a pod template's lists are). The wording is apiextensions-apiserver's
 (kube-openapi validate errors: "in body should ..."). Called by compiler.judge."""
@@ -23,9 +23,11 @@ HINT = "Kueue cannot create the Workload for the pods, which then stay gated; se
 
 def check_workload(found: Found, workload: dict[str, Any]) -> None:
     spec = as_dict(workload.get("spec"))
-    for field in ("queueName", "priorityClassName"):
-        if isinstance(spec.get(field), str):
-            _string(found, ("spec", field), spec[field], 253, SUBDOMAIN)
+    if isinstance(spec.get("queueName"), str):
+        _string(found, ("spec", "queueName"), spec["queueName"], 253, SUBDOMAIN)
+    priority = as_dict(spec.get("priorityClassRef")).get("name")
+    if isinstance(priority, str):
+        _string(found, ("spec", "priorityClassRef", "name"), priority, 253, SUBDOMAIN)
     pod_sets = as_list(spec.get("podSets"))
     if not 1 <= len(pod_sets) <= MAX_POD_SETS:
         message = f"Invalid value: {len(pod_sets)}: spec.podSets in body must have between 1 and {MAX_POD_SETS} items"
