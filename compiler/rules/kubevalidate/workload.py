@@ -14,7 +14,7 @@ from mxjob_gitops.compiler.base.diagnostics import Code, JsonPath, error
 from mxjob_gitops.compiler.rules.kubevalidate.keyedlists import check_template_lists
 from mxjob_gitops.compiler.rules.kubevalidate.report import Found, as_dict, as_list, duplicate, is_int
 
-K = Code.K8S_CEL
+K = Code.K8S_POD_GROUP
 SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 MAX_POD_SETS = 18
