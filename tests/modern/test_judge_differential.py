@@ -160,3 +160,15 @@ def test_edits_in_any_mode_agree_with_the_servers(
     judges: ModernServer, edit: Edit, mode: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _agree(edit, mode, judges, tmp_path, monkeypatch)
+
+
+KUEUE_RUNS = [e for e in MODERN_EDITS if "--gang-scheduler" not in e.args and "--engine" not in e.args]
+
+
+@pytest.mark.parametrize("edit", KUEUE_RUNS, ids=lambda e: e.name)
+def test_each_edit_under_kueue_agrees_with_the_servers(
+    judges: ModernServer, edit: Edit, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every edit of the pods engine once more with `--gang-scheduler kueue=team-a`: the Workload Kueue creates
+    from its pods is judged with them."""
+    _agree(edit, ("--gang-scheduler", "kueue=team-a"), judges, tmp_path, monkeypatch)
