@@ -98,6 +98,13 @@ def _owned_label(value: str) -> Callable[[Job], None]:
     return change
 
 
+def _template_label(key: str, value: str) -> Callable[[Job], None]:
+    def change(job: Job) -> None:
+        _worker(job).setdefault("metadata", {}).setdefault("labels", {})[key] = value
+
+    return change
+
+
 def _duplicate_env(job: Job) -> None:
     _worker(job)["spec"]["containers"][0]["env"] = [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]
 
@@ -415,6 +422,11 @@ EDITS = (
         True,
         f"{WORKER}.spec.containers[0].env[1]",
     ),
+    Edit(
+        "workload-priority-label-kueue", _template_label("kueue.x-k8s.io/priority-class", "Low_Priority"), KUEUE, True
+    ),
+    Edit("workload-priority-label-plain", _template_label("kueue.x-k8s.io/priority-class", "Low_Priority"), (), False),
+    Edit("workload-priority-label-ok-kueue", _template_label("kueue.x-k8s.io/priority-class", "low"), KUEUE, False),
     Edit("duplicate-env-no-job-volcano", _duplicate_env, ("--no-job", "--gang-scheduler", "volcano"), False),
     # Names: every name rule is a length limit, binding first on the longest name (the highest index of a type;
     # here the scheduler's, longer than any worker's below index 1000). The servers judge every object.

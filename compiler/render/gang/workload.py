@@ -5,9 +5,10 @@ exit 0 from us. Only what Kueue copies from our objects is filled in; the rest (
 - A plain pod group (the pods engine), kubernetes-sigs/kueue pkg/controller/jobs/pod/pod_controller.go
   `ConstructComposableWorkload`: the Workload is named after the group (the pod-group-name label), owned by every
   pod of the group (`SetOwnerReference` per pod), its queue the pods' queue-name label, its priority class the
-  pods' `priorityClassName`; one pod set per role (`constructGroupPodSets`: the pods of a replica type share a
-  role hash, an 8-character hex name), counting the pods of the role, its template the pod's spec alone
-  (`constructPodSet`: `Template.Spec` is a deep copy of the pod's spec, no metadata).
+  pods' kueue.x-k8s.io/priority-class label (a WorkloadPriorityClass), else their `priorityClassName`; one pod
+  set per role (`constructGroupPodSets`: the pods of a replica type share a role hash, an 8-character hex name),
+  counting the pods of the role, its template the pod's spec alone (`constructPodSet`: `Template.Spec` is a
+  deep copy of the pod's spec, no metadata).
 - A JobSet, pkg/controller/jobs/jobset/jobset_controller.go `PodSets`: one pod set per replicatedJob, named after
   it, counting replicas x parallelism, its template the replicatedJob's pod template; the Workload is
   `jobset-<name>-<hash>` (pkg/controller/jobframework `GetWorkloadNameForOwnerWithGVK`), owned by the JobSet.
@@ -26,6 +27,7 @@ from mxjob_gitops.compiler.render.gang.kueue import KUEUE_GROUP_LABEL, KUEUE_QUE
 
 Manifest = dict[str, Any]
 API_VERSION = "kueue.x-k8s.io/v1beta2"
+PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"  # pkg/controller/constants WorkloadPriorityClassLabel
 _UID = "00000000-0000-0000-0000-{:012x}"  # an owner's uid: every one has this length
 _HASH = "0" * 5  # the name's hash suffix: five hex characters
 
@@ -51,6 +53,15 @@ def kueue_workload(objects: list[Manifest], counts: Mapping[str, int]) -> Manife
         owners.extend(_owner("v1", "Pod", f"{prefix}-{i}", len(owners) + i) for i in range(count))
         pod_sets.append({"name": f"{index:08x}", "count": count, "template": {"spec": pod["spec"]}})
     return _workload(str(first["labels"][KUEUE_GROUP_LABEL]), first, pods[0]["spec"], owners, pod_sets)
+
+
+def _priority_class(labels: dict[str, Any], pod_spec: Manifest) -> Manifest | None:
+    """jobframework's priority: a WorkloadPriorityClass named by the label wins over the pods' PriorityClass."""
+    if labels.get(PRIORITY_LABEL):
+        return {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass", "name": labels[PRIORITY_LABEL]}
+    if pod_spec.get("priorityClassName"):
+        return {"group": "scheduling.k8s.io", "kind": "PriorityClass", "name": pod_spec["priorityClassName"]}
+    return None
 
 
 def _jobset_workload(jobset: Manifest) -> Manifest | None:
@@ -80,9 +91,9 @@ def _workload(
     queue = as_dict(source.get("labels")).get(KUEUE_QUEUE_LABEL)
     if queue:
         spec["queueName"] = queue
-    if pod_spec.get("priorityClassName"):
-        name = pod_spec["priorityClassName"]
-        spec["priorityClassRef"] = {"group": "scheduling.k8s.io", "kind": "PriorityClass", "name": name}
+    priority = _priority_class(as_dict(source.get("labels")), pod_spec)
+    if priority is not None:
+        spec["priorityClassRef"] = priority
         spec["priority"] = 0  # the class's value, which Kueue reads from the cluster
     return {"apiVersion": API_VERSION, "kind": "Workload", "metadata": metadata, "spec": spec}
 
