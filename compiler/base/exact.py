@@ -43,3 +43,9 @@ def shortcuts_off(setting: str) -> frozenset[str]:
     if unknown:
         raise ValueError(f"{unknown[0]!r} is no fast path: use 1 (all), or names among {', '.join(SHORTCUTS)}")
     return frozenset(names)
+
+
+def set_exact(setting: str) -> None:
+    """Turn off in the current run the fast paths `setting` names, as MXJOB_EXACT does (shortcuts_off); the others
+    come back on. For library callers and tests; the command line builds its run with them (io/runcontext.py)."""
+    current_run().off = shortcuts_off(setting)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,12 +19,14 @@ from mxjob_gitops.compiler.cli.flags import (
     verbosity_options,
 )
 from mxjob_gitops.compiler.cli.guard import guarded
-from mxjob_gitops.compiler.cli.render_flags import render_options
+from mxjob_gitops.compiler.cli.render_flags import render_options, shard_layout, shard_options, unit_options
 from mxjob_gitops.compiler.io.startup import paused_gc
 from mxjob_gitops.compiler.render.options import RenderOptions
 
 if TYPE_CHECKING:
+    from mxjob_gitops.compiler.base.diagnostics import Diagnostic
     from mxjob_gitops.compiler.io.streamed import StreamedInput
+    from mxjob_gitops.compiler.render.gitopsunits import UnitSettings
 
 # kubectl's `-o json` prints JSON; ours names a directory. A directory called like an output format is
 # almost always that habit, so it is refused unless written as a path (./json) or already there.
@@ -61,6 +64,8 @@ def check_output_dir(_ctx: click.Context, _param: click.Parameter, value: str | 
     help="Let DIR or a directory above it be a symbolic link (refused by default: in a checked-out pull "
     "request one can send the files anywhere).",
 )
+@unit_options
+@shard_options
 @render_options
 @verbosity_options
 def render(
@@ -69,6 +74,10 @@ def render(
     output_dir: Path | None,
     follow_output_symlink: bool,
     options: RenderOptions,
+    shard_size: int | None,
+    move_jobs: tuple[str, ...],
+    units: UnitSettings | None,
+    repo_path: str | None,
 ) -> None:
     """Render MXJob specs in PATH... (files, directories, or - for stdin; no PATH reads a piped stdin)
     into explicit manifests.
@@ -76,23 +85,38 @@ def render(
     Other Kubernetes objects in the input pass through unchanged. Nothing is printed or written
     unless every input is valid.
     """
+    if shard_size is not None and output_dir is None:
+        raise click.UsageError("--shard-size lays out the output directory: give -o DIR with it")
+    if move_jobs and shard_size is None:
+        raise click.UsageError("--move-job moves a job between shards: give -o DIR --shard-size N with it")
     from mxjob_gitops.compiler.io.renderout import render_stream, render_to_dir
 
     paths = paths_or_stdin(paths)
+    guard = shard_size is None and options.target.value in ("argocd", "flux")  # the size guard: MXJ330
     with guarded(), paused_gc():
         if output_dir is None:
-            render_stream(paths, options, fmt, finish)
-        else:
-            render_to_dir(paths, options, fmt, output_dir, follow_output_symlink, finish)
+            render_stream(paths, options, fmt, guard, finish, _report)
+            return
+        layout = shard_layout(shard_size, move_jobs)
+        if units is not None and shard_size is not None:
+            from mxjob_gitops.compiler.io.unitlayout import unit_layout
+
+            layout = unit_layout(shard_size, move_jobs, options, units, output_dir, repo_path)
+        render_to_dir(paths, options, fmt, output_dir, follow_output_symlink, layout, guard, finish, _report)
 
 
 def finish(streamed: StreamedInput) -> None:
     """Report every diagnostic; exit 1 on errors, 2 when the input held no object."""
     from mxjob_gitops.compiler.base.diagnostics import has_errors
-    from mxjob_gitops.compiler.cli.common import report
 
-    report(streamed.render.diagnostics, quiet=quiet())
+    _report(streamed.render.diagnostics)
     if has_errors(streamed.render.diagnostics):
         raise Exit(FINDINGS)
     if not streamed.render.valid_items:
         raise fail(NO_OBJECTS, USAGE)
+
+
+def _report(diagnostics: Sequence[Diagnostic]) -> None:
+    from mxjob_gitops.compiler.cli.common import report
+
+    report(diagnostics, quiet=quiet())
