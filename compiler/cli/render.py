@@ -19,7 +19,7 @@ from mxjob_gitops.compiler.cli.flags import (
     verbosity_options,
 )
 from mxjob_gitops.compiler.cli.guard import guarded
-from mxjob_gitops.compiler.cli.render_flags import render_options, shard_layout, shard_options, unit_options
+from mxjob_gitops.compiler.cli.render_flags import render_options, shard_options, unit_options
 from mxjob_gitops.compiler.io.startup import paused_gc
 from mxjob_gitops.compiler.render.options import RenderOptions
 
@@ -97,11 +97,9 @@ def render(
         if output_dir is None:
             render_stream(paths, options, fmt, guard, finish, _report)
             return
-        layout = shard_layout(shard_size, move_jobs)
-        if units is not None and shard_size is not None:
-            from mxjob_gitops.compiler.io.unitlayout import unit_layout
+        from mxjob_gitops.compiler.io.unitlayout import output_layout
 
-            layout = unit_layout(shard_size, move_jobs, options, units, output_dir, repo_path)
+        layout = output_layout(shard_size, move_jobs, options, units, output_dir, repo_path)
         render_to_dir(paths, options, fmt, output_dir, follow_output_symlink, layout, guard, finish, _report)
 
 

@@ -193,16 +193,6 @@ def shard_options(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
-def shard_layout(size: int | None, moves: tuple[str, ...]) -> Any:
-    """The io.shards layout for --shard-size (None without it)."""
-    if size is None:
-        return None
-    from mxjob_gitops.compiler.compile.shards import job_unit
-    from mxjob_gitops.compiler.io.shards import ShardLayout
-
-    return ShardLayout(size, [unit for unit in map(job_unit, moves) if unit is not None])
-
-
 def _checked(check: Callable[[str], str]) -> Callable[[click.Context, click.Parameter, str | None], str | None]:
     """A click callback that refuses a value `check` finds a problem with (the value escaped in the message)."""
 
