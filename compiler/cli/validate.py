@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import sys
 
 import click
 
-from mxjob_gitops.compiler.base.diagnostics import Code, Severity
 from mxjob_gitops.compiler.base.printcap import printed_limit
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail
 from mxjob_gitops.compiler.cli.flags import (
@@ -81,16 +78,9 @@ def validate(
     Reports every problem: MXJob input errors at file:line:column, and schema violations of every
     rendered object (Pods, Services, ConfigMaps, PodGroups, the MXJob, and objects passed through).
     """
-    from mxjob_gitops.compiler.base.diagnostics import has_errors
-    from mxjob_gitops.compiler.compile.documents import compile_documents
-    from mxjob_gitops.compiler.io.inputs import kubernetes_files_only, read_inputs
-    from mxjob_gitops.compiler.io.origins import relocate_report
-    from mxjob_gitops.compiler.io.units import split_rendered, stale_renderings
-    from mxjob_gitops.compiler.read.source import parse_text
+    from mxjob_gitops.compiler.io.validating import validate_paths
     from mxjob_gitops.compiler.report.validate import reporter
     from mxjob_gitops.compiler.validate.kubeschema import VersionUnavailable, schema_version
-    from mxjob_gitops.compiler.validate.pacing import validate_paced
-    from mxjob_gitops.compiler.validate.validation import Report, unchecked, vouch_for
 
     paths = paths_or_stdin(paths)
     with guarded(), paused_gc():
@@ -98,31 +88,16 @@ def validate(
             version = schema_version(options.kubernetes_version)
         except VersionUnavailable as exc:
             raise fail(str(exc), USAGE) from None
-        # Objects given as they are are checked while they are read, in the processes that read a large input
-        # (compiler.fanout); what passes is not checked again (compiler.validation.vouch_for).
-        inputs = read_inputs(paths, parse=functools.partial(parse_text, vouch=vouch_for(version, strict)))
-        if skip_non_kubernetes:
-            inputs = kubernetes_files_only(inputs)
-        # Rendered output (a `render` stream or `-o` directory) carries each job's ConfigMap: its MXJob is checked
-        # as the object it is, not expanded a second time (the same rule as `mxjob diff`). A committed `render -o`
-        # directory beside the specs is checked as a unit of its own (cli.units).
-        units = split_rendered(inputs)
-        plans = [compile_documents(u.documents, dataclasses.replace(options, keep_rendered=True)) for u in units]
-        found = [*inputs.diagnostics, *(d for plan in plans for d in plan.diagnostics)]
-        found.extend(stale_renderings(plans) if not has_errors(found) else [])
-        if quiet():  # -q: errors only, in every format (warnings and notes are left out of the report)
-            found = [d for d in found if d.severity is Severity.ERROR]
-        report = Report(version, strict, found, files=inputs.files, print_limit=printed_limit(verbosity()))
-        # Over a resource limit, checking every rendered object is the very work the limit is there to stop.
-        limited = any(d.code is Code.LIMIT_EXCEEDED for d in found)
-        for plan in plans if not limited else []:
-            results = validate_paced(plan, version, strict)
-            if use_kubeconform:
-                from mxjob_gitops.compiler.io.kubeconform import run_kubeconform
-
-                results = run_kubeconform(results, plan, version, strict, kubeconform_locations)
-            report.objects.extend(results)
-        report.diagnostics.extend(unchecked(report, reject_missing_schemas))
-        relocate_report(report)
+        report = validate_paths(
+            paths,
+            options,
+            version,
+            strict=strict,
+            skip_non_kubernetes=skip_non_kubernetes,
+            reject_missing_schemas=reject_missing_schemas,
+            kubeconform_locations=kubeconform_locations if use_kubeconform else None,
+            errors_only=quiet(),
+            print_limit=printed_limit(verbosity()),
+        )
         reporter(fmt).write(report, sys.stdout)
         raise Exit(OK if report.ok else FINDINGS)
