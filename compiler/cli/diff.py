@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 import sys
-import time
 from pathlib import Path
-from typing import TextIO
 
 import click
 
@@ -136,13 +133,10 @@ def diff(
     Paths may be MXJob specs, directories, or already-rendered manifests. Exit 0 no differences,
     1 differences, 2 error or an update the API server would refuse (as kubectl diff: >1 is trouble).
     """
-    from mxjob_gitops.compiler.compile.documents import sort_diagnostics
-    from mxjob_gitops.compiler.diff.changes import DiffOptions, diff_manifests
     from mxjob_gitops.compiler.diff.diffview import ViewOptions
-    from mxjob_gitops.compiler.diff.restarts import plan_restarts
-    from mxjob_gitops.compiler.io.running import observed_restarts
+    from mxjob_gitops.compiler.io.diffsides import changed
     from mxjob_gitops.compiler.io.splitparts import write_parts
-    from mxjob_gitops.compiler.io.startup import import_paused
+    from mxjob_gitops.compiler.io.stdstreams import colour_wanted
     from mxjob_gitops.compiler.report.diagnostics import write_refusals
     from mxjob_gitops.compiler.report.diff import DiffReport, Presentation, reporter
 
@@ -154,47 +148,27 @@ def diff(
         except ValueError as exc:
             raise fail(f"--ignore-path {exc}", USAGE) from None
         options = dataclasses.replace(options, keep_rendered=True)
+        cluster = LiveCluster(kubeconfig, kube_context, prune_scope)
         if live:
-            cluster = LiveCluster(kubeconfig, kube_context, prune_scope)
             side = functools.partial(compile_inputs, quiet=True, failure=USAGE)
-            old, new, base_label, head_label, refused = live_sides(paths, base, head, cluster, options, side)
+            compared = live_sides(paths, base, head, cluster, options, side)
         else:
-            side = functools.partial(_compiled, options=options)
-            old, new, base_label, head_label, refused = sides(paths, base, head, side)
-        if old or new:
-            # compiler.changes compares differing objects with DeepDiff. Its import also imports pydantic when
-            # installed (deepdiff/helper.py, to tell pydantic models apart), half of its 0.09 s; objects here
-            # are JSON values, never models.
-            import_paused("deepdiff", hidden=("pydantic",))
-        changes = diff_manifests(old, new, DiffOptions(view, frozenset(ignore_kinds)))
-        restarts = plan_restarts(changes)
-        if live or kubeconfig or kube_context:  # a cluster: which of the pods concerned run, since when
-            restarts = observed_restarts(restarts, kubeconfig, kube_context, time.time())
-        from mxjob_gitops.compiler.io.origins import relocated
-
-        refused = relocated(refused)  # a refusal in a kustomize build, at its source file and line
-        refusals = tuple(sort_diagnostics(refused))
+            compared = sides(paths, base, head, functools.partial(_compiled, options=options))
+        observed = cluster if live or kubeconfig or kube_context else None  # a cluster: which pods run, since when
+        changes, restarts, refusals = changed(compared, view, frozenset(ignore_kinds), observed)
+        _, _, base_label, head_label, _ = compared
         report = DiffReport(changes, base_label, head_label, context_lines, refusals, tuple(restarts))
         split = None if split_dir is None else functools.partial(write_parts, split_dir)
-        presentation = Presentation(_colour_wanted(sys.stdout, colour), max_length, split, summary_only)
+        presentation = Presentation(colour_wanted(sys.stdout, colour), max_length, split, summary_only)
         reporter(fmt, presentation).write(report, sys.stdout)
         # An update the API server would refuse (a CRD transition rule: compiler.updates) is an error on stderr,
         # exit 2 (kubectl diff's "trouble", even with --exit-zero), the report printed all the same: the sync of
         # this change fails, and a CI gate that accepts 1 for "differences" must not pass it.
         write_refusals(report.refused, sys.stderr)
-        if has_errors(refused):
+        if has_errors(report.refused):
             raise Exit(USAGE)
         raise Exit(FINDINGS if report.differences and not exit_zero else OK)
 
 
 def _compiled(inputs: Inputs, cache: CompileCache | None, options: RenderOptions) -> Plan:
     return compile_inputs(inputs, options, quiet=True, failure=USAGE, cache=cache)
-
-
-def _colour_wanted(out: TextIO, mode: str) -> bool:
-    """--color: always, never, or auto (a terminal, and never when NO_COLOR is set)."""
-    if mode == "always":
-        return True
-    if mode == "never" or "NO_COLOR" in os.environ:
-        return False
-    return out.isatty()

@@ -1,5 +1,6 @@
 """The two sides of `mxjob diff`: read each (paths, Git revisions, or the cluster), compile it with the command's
-compiler (cli/diff.py passes one that reports and stops on errors), and keep what differs.
+compiler (cli/diff.py passes one that reports and stops on errors), and keep what differs; then the report of
+what changes between them (changed).
 
 Both return `Sides`: the old side's and the new side's manifests, their labels, and the updates the API server
 would refuse. A side that cannot be read as asked is a CommandError (exit 2)."""
@@ -9,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic
 from mxjob_gitops.compiler.compile.documents import Manifest, Plan
@@ -17,6 +19,11 @@ from mxjob_gitops.compiler.io.errors import CommandError
 from mxjob_gitops.compiler.io.inputs import Inputs
 from mxjob_gitops.compiler.io.live import LiveCluster, live_plugin
 from mxjob_gitops.compiler.render.options import RenderOptions
+
+if TYPE_CHECKING:
+    from mxjob_gitops.compiler.diff.changes import ObjectChange
+    from mxjob_gitops.compiler.diff.diffview import ViewOptions
+    from mxjob_gitops.compiler.diff.restarts import JobRestart
 
 Sides = tuple[list[Manifest], list[Manifest], str, str, list[Diagnostic]]
 # The command's compiler: inputs (and the diff's compile memo, or None) -> their plan.
@@ -93,3 +100,30 @@ def live_sides(
     # The MXJobs as the cluster stores them (what the server's transition rules compare against).
     refused = refused_updates(stored_jobs(live), plan) + refused_jobset_updates(old, new, plan)
     return old, new, "cluster", head or "working tree", refused
+
+
+def changed(
+    sides: Sides, view: ViewOptions, ignore_kinds: frozenset[str], cluster: LiveCluster | None
+) -> tuple[list[ObjectChange], list[JobRestart], tuple[Diagnostic, ...]]:
+    """What changes from the old side to the new, the jobs it restarts (with `cluster`: which of their pods run,
+    since when) and the updates the API server would refuse, at their source files and lines."""
+    import time
+
+    from mxjob_gitops.compiler.compile.documents import sort_diagnostics
+    from mxjob_gitops.compiler.diff.changes import DiffOptions, diff_manifests
+    from mxjob_gitops.compiler.diff.restarts import plan_restarts
+    from mxjob_gitops.compiler.io.origins import relocated
+    from mxjob_gitops.compiler.io.running import observed_restarts
+    from mxjob_gitops.compiler.io.startup import import_paused
+
+    old, new, _base_label, _head_label, refused = sides
+    if old or new:
+        # compiler.changes compares differing objects with DeepDiff. Its import also imports pydantic when
+        # installed (deepdiff/helper.py, to tell pydantic models apart), half of its 0.09 s; objects here
+        # are JSON values, never models.
+        import_paused("deepdiff", hidden=("pydantic",))
+    changes = diff_manifests(old, new, DiffOptions(view, ignore_kinds))
+    restarts = plan_restarts(changes)
+    if cluster is not None:  # which of the pods concerned run, since when
+        restarts = observed_restarts(restarts, cluster.kubeconfig, cluster.context, time.time())
+    return changes, restarts, tuple(sort_diagnostics(relocated(refused)))  # a kustomize build's at their source

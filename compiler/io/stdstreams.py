@@ -1,5 +1,6 @@
-"""The process's standard streams while a command runs: standard error escaped line by line (EscapedLines), and
-standard output pointed at /dev/null once writing to it failed (drop_stdout). cli.guard installs and uses both."""
+"""The process's standard streams while a command runs: standard error escaped line by line (EscapedLines),
+standard output pointed at /dev/null once writing to it failed (drop_stdout), both installed and used by cli.guard;
+and whether a stream is to be coloured (colour_wanted, for diff --color)."""
 
 from __future__ import annotations
 
@@ -46,3 +47,12 @@ def drop_stdout() -> None:
     with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+
+
+def colour_wanted(out: TextIO, mode: str) -> bool:
+    """--color: always, never, or auto (a terminal, and never when NO_COLOR is set)."""
+    if mode == "always":
+        return True
+    if mode == "never" or "NO_COLOR" in os.environ:
+        return False
+    return out.isatty()
