@@ -30,6 +30,13 @@ def report(diagnostics: Sequence[Diagnostic], *, quiet: bool = False) -> None:
     write_diagnostics(relocated(diagnostics), sys.stderr, quiet=quiet, limit=printed_limit(verbosity()))
 
 
+def report_or_stop(diagnostics: Sequence[Diagnostic], *, quiet: bool, failure: int = FINDINGS) -> None:
+    """report() every diagnostic; stop with `failure` when one is an error (before any output)."""
+    report(diagnostics, quiet=quiet)
+    if has_errors(diagnostics):
+        raise Exit(failure)
+
+
 def compile_inputs(
     inputs: Inputs,
     options: RenderOptions,
@@ -41,10 +48,7 @@ def compile_inputs(
 ) -> Plan:
     """Compile read inputs; on any error print every diagnostic and stop with `failure` before any output."""
     plan = compile_documents(inputs.documents, options, defaults=defaults, cache=cache)
-    diagnostics = [*inputs.diagnostics, *plan.diagnostics]
-    report(diagnostics, quiet=quiet)
-    if has_errors(diagnostics):
-        raise Exit(failure)
+    report_or_stop([*inputs.diagnostics, *plan.diagnostics], quiet=quiet, failure=failure)
     return plan
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from mxjob_gitops.compiler.cli.common import FORMATS, NO_OBJECTS
-from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail
+from mxjob_gitops.compiler.cli.exits import USAGE, fail
 from mxjob_gitops.compiler.cli.flags import (
     filename_option,
     format_option,
@@ -105,11 +105,9 @@ def render(
 
 def finish(streamed: StreamedInput) -> None:
     """Report every diagnostic; exit 1 on errors, 2 when the input held no object."""
-    from mxjob_gitops.compiler.base.diagnostics import has_errors
+    from mxjob_gitops.compiler.cli.common import report_or_stop
 
-    _report(streamed.render.diagnostics)
-    if has_errors(streamed.render.diagnostics):
-        raise Exit(FINDINGS)
+    report_or_stop(streamed.render.diagnostics, quiet=quiet())
     if not streamed.render.valid_items:
         raise fail(NO_OBJECTS, USAGE)
 
