@@ -87,6 +87,14 @@ def read_revision(
     inputs = Inputs()
     _read_blobs(revision, top, [(name, oid) for name, oid in wanted if oid not in known], known)
     labelled = [(f"{revision}:{shown(top / name)}", known[oid]) for name, oid in wanted]
+    from mxjob_gitops.compiler.io.output_dir import INDEX
+
+    indexed = {PurePosixPath(name).parent for name, _oid, mode in listing if PurePosixPath(name).name == INDEX}
+    inputs.renderings = {
+        PurePosixPath(label).parent.as_posix()
+        for (name, _oid), (label, _text) in zip(wanted, labelled, strict=True)
+        if PurePosixPath(name).parent in indexed
+    }
     ahead = reading_ahead(parse)
     if ahead is not None:
         ahead.read_ahead(labelled)

@@ -47,6 +47,8 @@ class Inputs:
     documents: list[SourceDocument] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    # The directories (labelled as the files are) that hold an earlier `render -o`'s index (io.units).
+    renderings: set[str] = field(default_factory=set)
 
 
 def is_manifest_path(parts: Sequence[str]) -> bool:
@@ -62,12 +64,10 @@ def discover(
     skip: Sequence[Path] = (),
     allow_empty: bool = False,
     root: Path | None = None,
-    note_renders: bool = False,
 ) -> list[str]:
     """Expand directories into their manifest files in a stable order; '-' and -k DIR (cli.kustomize) stay as
-    they are. `root`: the tree a named path's link may lead into (default the working directory). `note_renders`:
-    say so when a directory holds an earlier `render -o`'s output (render only: validate and diff read rendered
-    output on purpose, as the rendered objects it holds)."""
+    they are. `root`: the tree a named path's link may lead into (default the working directory). A directory
+    holding an earlier `render -o`'s output is read like the others; io.units says how it counts."""
     from mxjob_gitops.compiler.io.kustomize import Kustomization, refuse_raw
 
     found: list[str] = []
@@ -83,7 +83,7 @@ def discover(
             found.append(raw)
         elif path.is_dir():
             refuse_raw(path, raw)
-            found.extend(_walk(path, skipped, note_renders))
+            found.extend(_walk(path, skipped))
         elif path.is_file() and path.name in KUSTOMIZE_FILES:
             _note_kustomization(path.parent, named=True)  # pre-commit names every YAML file: recognised, not read
             recognised = True
@@ -98,21 +98,16 @@ def discover(
     return found
 
 
-def _walk(root: Path, skipped: list[Path], note_renders: bool = False) -> list[str]:
+def _walk(root: Path, skipped: list[Path]) -> list[str]:
     """The manifest files below `root`, sorted by path. cli.walk does not enter a linked directory, and hidden
     directories are not entered (nothing below one is read): every directory between `root` and a file is a real
     one, so only a file that is itself a link needs the check of _within."""
-    from mxjob_gitops.compiler.io.output_dir import INDEX
-
     files: list[str] = []
     found: list[tuple[str, Path, bool]] = []
-    indexes: list[Path] = []
     try:
         for folder, entries in walk(root):
             for entry in entries:
                 path = folder / entry.name
-                if entry.name == INDEX:
-                    indexes.append(path)
                 # Not a regular file: a FIFO, a socket, a dangling link or one to a directory.
                 if is_manifest_path((entry.name,)) and os.path.isfile(path):
                     found.append((path.as_posix(), path, os.path.islink(path)))
@@ -125,8 +120,6 @@ def _walk(root: Path, skipped: list[Path], note_renders: bool = False) -> list[s
             f"{terminal(exc.path.as_posix())}: directories nest deeper than {MAX_DIRECTORY_DEPTH} levels below "
             f"{terminal(root.as_posix())}; nothing was read (docs/limits.md)"
         ) from None
-    if note_renders:
-        _note_earlier_renders(sorted(indexes), skipped)
     for label, path, linked in sorted(found, key=lambda entry: entry[0]):
         if linked:
             _within(path, root, label)
@@ -156,31 +149,6 @@ def _within(path: Path, root: Path, label: str) -> None:
             f"(to {terminal(target.as_posix())}); links are followed only within the directory read. "
             "Copy the file in, or run from a directory that holds it"
         )
-
-
-def _note_earlier_renders(indexes: list[Path], skipped: list[Path]) -> None:
-    """Say so when a directory below ROOT holds an earlier `mxjob render -o`'s output: it is read like any other.
-
-    Only the directories the user names (render's own -o DIR) are left out. A file in the tree never decides what
-    is read: an index file committed beside a spec would otherwise hide that spec from the CI gate
-    (docs/security.md, "Files and directories read"). Reading an earlier output again reports its objects as
-    duplicates (MXJ210), with this note saying why.
-    """
-    from mxjob_gitops.compiler.base.escape import terminal
-    from mxjob_gitops.compiler.io.output_dir import INDEX
-    from mxjob_gitops.compiler.io.verbosity import quiet
-
-    if quiet():
-        return
-    for index in indexes:
-        directory = index.parent
-        if index.is_file() and not any(directory.resolve().is_relative_to(s) for s in skipped):
-            click.echo(
-                f"mxjob: note: {terminal(directory.as_posix())} holds the output of an earlier `mxjob render -o` "
-                f"({INDEX}) and is read as input like every other file; keep rendered output outside the "
-                "directories you pass",
-                err=True,
-            )
 
 
 def _note_kustomization(directory: Path, named: bool = False) -> None:
@@ -346,7 +314,17 @@ def read_inputs(
     parse: Parser = parse_text,
     root: Path | None = None,
 ) -> Inputs:
-    return parsed_inputs(input_texts(paths, skip, allow_empty, root), parse)
+    inputs = parsed_inputs(input_texts(paths, skip, allow_empty, root), parse)
+    inputs.renderings = renderings_of(inputs.files)
+    return inputs
+
+
+def renderings_of(labels: Iterable[str]) -> set[str]:
+    """The directories of these work-tree files that hold an earlier `render -o`'s index file (io.units)."""
+    from mxjob_gitops.compiler.io.output_dir import INDEX
+
+    parents = {Path(label).parent for label in labels if not label.startswith("<")}
+    return {parent.as_posix() for parent in parents if (parent / INDEX).is_file()}
 
 
 def parsed_inputs(texts: Iterable[tuple[str, str | Unread]], parse: Parser, inputs: Inputs | None = None) -> Inputs:
@@ -375,14 +353,13 @@ def input_texts(
     skip: Sequence[Path] = (),
     allow_empty: bool = False,
     root: Path | None = None,
-    note_renders: bool = False,
 ) -> Iterator[tuple[str, str | Unread]]:
     """Each input's name and text (or why it cannot be read), one at a time."""
     from mxjob_gitops.compiler.io import kustomize
 
     stdin_used = False
     budget = run_budget()
-    for name in discover(paths, skip, allow_empty, root, note_renders):
+    for name in discover(paths, skip, allow_empty, root):
         if name == "-":
             if stdin_used:
                 raise InputError("'-' (standard input) can be given only once")
@@ -482,4 +459,5 @@ def kubernetes_files_only(inputs: Inputs) -> Inputs:
         [d for d in inputs.documents if d.file in kept],
         [d for d in inputs.diagnostics if d.location is None or d.location.file in kept],
         [name for name in inputs.files if name in kept],
+        inputs.renderings,
     )

@@ -15,6 +15,7 @@ from mxjob_gitops.compiler.io.inputs import (
     Parser,
     input_texts,
     parsed_inputs,
+    renderings_of,
 )
 
 
@@ -44,6 +45,12 @@ def read_checkout(
         labelled = [(_label(label, tree, top, revision), text) for label, text in texts]
         for (old, _), (new, _) in zip(texts, labelled, strict=True):
             origins.relabel(old, new, lambda label: _label(label, tree, top, revision))
+        found = renderings_of(label for label, _ in texts)
+        inputs.renderings = {
+            Path(new).parent.as_posix()
+            for (old, _), (new, _) in zip(texts, labelled, strict=True)
+            if Path(old).parent.as_posix() in found
+        }
     return parsed_inputs(labelled, parse, inputs)
 
 

@@ -23,6 +23,10 @@ class DiffReport:
     context: int = 3
     # Updates the API server would refuse (compiler.updates): also printed on stderr, and they fail the command.
     refused: tuple[Diagnostic, ...] = ()
+    # The errors of an invalid side, and the files (on either side) whose objects were therefore not compared:
+    # the report covers the rest, and the command exits 2.
+    invalid: tuple[Diagnostic, ...] = ()
+    uncompared: tuple[str, ...] = ()
 
     @property
     def differences(self) -> list[ObjectChange]:

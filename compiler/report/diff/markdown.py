@@ -40,8 +40,9 @@ def summary(report: DiffReport, limit: int) -> str:
     replaced = sum(c.replace for c in changes)
     lines = [f"### mxjob diff {markdown_code(report.base)} → {markdown_code(report.head)}", ""]
     lines.extend(_refused(report))
+    lines.extend(_invalid(report))
     if not changes:
-        lines.append("No differences.")
+        lines.append("No differences in what was compared." if report.uncompared else "No differences.")
         return "\n".join(lines) + "\n"
     lines.append(
         f"**{len(changes)} objects differ**: {counts[ObjectStatus.ADDED]} added, "
@@ -62,6 +63,21 @@ def summary(report: DiffReport, limit: int) -> str:
             break
         text += "\n" + row
     return text + "\n\n"
+
+
+def _invalid(report: DiffReport) -> list[str]:
+    """The errors of an invalid side, first: the files they are in were not compared, the rest was."""
+    if not report.invalid:
+        return []
+    lines = [f"**Not compared: {len(report.uncompared)} file(s) with errors** (the rest is compared below):", ""]
+    lines.extend(f"- {markdown_code(name)}" for name in report.uncompared)
+    lines.append("")
+    for d in report.invalid:
+        where = markdown_code(str(d.location)) if d.location else ""
+        lines.append(
+            f"- {d.code.value} {where}: {markdown_text(d.message)}" + (f" ({markdown_text(d.hint)})" if d.hint else "")
+        )
+    return [*lines, ""]
 
 
 def _refused(report: DiffReport) -> list[str]:

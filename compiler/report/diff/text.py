@@ -29,6 +29,8 @@ class TextReporter:
                 if paint and line[:1] in _COLOURS and not line.startswith(("+++", "---")):
                     line = f"{_COLOURS[line[0]]}{line}{_RESET}"
                 out.write(line + "\n")
+        for name in report.uncompared:
+            out.write(f"# not compared (errors in it, on stderr): {terminal(name)}\n")
         total = len(report.differences)
         span = terminal(f"{report.base}..{report.head}")
         out.write(f"mxjob diff {span}: {total} object{'' if total == 1 else 's'} differ\n")
