@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from mxjob_gitops.compiler.base.limits import MAX_DIRECTORY_DEPTH, MAX_INPUT_BYTES, run_budget
+from mxjob_gitops.compiler.base.limits import MAX_INPUT_BYTES, run_budget, run_limits
 from mxjob_gitops.compiler.io.gitrun import git
 from mxjob_gitops.compiler.io.inputs import InputError, Inputs, Parser, charge, is_manifest_path, reading_ahead
 from mxjob_gitops.compiler.io.shown import shown
@@ -109,8 +109,8 @@ def read_revision(
 
 
 def _not_too_deep(revision: str, top: Path, relative: Sequence[str], names: Sequence[str]) -> None:
-    """Refuse a file more than MAX_DIRECTORY_DEPTH directories below the PATH that lists it, as cli.walk refuses
-    such a directory in the work tree."""
+    """Refuse a file more directories below the PATH that lists it than the run's limit (run_limits), as io.walk
+    refuses such a directory in the work tree."""
     roots = [len(PurePosixPath(r).parts) if r != "." else 0 for r in relative]
     for name in names:
         parts = PurePosixPath(name).parts
@@ -118,9 +118,9 @@ def _not_too_deep(revision: str, top: Path, relative: Sequence[str], names: Sequ
             (len(parts) - 1 - depth for r, depth in zip(relative, roots, strict=True) if _under(name, r)),
             default=0,
         )
-        if below > MAX_DIRECTORY_DEPTH:
+        if below > (most := run_limits().directory_depth):
             raise InputError(
-                f"{revision}:{shown(top / name)}: directories nest deeper than {MAX_DIRECTORY_DEPTH} levels below "
+                f"{revision}:{shown(top / name)}: directories nest deeper than {most} levels below "
                 "the path given; nothing was read (docs/limits.md)"
             )
 

@@ -18,11 +18,10 @@ import click
 from mxjob_gitops.compiler.base import fanout
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, Location, Severity
 from mxjob_gitops.compiler.base.limits import (
-    MAX_DIRECTORY_DEPTH,
     MAX_INPUT_BYTES,
-    MAX_RUN_DOCUMENTS,
     RunBudget,
     run_budget,
+    run_limits,
 )
 from mxjob_gitops.compiler.io.errors import CommandError
 from mxjob_gitops.compiler.io.utf8 import NotUtf8, not_utf8
@@ -117,7 +116,8 @@ def _walk(root: Path, skipped: list[Path]) -> list[str]:
         from mxjob_gitops.compiler.base.escape import terminal
 
         raise InputError(
-            f"{terminal(exc.path.as_posix())}: directories nest deeper than {MAX_DIRECTORY_DEPTH} levels below "
+            f"{terminal(exc.path.as_posix())}: directories nest deeper than {run_limits().directory_depth} levels "
+            "below "
             f"{terminal(root.as_posix())}; nothing was read (docs/limits.md)"
         ) from None
     for label, path, linked in sorted(found, key=lambda entry: entry[0]):
@@ -287,15 +287,16 @@ def _reused_over_budget(text: str, file: str, reused: list[Piece]) -> Diagnostic
     """Charge the run's document budget with the documents a text shares with texts read before (they are not
     parsed again, so parse_text does not count them); the refusal where the run goes over, else None."""
     budget = run_budget()
-    left = MAX_RUN_DOCUMENTS - budget.documents
+    most = run_limits().documents
+    left = most - budget.documents
     if len(reused) <= left:
         budget.documents += len(reused)
         return None
-    budget.documents = MAX_RUN_DOCUMENTS + 1
+    budget.documents = most + 1
     return Diagnostic(
         Code.LIMIT_EXCEEDED,
         Severity.ERROR,
-        f"more than {MAX_RUN_DOCUMENTS:,} documents in this run",
+        f"more than {most:,} documents in this run",
         location=SourceText(file, text).position(file, reused[max(left, 0)].offset),
         hint="nothing from this file was used; split the input into several runs (docs/limits.md)",
     )
