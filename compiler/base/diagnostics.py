@@ -85,6 +85,7 @@ class Code(enum.StrEnum):
     CEL_NOT_CHECKED = "MXJ318"
     SYNC_RESTART = "MXJ319"
     NAMESPACE_KEPT = "MXJ320"
+    MULTIKUEUE_SERVICES = "MXJ321"
 
 
 @dataclass(frozen=True, slots=True)
