@@ -15,9 +15,11 @@ from typing import TextIO
 
 from mxjob_gitops.compiler.base.escape import markdown_code, markdown_html, markdown_text, terminal
 from mxjob_gitops.compiler.diff.changes import ObjectChange, ObjectStatus
+from mxjob_gitops.compiler.diff.restarts import describe as describe_restart
 from mxjob_gitops.compiler.report.diff import DiffReport, describe, notes, summarise, unified
 
 GITHUB_LIMIT = 65_536
+_LISTED = 20  # files and errors of an invalid side listed in the comment; the rest are counted
 _MARKS = {ObjectStatus.ADDED: "+", ObjectStatus.REMOVED: "-", ObjectStatus.MODIFIED: "~"}
 
 
@@ -50,6 +52,7 @@ def summary(report: DiffReport, limit: int) -> str:
         + (f"; {replaced} pods will be replaced (delete + create)" if replaced else "")
         + "."
     )
+    lines.extend(_restarts(report, limit))
     lines.extend(["", "| job | added | removed | modified |", "|---|---|---|---|"])
     rows = [
         f"| {_job_label(job)} | {describe(s.counts[ObjectStatus.ADDED])} | "
@@ -70,14 +73,35 @@ def _invalid(report: DiffReport) -> list[str]:
     if not report.invalid:
         return []
     lines = [f"**Not compared: {len(report.uncompared)} file(s) with errors** (the rest is compared below):", ""]
-    lines.extend(f"- {markdown_code(name)}" for name in report.uncompared)
+    lines.extend(f"- {markdown_code(name)}" for name in report.uncompared[:_LISTED])
+    if len(report.uncompared) > _LISTED:
+        lines.append(f"- … {len(report.uncompared) - _LISTED} more files")
     lines.append("")
-    for d in report.invalid:
+    if len(report.invalid) > _LISTED:
+        lines.append(f"The first {_LISTED} of {len(report.invalid)} errors (all are on stderr):")
+        lines.append("")
+    for d in report.invalid[:_LISTED]:
         where = markdown_code(str(d.location)) if d.location else ""
         lines.append(
             f"- {d.code.value} {where}: {markdown_text(d.message)}" + (f" ({markdown_text(d.hint)})" if d.hint else "")
         )
     return [*lines, ""]
+
+
+def _restarts(report: DiffReport, limit: int) -> list[str]:
+    """What the change restarts, a line per job (at most a quarter of the comment; the rest counted)."""
+    if not report.restarts:
+        return []
+    lines = ["", "**Restarts:**", ""]
+    budget = limit // 4
+    for position, restart in enumerate(report.restarts):
+        line = f"- {markdown_text(describe_restart(restart))}"
+        if budget - len(line) < 0:
+            lines.append(f"- … {len(report.restarts) - position} more jobs (run `mxjob diff` locally for all)")
+            break
+        lines.append(line)
+        budget -= len(line) + 1
+    return lines
 
 
 def _refused(report: DiffReport) -> list[str]:
