@@ -89,12 +89,8 @@ def read_revision(
     labelled = [(f"{revision}:{shown(top / name)}", known[oid]) for name, oid in wanted]
     from mxjob_gitops.compiler.io.output_dir import INDEX
 
-    indexed = {PurePosixPath(name).parent for name, _oid, mode in listing if PurePosixPath(name).name == INDEX}
-    inputs.renderings = {
-        PurePosixPath(label).parent.as_posix()
-        for (name, _oid), (label, _text) in zip(wanted, labelled, strict=True)
-        if PurePosixPath(name).parent in indexed
-    }
+    indexed = {PurePosixPath(name).parent for name, _oid, _mode in listing if PurePosixPath(name).name == INDEX}
+    inputs.renderings = {f"{revision}:{shown(top / directory)}" for directory in indexed}
     ahead = reading_ahead(parse)
     if ahead is not None:
         ahead.read_ahead(labelled)

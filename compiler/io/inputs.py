@@ -101,12 +101,17 @@ def _walk(root: Path, skipped: list[Path]) -> list[str]:
     """The manifest files below `root`, sorted by path. cli.walk does not enter a linked directory, and hidden
     directories are not entered (nothing below one is read): every directory between `root` and a file is a real
     one, so only a file that is itself a link needs the check of _within."""
+    from mxjob_gitops.compiler.compile.shards import RECORD
+    from mxjob_gitops.compiler.io.output_dir import INDEX
+
     files: list[str] = []
     found: list[tuple[str, Path, bool]] = []
     try:
         for folder, entries in walk(root):
             for entry in entries:
                 path = folder / entry.name
+                if entry.name == RECORD and (folder / INDEX).is_file():
+                    continue  # render -o --shard-size's record of its shards, not an object (docs/shards.md)
                 # Not a regular file: a FIFO, a socket, a dangling link or one to a directory.
                 if is_manifest_path((entry.name,)) and os.path.isfile(path):
                     found.append((path.as_posix(), path, os.path.islink(path)))
@@ -321,11 +326,18 @@ def read_inputs(
 
 
 def renderings_of(labels: Iterable[str]) -> set[str]:
-    """The directories of these work-tree files that hold an earlier `render -o`'s index file (io.units)."""
-    from mxjob_gitops.compiler.io.output_dir import INDEX
+    """The `render -o` directories (holding its index file) that these work-tree files lie in, directly or in one of
+    their shard directories (`render -o DIR --shard-size`, docs/shards.md); io.units counts them."""
+    from mxjob_gitops.compiler.io.units import rendering_dir
 
     parents = {Path(label).parent for label in labels if not label.startswith("<")}
-    return {parent.as_posix() for parent in parents if (parent / INDEX).is_file()}
+    return {home for home in (rendering_dir(parent, _indexed) for parent in parents) if home}
+
+
+def _indexed(directory: Path) -> bool:
+    from mxjob_gitops.compiler.io.output_dir import INDEX
+
+    return (directory / INDEX).is_file()
 
 
 def parsed_inputs(texts: Iterable[tuple[str, str | Unread]], parse: Parser, inputs: Inputs | None = None) -> Inputs:

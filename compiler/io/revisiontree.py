@@ -46,11 +46,12 @@ def read_checkout(
         for (old, _), (new, _) in zip(texts, labelled, strict=True):
             origins.relabel(old, new, lambda label: _label(label, tree, top, revision))
         found = renderings_of(label for label, _ in texts)
-        inputs.renderings = {
-            Path(new).parent.as_posix()
-            for (old, _), (new, _) in zip(texts, labelled, strict=True)
-            if Path(old).parent.as_posix() in found
-        }
+        for (old, _), (new, _) in zip(texts, labelled, strict=True):
+            home = Path(old).parent.as_posix()
+            if home in found:
+                inputs.renderings.add(Path(new).parent.as_posix())
+            elif Path(old).parent.parent.as_posix() in found:  # a shard directory's file
+                inputs.renderings.add(Path(new).parent.parent.as_posix())
     return parsed_inputs(labelled, parse, inputs)
 
 

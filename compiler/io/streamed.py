@@ -77,12 +77,55 @@ class StreamedInput:
             if found is not None:
                 self._fresh[identity(found)] = found
             yield output
+        yield from map(each, self._extra())
+
+    def _extra(self) -> list[Manifest]:
+        """Once the specs were rendered: the objects only a committed rendering holds, none when anything is
+        wrong, a stale rendering included (its errors then join unit_diagnostics)."""
         if not self.ok:
-            return
+            return []
         extra, stale = merge_renderings(self._fresh, self._units)
         self.unit_diagnostics.extend(stale)
-        if not stale:
-            yield from map(each, extra)
+        return [] if stale else extra
+
+    def grouped(
+        self, each: Callable[[dict[str, Any]], T], before: Callable[[str], None] | None = None
+    ) -> Iterator[tuple[str, list[T]]]:
+        """As outputs(), one (unit, [each(manifest)...]) per item: its unit (compile.shards.unit_of) and its outputs;
+        `before(unit)` is called first, where `each` is (io.shards.ShardLayout.vouching). Then the objects only a
+        committed rendering holds, each as an item of its own (io.units)."""
+        if not self._units:
+            return self.render.rendered(functools.partial(self._item_group, each, before))
+        return self._merged_groups(each, before)
+
+    def _merged_groups(
+        self, each: Callable[[dict[str, Any]], T], before: Callable[[str], None] | None
+    ) -> Iterator[tuple[str, list[T]]]:
+        from mxjob_gitops.compiler.compile.shards import unit_of
+
+        kept = functools.partial(_keeping, each, self._wanted)
+        for unit, outputs in self.render.rendered(functools.partial(self._item_group, kept, before)):
+            plain: list[T] = []
+            for found, output in outputs:
+                if found is not None:
+                    self._fresh[identity(found)] = found
+                plain.append(output)
+            yield unit, plain
+        for manifest in self._extra():
+            unit = unit_of(manifest)
+            if before is not None:
+                before(unit)
+            yield unit, [each(manifest)]
+
+    def _item_group(
+        self, each: Callable[[dict[str, Any]], T], before: Callable[[str], None] | None, item: CompiledJob | Manifest
+    ) -> list[tuple[str, list[T]]]:
+        from mxjob_gitops.compiler.compile.shards import unit_of
+
+        unit = unit_of(item)
+        if before is not None:
+            before(unit)
+        return [(unit, list(self._item_outputs(each, item)))]
 
     def _item_outputs(self, each: Callable[[dict[str, Any]], R], item: CompiledJob | Manifest) -> Iterator[R]:
         self._rendered += 1

@@ -11,7 +11,7 @@ cannot hide it. When every input lies in rendering directories, they are one uni
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import click
@@ -27,10 +27,23 @@ NOTE = (
 
 
 def rendering_home(label: str, inputs: Inputs) -> str:
-    """The `render -o` directory (as labelled) that holds the file LABEL, or "" for none (inputs.renderings: what
-    the channel that read them found)."""
-    parent = Path(label).parent.as_posix()
-    return parent if not label.startswith("<") and parent in inputs.renderings else ""
+    """The `render -o` directory (as labelled) that holds the file LABEL, directly or in a shard directory, or ""
+    for none (inputs.renderings: what the channel that read them found)."""
+    if label.startswith("<"):
+        return ""
+    return rendering_dir(Path(label).parent, lambda directory: directory.as_posix() in inputs.renderings)
+
+
+def rendering_dir(parent: Path, indexed: Callable[[Path], bool]) -> str:
+    """The `render -o` directory a file's folder belongs to: the folder itself when INDEXED, or the directory above
+    a shard directory (`render -o DIR --shard-size`, docs/shards.md); "" for none."""
+    from mxjob_gitops.compiler.compile.shards import shard_number
+
+    if indexed(parent):
+        return parent.as_posix()
+    if shard_number(parent.name) is not None and indexed(parent.parent):
+        return parent.parent.as_posix()
+    return ""
 
 
 def split_rendered(inputs: Inputs, note: bool = True) -> list[Inputs]:
