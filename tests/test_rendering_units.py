@@ -145,3 +145,14 @@ def test_a_file_invalid_on_one_side_is_not_shown_as_removed(repo: Path) -> None:
     result = run_cli(["diff", "--base", "HEAD", "--format", "brief", "jobs"], cwd=repo)
     assert result.exit_code == 2
     assert result.stdout == "! jobs/mx_job_dist_gpu.yaml not compared (errors in it)\n"
+
+
+def test_a_sharded_rendering_counts_as_one_render_o_directory(repo: Path) -> None:
+    """`render -o DIR --shard-size N` puts the files in shard directories below DIR: they count with DIR."""
+    shutil.rmtree(repo / "rendered")
+    assert run_cli(["render", "-q", "-o", "rendered", "--shard-size", "1", "jobs"], cwd=repo).exit_code == 0
+    assert set(_verdicts(repo).values()) == {0}
+    assert run_cli(["render", "."], cwd=repo).stdout == run_cli(["render", "jobs"], cwd=repo).stdout
+    _stale(repo)
+    verdicts = _verdicts(repo)
+    assert set(verdicts.values()) == {1}, verdicts

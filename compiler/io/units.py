@@ -87,11 +87,11 @@ def rendering_units(texts: list[tuple[str, str | Unread]]) -> tuple[list[tuple[s
 
     found = renderings_of(label for label, _ in texts)
     homes = {
-        label: Path(label).parent.as_posix() if Path(label).parent.as_posix() in found else "" for label, _ in texts
+        label: rendering_dir(Path(label).parent, lambda directory: directory.as_posix() in found) for label, _ in texts
     }
-    if not found or all(homes.values()):
-        return texts, []
     held = [(label, text) for label, text in texts if homes[label]]
+    if not held or len(held) == len(texts):
+        return texts, []
     directories = list(dict.fromkeys(homes[label] for label, _ in held))
     if not quiet():
         for directory in directories:
