@@ -83,6 +83,8 @@ def discover(
         elif path.is_dir():
             refuse_raw(path, raw)
             found.extend(_walk(path, skipped))
+        elif path.is_file() and _is_shard_record(path):
+            recognised = True  # render -o --shard-size's record, named (pre-commit): skipped, as the walk skips it
         elif path.is_file() and path.name in KUSTOMIZE_FILES:
             _note_kustomization(path.parent, named=True)  # pre-commit names every YAML file: recognised, not read
             recognised = True
@@ -328,10 +330,26 @@ def read_inputs(
 def renderings_of(labels: Iterable[str]) -> set[str]:
     """The `render -o` directories (holding its index file) that these work-tree files lie in, directly or in one of
     their shard directories (`render -o DIR --shard-size`, docs/shards.md); io.units counts them."""
-    from mxjob_gitops.compiler.io.units import rendering_dir
-
     parents = {Path(label).parent for label in labels if not label.startswith("<")}
     return {home for home in (rendering_dir(parent, _indexed) for parent in parents) if home}
+
+
+def rendering_dir(parent: Path, indexed: Callable[[Path], bool]) -> str:
+    """The `render -o` directory a file's folder belongs to: the folder itself when INDEXED, or the directory above
+    a shard directory (`render -o DIR --shard-size`, docs/shards.md); "" for none."""
+    from mxjob_gitops.compiler.compile.shards import shard_number
+
+    if indexed(parent):
+        return parent.as_posix()
+    if shard_number(parent.name) is not None and indexed(parent.parent):
+        return parent.parent.as_posix()
+    return ""
+
+
+def _is_shard_record(path: Path) -> bool:
+    from mxjob_gitops.compiler.compile.shards import RECORD
+
+    return path.name == RECORD and _indexed(path.parent)
 
 
 def _indexed(directory: Path) -> bool:

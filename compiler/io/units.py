@@ -11,14 +11,14 @@ cannot hide it. When every input lies in rendering directories, they are one uni
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, Location, Severity
 from mxjob_gitops.compiler.compile.documents import Identity, Manifest, Plan
-from mxjob_gitops.compiler.io.inputs import Inputs, Unread
+from mxjob_gitops.compiler.io.inputs import Inputs, Unread, rendering_dir
 
 NOTE = (
     "holds the output of an earlier `mxjob render -o`: it is checked on its own, as what a GitOps tool applies "
@@ -32,18 +32,6 @@ def rendering_home(label: str, inputs: Inputs) -> str:
     if label.startswith("<"):
         return ""
     return rendering_dir(Path(label).parent, lambda directory: directory.as_posix() in inputs.renderings)
-
-
-def rendering_dir(parent: Path, indexed: Callable[[Path], bool]) -> str:
-    """The `render -o` directory a file's folder belongs to: the folder itself when INDEXED, or the directory above
-    a shard directory (`render -o DIR --shard-size`, docs/shards.md); "" for none."""
-    from mxjob_gitops.compiler.compile.shards import shard_number
-
-    if indexed(parent):
-        return parent.as_posix()
-    if shard_number(parent.name) is not None and indexed(parent.parent):
-        return parent.parent.as_posix()
-    return ""
 
 
 def split_rendered(inputs: Inputs, note: bool = True) -> list[Inputs]:
