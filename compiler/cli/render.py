@@ -107,7 +107,7 @@ def finish(streamed: StreamedInput) -> None:
     """Report every diagnostic; exit 1 on errors, 2 when the input held no object."""
     from mxjob_gitops.compiler.cli.common import report_or_stop
 
-    report_or_stop(streamed.render.diagnostics, quiet=quiet())
+    report_or_stop(streamed.diagnostics, quiet=quiet())
     if not streamed.render.valid_items:
         raise fail(NO_OBJECTS, USAGE)
 

@@ -86,7 +86,7 @@ def render_to_dir(
 
     lock_timeout(LOCK_TIMEOUT_SECONDS)  # a bad MXJOB_LOCK_TIMEOUT is a usage error before anything is read or made
     streamed = StreamedInput(paths, options, [output_dir], check_first=False)
-    if not streamed.render.ok:
+    if not streamed.ok:
         finish(streamed)  # an input that does not parse: not even the directory is created
     serialise, suffix = (to_json, ".json") if fmt == "json" else (streamed.emitter.to_yaml, ".yaml")
     missing = missing_directories(output_dir)

@@ -11,9 +11,11 @@ import os
 import click
 
 from mxjob_gitops.compiler.base.exact import shortcuts_off
+from mxjob_gitops.compiler.base.limits import set_run_limits
 from mxjob_gitops.compiler.base.run import Run
 from mxjob_gitops.compiler.io.errors import CommandError
 from mxjob_gitops.compiler.io.forked import configured_workers, run_forked
+from mxjob_gitops.compiler.io.limitenv import limits_from
 from mxjob_gitops.compiler.io.quietfd import quiet_stderr
 from mxjob_gitops.compiler.io.verbosity import quiet
 
@@ -35,6 +37,9 @@ def command_run() -> Run:
         off = shortcuts_off(os.environ.get("MXJOB_EXACT", ""))
     except ValueError as exc:
         raise CommandError(f"MXJOB_EXACT: {exc}") from None
+    # MXJOB_MAX_*: a bad value is a usage error naming it. The limits are set apart from the run for now
+    # (base.limits.set_run_limits; docs/architecture.md, "The run context").
+    set_run_limits(limits_from(os.environ))
     workers = configured_workers()
     workers = 1 if "parts" in off else workers
     return Run(off=off, runner=run_forked, workers=workers, native_guard=quiet_stderr, notes=StderrNotes())
