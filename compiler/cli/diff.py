@@ -10,8 +10,9 @@ from pathlib import Path
 
 import click
 
-from mxjob_gitops.compiler.base.diagnostics import Diagnostic, Severity, has_errors
+from mxjob_gitops.compiler.base.diagnostics import has_errors
 from mxjob_gitops.compiler.cli.common import compile_inputs
+from mxjob_gitops.compiler.cli.common import report as report_diagnostics
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail
 from mxjob_gitops.compiler.cli.flags import (
     WholeRange,
@@ -24,10 +25,8 @@ from mxjob_gitops.compiler.cli.flags import (
 )
 from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.compiler.cli.render_flags import render_options
-from mxjob_gitops.compiler.compile.documents import Manifest
-from mxjob_gitops.compiler.io.inputs import Inputs
-from mxjob_gitops.compiler.io.live import LiveCluster, live_plugin
-from mxjob_gitops.compiler.io.sides import Side
+from mxjob_gitops.compiler.io.live import LiveCluster
+from mxjob_gitops.compiler.io.sides import live_sides, sides
 from mxjob_gitops.compiler.io.startup import paused_gc
 from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.report.diff import FORMATS
@@ -154,11 +153,13 @@ def diff(
         options = dataclasses.replace(options, keep_rendered=True)
         if live:
             cluster = LiveCluster(kubeconfig, kube_context, prune_scope)
-            old, new, base_label, head_label, refused, invalid, uncompared = _live_sides(
-                paths, base, head, cluster, options
+            side = functools.partial(compile_inputs, quiet=True, failure=USAGE)
+            old, new, base_label, head_label, refused, invalid, uncompared = live_sides(
+                paths, base, head, cluster, options, side
             )
         else:
-            old, new, base_label, head_label, refused, invalid, uncompared = _sides(paths, base, head, options)
+            printer = functools.partial(report_diagnostics, quiet=True)
+            old, new, base_label, head_label, refused, invalid, uncompared = sides(paths, base, head, options, printer)
         if old or new:
             # compiler.changes compares differing objects with DeepDiff. Its import also imports pydantic when
             # installed (deepdiff/helper.py, to tell pydantic models apart), half of its 0.09 s; objects here
@@ -187,88 +188,3 @@ def diff(
         if has_errors(refused) or invalid:
             raise Exit(USAGE)
         raise Exit(FINDINGS if report.differences and not exit_zero else OK)
-
-
-# old and new objects, their labels, refused updates, the sides' errors, the files not compared
-Sides = tuple[list[Manifest], list[Manifest], str, str, list[Diagnostic], list[Diagnostic], tuple[str, ...]]
-
-
-def _sides(paths: tuple[str, ...], base: str | None, head: str | None, options: RenderOptions) -> Sides:
-    """Both sides' manifests, less those of jobs and objects the two sides share (equal, so no difference).
-
-    Each side is read and compiled in turn; a file with the same bytes on both sides is parsed once, an MXJob
-    found on both sides is compiled once (compiler.jobcache), and an item both sides share is not rendered at
-    all. A committed `render -o` directory counts as render and validate count it (io.units); the objects of a
-    file with an error on either side are not compared, and the report names the file (io.sides)."""
-    from mxjob_gitops.compiler.base.exact import exact
-    from mxjob_gitops.compiler.compile.jobcache import CompileCache
-    from mxjob_gitops.compiler.io.gitsource import read_revision
-    from mxjob_gitops.compiler.io.inputs import SharedParses, read_inputs
-    from mxjob_gitops.compiler.io.sides import compile_side
-    from mxjob_gitops.compiler.read.source import parse_text
-
-    parse, cache = (parse_text, None) if exact("shared") else (SharedParses(), CompileCache())
-    blobs: dict[str, str] = {}  # Git object id -> text: a blob in both revisions is read once
-    side = functools.partial(compile_side, options=options, cache=cache)
-    if base is None:
-        if head is not None or len(paths) != 2:
-            raise fail("give --base REF [--head REF] PATH..., or exactly two paths OLD NEW", USAGE)
-        old = side(read_inputs([paths[0]], parse=parse), prefix=paths[0], note=False)
-        return _compared(old, side(read_inputs([paths[1]], parse=parse), prefix=paths[1]), paths[0], paths[1])
-    if not paths:
-        raise fail("--base needs the PATH... to render on both sides", USAGE)
-    old = side(read_revision(base, paths, parse, blobs), prefix=f"{base}:", note=False)
-    if head is None:
-        present = [p for p in paths if p == "-" or Path(p).exists()]
-        new = side(read_inputs(present, allow_empty=True, parse=parse) if present else Inputs())
-        return _compared(old, new, base, "working tree")
-    return _compared(old, side(read_revision(head, paths, parse, blobs), prefix=f"{head}:"), base, head)
-
-
-def _compared(old: Side, new: Side, base_label: str, head_label: str) -> Sides:
-    """What of both sides can be compared, each side's errors on stderr (then exit 2, the report printed first)."""
-    from mxjob_gitops.compiler.cli.common import report
-    from mxjob_gitops.compiler.diff.changes import differing_manifests
-    from mxjob_gitops.compiler.diff.jobset_refusals import refused_jobset_updates
-    from mxjob_gitops.compiler.diff.updates import old_side_jobs, refused_updates
-    from mxjob_gitops.compiler.io.sides import comparable
-
-    report([*old.diagnostics, *new.diagnostics], quiet=True)
-    old_plan, new_plan, uncompared = comparable(old, new)
-    before, after = differing_manifests(old_plan, new_plan)
-    refused = refused_updates(old_side_jobs(old_plan), new_plan) + refused_jobset_updates(before, after, new_plan)
-    extra = ([], []) if uncompared else (old.extra, new.extra)
-    invalid = [d for d in (*old.diagnostics, *new.diagnostics) if d.severity is Severity.ERROR]
-    return [*before, *extra[0]], [*after, *extra[1]], base_label, head_label, refused, invalid, uncompared
-
-
-def _live_sides(
-    paths: tuple[str, ...], base: str | None, head: str | None, cluster: LiveCluster, options: RenderOptions
-) -> Sides:
-    """The cluster against the rendered PATH... (or --head REF); jobs without a namespace go to the one kubectl
-    would use (the kubeconfig context's), so an identical deployment shows no difference."""
-    from mxjob_gitops.compiler.compile.documents import identity
-    from mxjob_gitops.compiler.diff.diffview import live_view
-    from mxjob_gitops.compiler.diff.jobset_refusals import refused_jobset_updates
-    from mxjob_gitops.compiler.diff.updates import refused_updates, stored_jobs
-    from mxjob_gitops.compiler.io.gitsource import read_revision
-    from mxjob_gitops.compiler.io.inputs import read_inputs
-
-    if base is not None or not paths:
-        raise fail("--live compares the cluster with PATH... (optionally at --head REF); --base does not apply", USAGE)
-    fetch = live_plugin("fetch")
-    if options.namespace is None:
-        options = dataclasses.replace(options, namespace=live_plugin("namespace")(cluster.kubeconfig, cluster.context))
-    plan = compile_inputs(
-        read_revision(head, paths) if head else read_inputs(paths), options, quiet=True, failure=USAGE
-    )
-    new = list(plan.manifests())
-    try:
-        live = fetch(new, cluster.kubeconfig, cluster.context, cluster.prune_scope)
-    except Exception as exc:
-        raise fail(f"--live: {exc}", USAGE) from None
-    desired = {identity(obj): obj for obj in new}
-    old = [live_view(obj, desired[identity(obj)]) if identity(obj) in desired else obj for obj in live]
-    # The MXJobs as the cluster stores them (what the server's transition rules compare against).
-    refused = refused_updates(stored_jobs(live), plan) + refused_jobset_updates(old, new, plan)
-    return old, new, "cluster", head or "working tree", refused, [], ()
