@@ -199,6 +199,7 @@ class _Dir:
     fd: int
     path: Path
     key: bytes
+    tree: dirfd.Held  # fd, with the shard directories below it held open
 
     def mac(self, *parts: str) -> str:
         return dirfd.mac(self.key, dirfd.directory_identity(self.fd), *(p.encode() for p in parts))
@@ -231,10 +232,11 @@ def write_output_dir(
         raise OutputError(f"{directory}: cannot create the directory: {exc.strerror or exc}") from None
     try:
         with _locked(fd, directory):
-            out = _Dir(fd, directory, dirfd.local_key(cache_root()))
+            out = _Dir(fd, directory, dirfd.local_key(cache_root()), dirfd.Held(fd))
             recover(out)
             staging = _new_staging(out)
             staging_fd = os.open(staging, dirfd.DIR_FLAGS, dir_fd=fd)
+            staged_tree = dirfd.Held(staging_fd)
             try:
                 owned = _read_index(fd)
                 layout.begin(fd, directory)
@@ -243,11 +245,13 @@ def write_output_dir(
                     StatCache(cache_file(directory), since) if exact("statcache") else StatCache.load(directory, since)
                 )
                 if in_parts is not None:
-                    in_parts.check = lambda name, digest: name in owned and cache.vouches(fd, name, digest)
+                    in_parts.check = lambda name, digest: name in owned and cache.vouches(out.tree, name, digest)
                 with contextlib.nullcontext() if in_parts is not None else looked_at_meanwhile(cache, fd):
-                    names, staged, digests = _stage(out, staging_fd, owned, layout.arrange(entries), cache, layout)
+                    names, staged, digests = _stage(out, staged_tree, owned, layout.arrange(entries), cache, layout)
                 summary = _commit(out, staging, staging_fd, owned, names, staged, digests, layout.adopted)
             finally:
+                staged_tree.close()
+                out.tree.close()
                 os.close(staging_fd)
                 dirfd.remove_tree(fd, staging)
             cache.save(set(names))
@@ -326,7 +330,7 @@ def _ours(out: _Dir, name: str) -> bool:
 
 def _stage(
     out: _Dir,
-    staging_fd: int,
+    staging_fd: dirfd.Held,
     owned: dict[str, str | None],
     entries: Iterable[Entry],
     cache: StatCache,
@@ -345,7 +349,7 @@ def _stage(
             if name not in owned:
                 raise RuntimeError(f"{name}: vouched for but not owned")
             cache.vouched(name, digest)
-        elif name not in owned or not cache.holds(out.fd, name, data, digest):
+        elif name not in owned or not cache.holds(out.tree, name, data, digest):
             dirfd.write_new(staging_fd, name, data, parents=True)
             staged.append(name)
         names.append(name)
@@ -378,7 +382,7 @@ def _commit(
                 f"{out.path / folder} exists and is not a directory; move it away or render into another directory"
             )
     for name in staged:
-        kind = dirfd.kind_of(out.fd, name)
+        kind = dirfd.kind_of(out.tree, name)
         # An owned name may hold a link now: rename(2) replaces the link itself and never follows it.
         if kind is not None and (
             (name not in owned and name not in adopted) or kind not in (stat.S_IFREG, stat.S_IFLNK)
@@ -389,9 +393,9 @@ def _commit(
             )
     stale, kept = [], []
     for name in sorted(set(owned) - set(names)):
-        if dirfd.kind_of(out.fd, name) is None:
+        if dirfd.kind_of(out.tree, name) is None:
             continue
-        data = dirfd.read_regular(out.fd, name, _FILE_LIMIT)
+        data = dirfd.read_regular(out.tree, name, _FILE_LIMIT)
         recorded = owned[name]
         if data is not None and recorded is not None and _digest(data) == recorded:
             stale.append(name)
@@ -421,8 +425,20 @@ def recover(out: _Dir, leftovers: bool = True) -> None:
     if dirfd.kind_of(out.fd, JOURNAL) is not None:
         lines = _verified_journal(out)
         staging = lines[0].removeprefix("staging ") if lines and lines[0].startswith("staging ") else ""
-        for line in lines[1:]:
-            _replay(out, staging, line)
+        if not _ours(out, staging):
+            raise OutputError(f"{out.path / JOURNAL}: unreadable; remove the file and render again")
+        try:  # absent: every write was done before the previous run stopped
+            held: dirfd.Held | None = dirfd.Held(os.open(staging, dirfd.DIR_FLAGS, dir_fd=out.fd))
+        except FileNotFoundError:
+            held = None
+        try:
+            for line in lines[1:]:
+                _replay(out, held, line)
+        finally:
+            if held is not None:
+                held.close()
+                os.close(held.fd)
+        out.tree.close()  # a shard directory may have been removed: opened again when next needed
         os.unlink(JOURNAL, dir_fd=out.fd)
     # A directory's link count is 2 plus its subdirectories where the file system keeps it so (ext4, xfs, tmpfs;
     # btrfs says 1): at 2, no staging directory was left behind, and DIR's thousands of names need no listing.
@@ -445,27 +461,26 @@ def _verified_journal(out: _Dir) -> list[str]:
     return [line for line in body.splitlines() if line and not line.startswith("#")]
 
 
-def _replay(out: _Dir, staging: str, line: str) -> None:
+def _replay(out: _Dir, staging: dirfd.Held | None, line: str) -> None:
     action, _, rest = line.partition(" ")
     name, _, digest = rest.partition(" ")
     known = (action in ("write", "remove") and dirfd.relative(name)) or (action == "rmdir" and dirfd.plain(name))
-    if not known or not _ours(out, staging):
+    if not known:
         raise OutputError(f"{out.path / JOURNAL}: unreadable line {line[:80]!r}; remove the file and render again")
     if action == "rmdir":
         with contextlib.suppress(OSError):  # not empty (or not a directory): left as it is
             os.rmdir(name, dir_fd=out.fd)
     elif action == "write":
-        with contextlib.suppress(FileNotFoundError):  # absent: this step was done before the previous run stopped
-            staging_fd = os.open(staging, dirfd.DIR_FLAGS, dir_fd=out.fd)
-            try:
-                if dirfd.kind_of(staging_fd, name) == stat.S_IFREG and dirfd.kind_of(out.fd, name) != stat.S_IFDIR:
-                    dirfd.replace(staging_fd, out.fd, name)
-            finally:
-                os.close(staging_fd)
+        if (
+            staging is not None
+            and dirfd.kind_of(staging, name) == stat.S_IFREG
+            and dirfd.kind_of(out.tree, name) != stat.S_IFDIR
+        ):
+            dirfd.replace(staging, out.tree, name)
     else:
-        data = dirfd.read_regular(out.fd, name, _FILE_LIMIT)
+        data = dirfd.read_regular(out.tree, name, _FILE_LIMIT)
         if data is not None and _digest(data) == digest:
-            dirfd.unlink(out.fd, name)
+            dirfd.unlink(out.tree, name)
 
 
 def _emptied(stale: list[str], names: list[str]) -> list[str]:
