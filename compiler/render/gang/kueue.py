@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, info, warning
 from mxjob_gitops.compiler.render.gang.base import SCHEDULING_POLICY, GangBackend, GangPlan, Manifest
-from mxjob_gitops.compiler.rules.names import label_value
+from mxjob_gitops.compiler.rules.names import dns1123_subdomain, label_value
 from mxjob_gitops.compiler.spec.model import MXJob
 
 # kubernetes-sigs/kueue pkg/controller/constants (QueueLabel) and pkg/controller/jobs/pod/constants/constants.go.
@@ -101,9 +101,13 @@ def multikueue_note(job: MXJob) -> Diagnostic:
 
 
 def _queue_problem(queue: str) -> str:
-    """The queue becomes the pods' (and a JobSet's) kueue.x-k8s.io/queue-name label: a label value."""
+    """The queue becomes the pods' (and a JobSet's) kueue.x-k8s.io/queue-name label, a label value, and the
+    `spec.queueName` of the Workload Kueue creates for them, a DNS-1123 subdomain (compiler.gang.workload)."""
     problem = label_value(queue)
-    return f"is not a label value (it becomes the label {KUEUE_QUEUE_LABEL}): {problem}" if problem else ""
+    if problem:
+        return f"is not a label value (it becomes the label {KUEUE_QUEUE_LABEL}): {problem}"
+    problem = dns1123_subdomain(queue)
+    return f"is not a LocalQueue name (it becomes the Workload's spec.queueName): {problem}" if problem else ""
 
 
 BACKEND = GangBackend(
