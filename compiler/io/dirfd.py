@@ -15,6 +15,7 @@ the repository, or copied from elsewhere, does not verify and is never carried o
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import hmac
 import os
@@ -50,17 +51,26 @@ class Held:
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self._below: dict[str, int] = {}
+        self._missing: set[str] = set()  # found absent (until this Held creates it): a new shard's 1,000 files ask
 
     def below(self, head: str, create: bool) -> int:
         fd = self._below.get(head)
         if fd is None:
-            fd = self._below[head] = _open_below(self.fd, head, create)
+            if head in self._missing and not create:
+                raise FileNotFoundError(errno.ENOENT, "no such directory", head)
+            try:
+                fd = self._below[head] = _open_below(self.fd, head, create)
+            except FileNotFoundError:
+                self._missing.add(head)
+                raise
+            self._missing.discard(head)
         return fd
 
     def close(self) -> None:
         for fd in self._below.values():
             os.close(fd)
         self._below.clear()
+        self._missing.clear()
 
 
 Directory = int | Held  # a descriptor, or one whose subdirectories are held open
@@ -102,10 +112,10 @@ def lstat(dir_fd: Directory, name: str) -> os.stat_result:
         return os.stat(leaf, dir_fd=fd, follow_symlinks=False)
 
 
-def replace(src_dir_fd: Directory, dst_dir_fd: Directory, name: str) -> None:
-    """rename(2) SRC/name onto DST/name (DST's subdirectory created when missing; a link there is refused)."""
-    with _parent(src_dir_fd, name) as (src, leaf), _parent(dst_dir_fd, name, create=True) as (dst, _leaf):
-        os.replace(leaf, leaf, src_dir_fd=src, dst_dir_fd=dst)
+def replace(src_dir_fd: Directory, src_name: str, dst_dir_fd: Directory, name: str) -> None:
+    """rename(2) SRC/src_name onto DST/name (DST's subdirectory created when missing; a link there is refused)."""
+    with _parent(src_dir_fd, src_name) as (src, src_leaf), _parent(dst_dir_fd, name, create=True) as (dst, leaf):
+        os.replace(src_leaf, leaf, src_dir_fd=src, dst_dir_fd=dst)
 
 
 def unlink(dir_fd: Directory, name: str) -> None:
