@@ -16,8 +16,11 @@ T = TypeVar("T")
 
 
 def printed_limit(verbosity: int) -> int:
-    """The cap for a command's -q/-v level: MAX_PRINTED_DIAGNOSTICS, or no cap (-1) with -v."""
-    return MAX_PRINTED_DIAGNOSTICS if verbosity < 1 else -1
+    """The cap for a command's -q/-v level: the run's (MAX_PRINTED_DIAGNOSTICS unless MXJOB_MAX_PRINTED_DIAGNOSTICS
+    says otherwise: compiler.base.limits.run_limits), or no cap (-1) with -v."""
+    from mxjob_gitops.compiler.base.limits import run_limits
+
+    return run_limits().printed if verbosity < 1 else -1
 
 
 class PrintCap:

@@ -27,9 +27,10 @@ from mxjob_gitops.compiler.cli.flags import (
 from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.compiler.cli.render_flags import render_options
 from mxjob_gitops.compiler.cli.startup import paused_gc
-from mxjob_gitops.compiler.compile.documents import Manifest, Plan
+from mxjob_gitops.compiler.compile.documents import Manifest
 from mxjob_gitops.compiler.io.inputs import Inputs
 from mxjob_gitops.compiler.io.live import LiveCluster, live_plugin
+from mxjob_gitops.compiler.io.sides import Side
 from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.report.diff import FORMATS
 
@@ -153,9 +154,11 @@ def diff(
         options = dataclasses.replace(options, keep_rendered=True)
         if live:
             cluster = LiveCluster(kubeconfig, kube_context, prune_scope)
-            old, new, base_label, head_label, refused = _live_sides(paths, base, head, cluster, options)
+            old, new, base_label, head_label, refused, invalid, uncompared = _live_sides(
+                paths, base, head, cluster, options
+            )
         else:
-            old, new, base_label, head_label, refused = _sides(paths, base, head, options)
+            old, new, base_label, head_label, refused, invalid, uncompared = _sides(paths, base, head, options)
         if old or new:
             # compiler.changes compares differing objects with DeepDiff. Its import also imports pydantic when
             # installed (deepdiff/helper.py, to tell pydantic models apart), half of its 0.09 s; objects here
@@ -169,7 +172,9 @@ def diff(
 
         refused = relocated(refused)  # a refusal in a kustomize build, at its source file and line
         refusals = tuple(sort_diagnostics(refused))
-        report = DiffReport(changes, base_label, head_label, context_lines, refusals, tuple(restarts))
+        report = DiffReport(
+            changes, base_label, head_label, context_lines, refusals, tuple(restarts), tuple(invalid), uncompared
+        )
         split = None if split_dir is None else functools.partial(write_parts, split_dir)
         presentation = Presentation(_colour_wanted(sys.stdout, colour), max_length, split, summary_only)
         reporter(fmt, presentation).write(report, sys.stdout)
@@ -177,7 +182,9 @@ def diff(
         # exit 2 (kubectl diff's "trouble", even with --exit-zero), the report printed all the same: the sync of
         # this change fails, and a CI gate that accepts 1 for "differences" must not pass it.
         _report_refusals(report.refused)
-        if has_errors(refused):
+        if invalid:  # a side with errors: what could be compared is reported, and the command fails (exit 2)
+            click.echo(f"mxjob: {len(uncompared)} file(s) with errors were not compared", err=True)
+        if has_errors(refused) or invalid:
             raise Exit(USAGE)
         raise Exit(FINDINGS if report.differences and not exit_zero else OK)
 
@@ -190,48 +197,57 @@ def _report_refusals(refused: tuple[Diagnostic, ...]) -> None:
         click.echo(f"mxjob: the API server would refuse {count} update(s) of this change", err=True)
 
 
-Sides = tuple[list[Manifest], list[Manifest], str, str, list[Diagnostic]]
+# old and new objects, their labels, refused updates, the sides' errors, the files not compared
+Sides = tuple[list[Manifest], list[Manifest], str, str, list[Diagnostic], list[Diagnostic], tuple[str, ...]]
 
 
 def _sides(paths: tuple[str, ...], base: str | None, head: str | None, options: RenderOptions) -> Sides:
     """Both sides' manifests, less those of jobs and objects the two sides share (equal, so no difference).
 
-    Each side is read and compiled in turn (the old side's errors stop the command before the new side is
-    read, as before); a file with the same bytes on both sides is parsed once, an MXJob found on both sides
-    is compiled once (compiler.jobcache), and an item both sides share is not rendered at all."""
+    Each side is read and compiled in turn; a file with the same bytes on both sides is parsed once, an MXJob
+    found on both sides is compiled once (compiler.jobcache), and an item both sides share is not rendered at
+    all. A committed `render -o` directory counts as render and validate count it (io.units); the objects of a
+    file with an error on either side are not compared, and the report names the file (io.sides)."""
     from mxjob_gitops.compiler.base.exact import exact
     from mxjob_gitops.compiler.compile.jobcache import CompileCache
-    from mxjob_gitops.compiler.diff.changes import differing_manifests
-    from mxjob_gitops.compiler.diff.jobset_refusals import refused_jobset_updates
-    from mxjob_gitops.compiler.diff.updates import old_side_jobs, refused_updates
     from mxjob_gitops.compiler.io.gitsource import read_revision
     from mxjob_gitops.compiler.io.inputs import SharedParses, read_inputs
+    from mxjob_gitops.compiler.io.sides import compile_side
     from mxjob_gitops.compiler.read.source import parse_text
 
     parse, cache = (parse_text, None) if exact("shared") else (SharedParses(), CompileCache())
     blobs: dict[str, str] = {}  # Git object id -> text: a blob in both revisions is read once
-
-    def compiled(inputs: Inputs) -> Plan:
-        return compile_inputs(inputs, options, quiet=True, failure=USAGE, cache=cache)
-
-    def compared(old: Plan, new: Plan, base_label: str, head_label: str) -> Sides:
-        before, after = differing_manifests(old, new)
-        refused = refused_updates(old_side_jobs(old), new) + refused_jobset_updates(before, after, new)
-        return before, after, base_label, head_label, refused
-
+    side = functools.partial(compile_side, options=options, cache=cache)
     if base is None:
         if head is not None or len(paths) != 2:
             raise fail("give --base REF [--head REF] PATH..., or exactly two paths OLD NEW", USAGE)
-        old = compiled(read_inputs([paths[0]], parse=parse))
-        return compared(old, compiled(read_inputs([paths[1]], parse=parse)), paths[0], paths[1])
+        old = side(read_inputs([paths[0]], parse=parse), prefix=paths[0], note=False)
+        return _compared(old, side(read_inputs([paths[1]], parse=parse), prefix=paths[1]), paths[0], paths[1])
     if not paths:
         raise fail("--base needs the PATH... to render on both sides", USAGE)
-    old = compiled(read_revision(base, paths, parse, blobs))
+    old = side(read_revision(base, paths, parse, blobs), prefix=f"{base}:", note=False)
     if head is None:
         present = [p for p in paths if p == "-" or Path(p).exists()]
-        new = compiled(read_inputs(present, allow_empty=True, parse=parse) if present else Inputs())
-        return compared(old, new, base, "working tree")
-    return compared(old, compiled(read_revision(head, paths, parse, blobs)), base, head)
+        new = side(read_inputs(present, allow_empty=True, parse=parse) if present else Inputs())
+        return _compared(old, new, base, "working tree")
+    return _compared(old, side(read_revision(head, paths, parse, blobs), prefix=f"{head}:"), base, head)
+
+
+def _compared(old: Side, new: Side, base_label: str, head_label: str) -> Sides:
+    """What of both sides can be compared, each side's errors on stderr (then exit 2, the report printed first)."""
+    from mxjob_gitops.compiler.cli.stderr import report
+    from mxjob_gitops.compiler.diff.changes import differing_manifests
+    from mxjob_gitops.compiler.diff.jobset_refusals import refused_jobset_updates
+    from mxjob_gitops.compiler.diff.updates import old_side_jobs, refused_updates
+    from mxjob_gitops.compiler.io.sides import comparable
+
+    report([*old.diagnostics, *new.diagnostics], quiet=True)
+    old_plan, new_plan, uncompared = comparable(old, new)
+    before, after = differing_manifests(old_plan, new_plan)
+    refused = refused_updates(old_side_jobs(old_plan), new_plan) + refused_jobset_updates(before, after, new_plan)
+    extra = ([], []) if uncompared else (old.extra, new.extra)
+    invalid = [d for d in (*old.diagnostics, *new.diagnostics) if d.severity is Severity.ERROR]
+    return [*before, *extra[0]], [*after, *extra[1]], base_label, head_label, refused, invalid, uncompared
 
 
 def _live_sides(
@@ -263,7 +279,7 @@ def _live_sides(
     old = [live_view(obj, desired[identity(obj)]) if identity(obj) in desired else obj for obj in live]
     # The MXJobs as the cluster stores them (what the server's transition rules compare against).
     refused = refused_updates(stored_jobs(live), plan) + refused_jobset_updates(old, new, plan)
-    return old, new, "cluster", head or "working tree", refused
+    return old, new, "cluster", head or "working tree", refused, [], ()
 
 
 def _colour_wanted(out: TextIO, mode: str) -> bool:

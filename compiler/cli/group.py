@@ -126,10 +126,11 @@ def cli() -> None:
     Shell completion: mxjob completion bash|zsh|fish (see its --help).
     """
     from mxjob_gitops.compiler.base.exact import set_exact
-    from mxjob_gitops.compiler.base.limits import new_run
+    from mxjob_gitops.compiler.base.limits import new_run, set_run_limits
     from mxjob_gitops.compiler.cli.guard import guarded
     from mxjob_gitops.compiler.io import forked, quietfd
     from mxjob_gitops.compiler.io.errors import CommandError
+    from mxjob_gitops.compiler.io.limitenv import limits_from
 
     new_run()  # the input budgets count per command invocation (compiler.limits.RunBudget)
     with guarded():  # MXJOB_EXACT: fast paths off (compiler.base.exact); a name that is none is a usage error
@@ -137,6 +138,7 @@ def cli() -> None:
             set_exact(os.environ.get("MXJOB_EXACT", ""))
         except ValueError as exc:
             raise CommandError(f"MXJOB_EXACT: {exc}") from None
+        set_run_limits(limits_from(os.environ))  # MXJOB_MAX_*: a bad value is a usage error naming it
     quietfd.install()
     with guarded():  # a bad MXJOB_JOBS is a usage error, exit 2
         forked.install()

@@ -112,8 +112,8 @@ def finish(streamed: StreamedInput) -> None:
     from mxjob_gitops.compiler.base.diagnostics import has_errors
     from mxjob_gitops.compiler.cli.stderr import report
 
-    report(streamed.render.diagnostics, quiet=quiet())
-    if has_errors(streamed.render.diagnostics):
+    report(streamed.diagnostics, quiet=quiet())
+    if has_errors(streamed.diagnostics):
         raise Exit(FINDINGS)
     if not streamed.render.valid_items:
         raise fail(NO_OBJECTS, USAGE)
@@ -192,7 +192,7 @@ def _render_to_dir(
 
     lock_timeout(LOCK_TIMEOUT_SECONDS)  # a bad MXJOB_LOCK_TIMEOUT is a usage error before anything is read or made
     streamed = StreamedInput(paths, options, [output_dir], check_first=False)
-    if not streamed.render.ok:
+    if not streamed.ok:
         finish(streamed)  # an input that does not parse: not even the directory is created
     serialise, suffix = (to_json, ".json") if fmt == "json" else (streamed.emitter.to_yaml, ".yaml")
     missing = missing_directories(output_dir)

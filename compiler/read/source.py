@@ -18,10 +18,10 @@ from mxjob_gitops.compiler.base.limits import (
     MAX_DEPTH,
     MAX_DOCUMENT_NODES,
     MAX_RUN_ALIAS_NODES,
-    MAX_RUN_DOCUMENTS,
     document_count_problem,
     list_items_problem,
     run_budget,
+    run_limits,
 )
 from mxjob_gitops.compiler.read.docsplit import Piece
 from mxjob_gitops.compiler.read.fastread import FAST_READ_MIN_CHARS, Read, Vouch, read_documents
@@ -281,7 +281,7 @@ class ParseStream:
             Diagnostic(
                 Code.LIMIT_EXCEEDED,
                 Severity.ERROR,
-                f"more than {MAX_RUN_DOCUMENTS:,} documents in this run, the items of Lists counted as documents",
+                f"more than {run_limits().documents:,} documents in this run, the items of Lists counted as documents",
                 location=where(min(over, items - 1)),
                 document=index,
                 hint="nothing from this file was used; split the input into several runs (docs/limits.md)",
@@ -392,7 +392,7 @@ def documents_over_budget(source: SourceText) -> Diagnostic | None:
     return Diagnostic(
         Code.LIMIT_EXCEEDED,
         Severity.ERROR,
-        f"more than {MAX_RUN_DOCUMENTS:,} documents in this run",
+        f"more than {run_limits().documents:,} documents in this run",
         location=source.position(source.file, over),
         hint="nothing from this file was used; split the input into several runs (docs/limits.md)",
     )
