@@ -39,12 +39,10 @@ from mxjob_gitops.compiler.base.escape import terminal
 from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.io import dirfd
 from mxjob_gitops.compiler.io.errors import CommandError
+from mxjob_gitops.compiler.io.rendernames import INDEX, JOURNAL, STAGING
 from mxjob_gitops.compiler.io.statcache import StatCache, cache_file, cache_root, looked_at_meanwhile
 from mxjob_gitops.compiler.rules.names import kind_problem, name_problem, namespace_problem
 
-INDEX = ".mxjob-render.index"
-JOURNAL = ".mxjob-render.journal"
-STAGING = ".mxjob-render.staging"
 _JOURNAL_HEADER = "# mxjob render journal v2: carry out every line, then delete this file\n"
 # How long a render waits for another one writing the same directory (MXJOB_LOCK_TIMEOUT overrides).
 LOCK_TIMEOUT_SECONDS = 120.0
