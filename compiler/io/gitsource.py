@@ -88,7 +88,7 @@ def read_revision(
     inputs = Inputs()
     _read_blobs(revision, top, [(name, oid) for name, oid in wanted if oid not in known], known)
     labelled = [(f"{revision}:{shown(top / name)}", known[oid]) for name, oid in wanted]
-    from mxjob_gitops.compiler.io.output_dir import INDEX
+    from mxjob_gitops.compiler.io.rendernames import INDEX
 
     indexed = {PurePosixPath(name).parent for name, _oid, _mode in listing if PurePosixPath(name).name == INDEX}
     inputs.renderings = {f"{revision}:{shown(top / directory)}" for directory in indexed}

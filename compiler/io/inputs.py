@@ -101,7 +101,7 @@ def _walk(root: Path, skipped: list[Path]) -> list[str]:
     directories are not entered (nothing below one is read): every directory between `root` and a file is a real
     one, so only a file that is itself a link needs the check of _within."""
     from mxjob_gitops.compiler.compile.shards import RECORD
-    from mxjob_gitops.compiler.io.output_dir import INDEX
+    from mxjob_gitops.compiler.io.rendernames import INDEX
 
     files: list[str] = []
     found: list[tuple[str, Path, bool]] = []
@@ -349,7 +349,7 @@ def _is_shard_record(path: Path) -> bool:
 
 
 def _indexed(directory: Path) -> bool:
-    from mxjob_gitops.compiler.io.output_dir import INDEX
+    from mxjob_gitops.compiler.io.rendernames import INDEX
 
     return (directory / INDEX).is_file()
 
