@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from mxjob_gitops.compiler.base.limits import DEFAULT_MAX_PODS
+from mxjob_gitops.compiler.cli.flags import WholeRange
 from mxjob_gitops.compiler.render.gang.plan import GangScheduler, gang_forms
 from mxjob_gitops.compiler.render.options import RenderOptions, parse_field, priority_pairs
 from mxjob_gitops.compiler.spec.targets import Target
@@ -186,7 +187,7 @@ def shard_options(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
     return click.option(
         "--shard-size",
-        type=click.IntRange(1, MAX_SHARD_SIZE),
+        type=WholeRange(1, MAX_SHARD_SIZE),
         metavar="N",
         help="With -o: write shard directories of at most N objects each, whole jobs only, recorded in "
         "DIR/shards.yaml so that no job ever changes shard on a re-render (docs/shards.md).",
