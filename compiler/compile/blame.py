@@ -78,7 +78,7 @@ class Blame:
         return self._ours(problem, pod, (), problem.path, "the JobSet and Job controllers")
 
     def locate_workload(self, problem: Diagnostic, workload: Manifest) -> Diagnostic:
-        """A finding on the Workload Kueue creates (compiler.gang.workload): a pod set's template is the template
+        """A finding on the Workload Kueue creates (compiler.render.gang.kueue): a pod set's template is the template
         of its replica type (in the order the pods engine renders them, or the JobSet's replicatedJobs)."""
         path = problem.path
         if path[:2] == ("spec", "podSets") and len(path) > 4 and path[3] == "template" and path[4] == "spec":

@@ -14,7 +14,7 @@ The rules that read an object's own name are length limits over names that diffe
 (a Pod's and a Service's name, the claim `<pod>-<volume>` of an ephemeral volume, a JobSet pod's hostname and
 generateName): the highest index has the longest name and fails whenever a lower one does, so judging it judges
 them all (tests/test_judge_names.py checks every index). With `--gang-scheduler kueue` the Workload Kueue creates
-for the pods or the JobSet (compiler.gang.workload) is built from the same objects and judged against its CRD.
+for the pods or the JobSet (compiler.render.gang.kueue) is built from the same objects and judged against its CRD.
 """
 
 from __future__ import annotations
@@ -28,8 +28,6 @@ from mxjob_gitops.compiler.compile.blame import Blame
 from mxjob_gitops.compiler.render.cluster import cluster_spec, service_name
 from mxjob_gitops.compiler.render.decorations import JobContext
 from mxjob_gitops.compiler.render.expand import PodFactory, render_config_map, render_job_object, render_service
-from mxjob_gitops.compiler.render.gang.workload import API_VERSION as WORKLOAD_API
-from mxjob_gitops.compiler.render.gang.workload import kueue_workload
 from mxjob_gitops.compiler.render.job import CompiledJob, decorate, render_job, render_record
 from mxjob_gitops.compiler.render.jobset.controllers import controller_pod
 from mxjob_gitops.compiler.render.options import RenderOptions
@@ -40,7 +38,7 @@ from mxjob_gitops.compiler.rules.kubevalidate.meta import check_meta
 from mxjob_gitops.compiler.rules.kubevalidate.report import Found
 from mxjob_gitops.compiler.rules.kubevalidate.serviceaccount import admitted
 from mxjob_gitops.compiler.rules.kubevalidate.sizes import check_size
-from mxjob_gitops.compiler.rules.kubevalidate.workload import check_workload
+from mxjob_gitops.compiler.rules.kubevalidate.workload import WORKLOAD_API_VERSION, check_workload
 from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.compiler.spec.model import Replica
 
@@ -71,9 +69,9 @@ def judge_rendering(compiled: CompiledJob, options: RenderOptions, source: Manif
                 found.extend(blame.overwritten_labels(pod, replica))
         elif obj.get("kind") == "Pod" and replica is not None:
             found.extend(blame.overwritten_labels(obj, replica))
-    if compiled.gang is not None and compiled.gang.scheduler.kind == "kueue":
+    if compiled.gang is not None:  # what the gang scheduler's controller creates from them (Kueue's Workload)
         counts = {service_name(job.name, r.role, 0).rsplit("-", 1)[0]: r.replicas for r in job.replicas}
-        workload = kueue_workload(judged, counts)
+        workload = compiled.gang.scheduler.backend.admission(judged, counts)
         if workload is not None:
             found.extend(blame.locate_workload(problem, workload) for problem in judge_object(workload, version))
     unique = {(d.path, d.message): d for d in found}
@@ -114,7 +112,7 @@ def judge_object(obj: Manifest, version: str | None) -> Found:
         check_meta(found, obj.get("metadata"), ("metadata",), names.dns1123_subdomain)
     if obj.get("kind") == c.KIND or obj.get("kind") == "JobSet":
         check_keyed_lists(found, obj)
-    elif obj.get("kind") == "Workload" and obj.get("apiVersion") == WORKLOAD_API:  # not scheduling.k8s.io's
+    elif obj.get("kind") == "Workload" and obj.get("apiVersion") == WORKLOAD_API_VERSION:  # not scheduling.k8s.io's
         check_workload(found, obj)
     check_size(found, obj, core)
     return found

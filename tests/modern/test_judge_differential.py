@@ -3,7 +3,7 @@ renderer writes with compiler.judge switched off go to core-validate (Kubernetes
 ConfigMap validation) and, for the custom resources (MXJob, PodGroups, JobSet), to the 1.36 CRD server
 (server-side apply, dry run); a JobSet's pods are judged as its Job controller creates them
 (compiler.jobset.controllers), and under `--gang-scheduler kueue` the Workload Kueue creates for the pods or the
-JobSet (compiler.gang.workload) goes to the same server with Kueue's Workload CRD. `mxjob render
+JobSet (compiler.render.gang.kueue) goes to the same server with Kueue's Workload CRD. `mxjob render
 --kubernetes-version 1.36` must refuse an edit exactly when one of them refuses an object, and a hypothesis
 strategy mixes the edits with the modes.
 """
@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from mxjob_gitops.compiler.compile import job as job_module
 from mxjob_gitops.compiler.compile.documents import item_manifests
 from mxjob_gitops.compiler.compile.job import compile_job
+from mxjob_gitops.compiler.render.gang.kueue import kueue_workload
 from mxjob_gitops.compiler.render.gang.plan import GangScheduler
-from mxjob_gitops.compiler.render.gang.workload import kueue_workload
 from mxjob_gitops.compiler.render.jobset.controllers import controller_pod
 from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.spec.targets import Target

@@ -1,7 +1,7 @@
 """The job-level edits of tests/job_edits.py on the pods engine, judged by kube-apiserver v1.20.2: each object the
 renderer writes with the final judgement off (compiler.judge) is created with `dryRun=All` (admission included),
 and `mxjob render --kubernetes-version 1.20` must refuse the edit exactly when the server refuses one of them. Under
-`--gang-scheduler kueue` the Workload Kueue creates from the pods (compiler.gang.workload) goes to the 1.36 CRD
+`--gang-scheduler kueue` the Workload Kueue creates from the pods (compiler.render.gang.kueue) goes to the 1.36 CRD
 server with Kueue's Workload CRD (v1.20.2 cannot install that CRD, and no Kueue runs on it: Kueue's own server
 judges the Workload)."""
 
@@ -19,8 +19,8 @@ import yaml
 from mxjob_gitops.compiler.compile import job as job_module
 from mxjob_gitops.compiler.compile.documents import item_manifests
 from mxjob_gitops.compiler.compile.job import compile_job
+from mxjob_gitops.compiler.render.gang.kueue import kueue_workload
 from mxjob_gitops.compiler.render.gang.plan import GangScheduler
-from mxjob_gitops.compiler.render.gang.workload import kueue_workload
 from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.spec.targets import Target
 from tests.conftest import run_cli

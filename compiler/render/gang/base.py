@@ -61,6 +61,11 @@ class GangBackend:
     versioned: bool = False
     # Why an argument cannot be the value of the field it ends up in ('' when it can): a schedulerName, a label.
     argument_problem: Callable[[str], str] = lambda _argument: ""
+    # Notes on running a job of this scheduler on an engine (`pods` or `jobset`).
+    engine_notes: Callable[[MXJob, str], Iterator[Diagnostic]] = lambda _job, _engine: iter(())
+    # The object the scheduler's controller creates from the rendered objects (Kueue's Workload), so that the judge
+    # holds it to its CRD too: called with the objects judged and the pods per replicated group; None: none.
+    admission: Callable[[list[Manifest], Mapping[str, int]], Manifest | None] = lambda _objects, _counts: None
 
 
 def pod_group_spec(plan: GangPlan) -> dict[str, Any]:

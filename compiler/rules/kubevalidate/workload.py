@@ -1,4 +1,4 @@
-"""A Kueue Workload (the one Kueue creates for our pods or JobSet, compiler.gang.workload) against what its CRD
+"""A Kueue Workload (the one Kueue creates for our pods or JobSet, compiler.render.gang.kueue) against what its CRD
 makes the API server refuse: kubernetes-sigs/kueue config/components/crd/bases/kueue.x-k8s.io_workloads.yaml
 (v1beta2: `spec.queueName` and `spec.priorityClassRef.name`: DNS-1123 subdomain patterns of at most 253 characters;
 `spec.podSets`: 1 to 18 items keyed by `name`, a DNS-1123 label pattern of at most 63 characters, `count` at
@@ -14,6 +14,7 @@ from mxjob_gitops.compiler.base.diagnostics import Code, JsonPath, error
 from mxjob_gitops.compiler.rules.kubevalidate.keyedlists import check_template_lists
 from mxjob_gitops.compiler.rules.kubevalidate.report import Found, as_dict, as_list, duplicate, is_int
 
+WORKLOAD_API_VERSION = "kueue.x-k8s.io/v1beta2"
 K = Code.K8S_POD_GROUP
 SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
