@@ -19,7 +19,6 @@ import sys
 import time
 import urllib.request
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from statistics import median
 from typing import Any
@@ -30,7 +29,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from tests.cluster.control_plane import POOL_LABEL, ControlPlane  # noqa: E402
-from tests.cluster.lag import Observer, restart_recorded  # noqa: E402
+from tests.cluster.lag import Observer, exit_pods, restart_recorded  # noqa: E402
 from tests.processes import die_with_parent, reconciler_command, stop_processes  # noqa: E402
 from tests.realapi.cluster import free_port, wait_until  # noqa: E402
 from tests.realapi.conftest import CRD_FILE, crd_apply_flags  # noqa: E402
@@ -93,34 +92,13 @@ def deploy(plane: ControlPlane, jobs: int) -> None:
     plane.kubectl("apply", "-n", NAMESPACE, "-f", "-", stdin=rendered.stdout)
 
 
-def exit_many(plane: ControlPlane, exits: dict[str, str], reasons: dict[str, str] | None = None) -> dict[str, float]:
-    """Ask kwok (its mxjob-pod-exit Stage) to end each pod's `mxnet` container with its code, all at once (the
-    patches go out 8 at a time, not one after another); returns when each ask was answered."""
-    reasons = reasons or {}
-
-    def ask(pod: str) -> tuple[str, float]:
-        annotations = {
-            "mxjob.test/exit-code": exits[pod],
-            **({"mxjob.test/exit-reason": reasons[pod]} if pod in reasons else {}),
-        }
-        path = f"/api/v1/namespaces/{NAMESPACE}/pods/{pod}"
-        code, body = plane.request(
-            "PATCH", path, {"metadata": {"annotations": annotations}}, "application/merge-patch+json"
-        )
-        assert code == 200, body
-        return pod, time.monotonic()
-
-    with ThreadPoolExecutor(8) as pool:
-        return dict(pool.map(ask, exits))
-
-
 def burst(plane: ControlPlane, size: int, deadline: float = 300.0) -> tuple[list[float], list[float]]:
     """`size` workers (of `size` jobs) exit 137 at once: for each, the seconds from the ask until kwok reported the
     pod Failed, and from that report until the job's status recorded the restart (both as tests.cluster.lag's
     watches saw them)."""
     pods = {f"job-{i:04d}-worker-0": f"job-{i:04d}" for i in range(size)}
     with Observer(plane, NAMESPACE) as seen:
-        asked = exit_many(plane, dict.fromkeys(pods, "137"))
+        asked = exit_pods(plane, NAMESPACE, dict.fromkeys(pods, 137))
         end = time.monotonic() + deadline
         kwok: dict[str, float] = {}
         lags: dict[str, float] = {}

@@ -7,12 +7,15 @@ interval or the cost of listing every pod. Used by bench/cluster_bench.py and te
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,7 +75,8 @@ class Observer:
     def __exit__(self, *_: object) -> None:
         self._stop.set()
         for connection in list(self._connections):
-            connection.close()
+            with contextlib.suppress(OSError, AttributeError):  # its reader ends on the end of the stream
+                connection.sock.shutdown(socket.SHUT_RDWR)
         for thread in self._threads:
             thread.join(timeout=5)
 
@@ -151,6 +155,26 @@ def condition(kind: str) -> Callable[[Status], bool]:
         return any(c.get("type") == kind and c.get("status") == "True" for c in status.get("conditions") or [])
 
     return test
+
+
+def exit_pods(
+    plane: ControlPlane, namespace: str, codes: dict[str, int], reasons: Mapping[str, str] = {}
+) -> dict[str, float]:
+    """Ask kwok (tests/cluster/stages/pod-exit.yaml) to end each pod's `mxnet` container with its code (and reason),
+    all at once: the patches go out 8 at a time, not one after another. Returns when each ask was answered."""
+
+    def ask(pod: str) -> tuple[str, float]:
+        annotations = {"mxjob.test/exit-code": str(codes[pod])}
+        if reasons and pod in reasons:
+            annotations["mxjob.test/exit-reason"] = reasons[pod]
+        path = f"/api/v1/namespaces/{namespace}/pods/{pod}"
+        patch = {"metadata": {"annotations": annotations}}
+        code, body = plane.request("PATCH", path, patch, "application/merge-patch+json")
+        assert code == 200, body
+        return pod, time.monotonic()
+
+    with ThreadPoolExecutor(8) as pool:
+        return dict(pool.map(ask, codes))
 
 
 def wait_for(what: str, predicate: Callable[[], bool], timeout: float, check: Callable[[], None]) -> None:
