@@ -101,13 +101,13 @@ def test_a_burst_of_50_mixed_exits_is_reflected_within_the_lag_target(burst_clus
     }
     assert len(exits) == 50
     before = {name: pod["metadata"]["uid"] for name, pod in cluster.pods().items()}
-    load = os.getloadavg()
+    at_start = os.getloadavg()
     with Observer(plane, cluster.namespace) as seen:
         exit_pods(
             plane, cluster.namespace, {p: x[1] for p, x in exits.items()}, {p: x[2] for p, x in exits.items() if x[2]}
         )
         lags = _lags(seen, exits, plane)
-    load = tuple(max(a, b) for a, b in zip(load, os.getloadavg(), strict=True))
+    load = [max(a, b) for a, b in zip(at_start, os.getloadavg(), strict=True)]
     figures = (
         f"{len(exits)} exits in 20 jobs of {JOBS} ({JOBS * 10} pods): lag median {statistics.median(lags):.2f} s, "
         f"p90 {percentile(lags, 0.9):.2f} s, max {max(lags):.2f} s; load average {' '.join(f'{x:.1f}' for x in load)}"
