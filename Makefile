@@ -63,12 +63,13 @@ envtest:
 golden: $(STAMP)
 	MXJOB_UPDATE_GOLDEN=1 $(BIN)/pytest -q tests/test_golden.py
 
-## Benchmarks, each next to its baseline in interleaved runs: render, validate, render -o, diff, reconcile; then the
+## Benchmarks, each next to its baseline in interleaved runs: render, validate, render -o (and its shards), diff, reconcile; then the
 ## reconciler on the cluster tier (needs `make envtest`).
 bench: $(STAMP)
 	$(BIN)/python bench/render_bench.py
 	$(BIN)/python bench/validate_bench.py
 	$(BIN)/python bench/outdir_bench.py
+	$(BIN)/python bench/shards_bench.py
 	$(BIN)/python bench/diff_bench.py
 	$(BIN)/python bench/kustomize_diff_bench.py
 	$(BIN)/python bench/exact_bench.py

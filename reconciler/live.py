@@ -1,5 +1,6 @@
-"""Live objects for `mxjob diff --live`, found through the `mxjob.live` entry points (the compiler never imports
-them): the namespace kubectl would default to, and the cluster's copies of what a rendering owns.
+"""Live objects for `mxjob diff`, found through the `mxjob.live` entry points (the compiler never imports them): the
+namespace kubectl would default to, the cluster's copies of what a rendering owns (`--live`), and the pods of the
+jobs a change restarts (`pods`: which are running, since when).
 
 For every rendered object the cluster's copy is fetched. Objects in the cluster that the rendering no longer
 has show up as removed; which ones count depends on the scope: `jobs` (the default) lists only objects that
@@ -24,6 +25,7 @@ MANAGED_KINDS = (
     ("scheduling.x-k8s.io/v1alpha1", "PodGroup"),
 )
 SCOPES = ("jobs", "namespace")
+SELECTOR_NAMES = 100  # job names per label selector: a request URL stays short
 SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
 
@@ -89,3 +91,28 @@ def fetch(
                 seen.add(identity(item))
                 live.append(item)
     return live
+
+
+def _pod_summary(pod: dict[str, Any]) -> dict[str, Any]:
+    """What `mxjob diff` reads of a pod: its name, namespace and labels, phase and start times."""
+    metadata = pod.get("metadata") or {}
+    status = pod.get("status") or {}
+    return {
+        "metadata": {
+            key: metadata[key] for key in ("name", "namespace", "labels", "deletionTimestamp") if key in metadata
+        },
+        "status": {key: status[key] for key in ("phase", "startTime", "containerStatuses") if key in status},
+    }
+
+
+def pods(kubeconfig: str | None, context: str | None, jobs: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """The pods of the named jobs (namespace -> job names), found by the job-name label both engines put on pods
+    (`mxjob diff --base` with a cluster: which of the pods a change replaces are running, and since when)."""
+    cluster = Cluster.connect(kubeconfig, context)  # even with nothing to look up: a bad kubeconfig is reported
+    found: list[dict[str, Any]] = []
+    for namespace, names in sorted(jobs.items()):
+        ordered = sorted(names)
+        for start in range(0, len(ordered), SELECTOR_NAMES):
+            selector = f"{c.LABEL_JOB_NAME} in ({','.join(ordered[start : start + SELECTOR_NAMES])})"
+            found.extend(cluster.list_kept("v1", "Pod", namespace, selector, _pod_summary)[0])
+    return found

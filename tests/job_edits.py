@@ -98,6 +98,13 @@ def _owned_label(value: str) -> Callable[[Job], None]:
     return change
 
 
+def _template_label(key: str, value: str) -> Callable[[Job], None]:
+    def change(job: Job) -> None:
+        _worker(job).setdefault("metadata", {}).setdefault("labels", {})[key] = value
+
+    return change
+
+
 def _duplicate_env(job: Job) -> None:
     _worker(job)["spec"]["containers"][0]["env"] = [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]
 
@@ -165,7 +172,41 @@ def _device_at_token_path(automount: bool) -> Callable[[Job], None]:
     return change
 
 
+def _claims(pod_claims: list[dict[str, Any]], container_claims: list[dict[str, Any]]) -> Callable[[Job], None]:
+    def change(job: Job) -> None:
+        spec = _worker(job)["spec"]
+        if pod_claims:
+            spec["resourceClaims"] = pod_claims
+        if container_claims:
+            spec["containers"][0].setdefault("resources", {})["claims"] = container_claims
+
+    return change
+
+
+def _image_volume(source: dict[str, Any], mounted: bool = True) -> Callable[[Job], None]:
+    mount = {"name": "model", "mountPath": "/model", "readOnly": True} if mounted else None
+    return _volume({"name": "model", "image": source}, mount)
+
+
+def _pod_affinity(term: dict[str, Any], kind: str = "podAffinity") -> Callable[[Job], None]:
+    term = {"topologyKey": "topology.kubernetes.io/zone", **term}
+    return _pod_field("affinity", {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [term]}})
+
+
+def _long_name(length: int, workers: int) -> Callable[[Job], None]:
+    """A job name of `length` characters with `workers` workers."""
+
+    def change(job: Job) -> None:
+        job["metadata"]["name"] = "n" * length
+        job["spec"]["mxReplicaSpecs"]["Worker"]["replicas"] = workers
+
+    return change
+
+
 CLAIM = {"spec": {"resources": {"requests": {"storage": "1Gi"}}}}
+GPU_CLAIM = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
+SELECTOR = {"matchLabels": {"app": "mnist"}}
+DIST = REPO / "examples" / "train" / "mx_job_dist_gpu.yaml"
 SPREAD = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "matchLabelKeys": ["app"]}]
 KUEUE = ("--gang-scheduler", "kueue")
 JOBSET = ("--engine", "jobset")
@@ -244,4 +285,153 @@ EDITS = (
     Edit("token-path-device", _device_at_token_path(True), (), True, WORKER, admission=True),
     Edit("token-path-device-no-automount", _device_at_token_path(False), (), False),
     Edit("match-label-keys-alone-136", _pod_field("topologySpreadConstraints", SPREAD), V136, True, WORKER),
+    # Resource claims (dynamic resource allocation, on by default from 1.34).
+    Edit("claims-ok-136", _claims(GPU_CLAIM, [{"name": "gpu"}]), V136, False),
+    Edit("claims-ok-136-jobset", _claims(GPU_CLAIM, [{"name": "gpu"}]), (*V136, *JOBSET), False),
+    Edit("claims-undeclared-136", _claims([], [{"name": "gpu"}]), V136, True, f"{WORKER}.spec.containers[0]"),
+    Edit(
+        "claims-undeclared-136-jobset",
+        _claims([], [{"name": "gpu"}]),
+        (*V136, *JOBSET),
+        True,
+        f"{WORKER}.spec.containers[0]",
+    ),
+    Edit(
+        "claims-both-sources-136",
+        _claims([{"name": "gpu", "resourceClaimName": "a", "resourceClaimTemplateName": "t"}], []),
+        V136,
+        True,
+        f"{WORKER}.spec.resourceClaims[0]",
+    ),
+    Edit("claims-no-source-136", _claims([{"name": "gpu"}], []), V136, True, f"{WORKER}.spec.resourceClaims[0]"),
+    Edit(
+        "claims-bad-name-136",
+        _claims([{"name": "GPU", "resourceClaimName": "a"}], [{"name": "GPU"}]),
+        V136,
+        True,
+        f"{WORKER}.spec.resourceClaims[0].name",
+    ),
+    Edit(
+        "claims-whole-then-request-136",
+        _claims(GPU_CLAIM, [{"name": "gpu"}, {"name": "gpu", "request": "big"}]),
+        V136,
+        True,
+        f"{WORKER}.spec.containers[0].resources.claims[1]",
+    ),
+    Edit(  # the MXJob CRD keys a container's claims by name alone: only without the MXJob may two requests share one
+        "claims-two-requests-136-no-job",
+        _claims(GPU_CLAIM, [{"name": "gpu", "request": "a"}, {"name": "gpu", "request": "b"}]),
+        ("--no-job", *V136),
+        False,
+    ),
+    Edit(
+        "claims-two-requests-136",
+        _claims(GPU_CLAIM, [{"name": "gpu", "request": "a"}, {"name": "gpu", "request": "b"}]),
+        V136,
+        True,
+        f"{WORKER}.spec.containers[0].resources.claims[1]",
+    ),
+    Edit(
+        "claims-bad-request-136",
+        _claims(GPU_CLAIM, [{"name": "gpu", "request": "Big_One"}]),
+        V136,
+        True,
+        f"{WORKER}.spec.containers[0].resources.claims[0].request",
+    ),
+    Edit("claims-undeclared-132", _claims([], [{"name": "gpu"}]), ("--kubernetes-version", "1.32"), False),
+    # Image volumes (ImageVolume on by default from 1.35).
+    Edit("image-volume-ok-136", _image_volume({"reference": "registry.example.com/model:v1"}), V136, False),
+    Edit(
+        "image-volume-ok-136-jobset",
+        _image_volume({"reference": "registry.example.com/model:v1"}),
+        (*V136, *JOBSET),
+        False,
+    ),
+    Edit(
+        "image-volume-no-reference-136",
+        _image_volume({"pullPolicy": "IfNotPresent"}),
+        V136,
+        True,
+        f"{WORKER}.spec.volumes[0].image",
+    ),
+    Edit(
+        "image-volume-bad-pull-136",
+        _image_volume({"reference": "model:v1", "pullPolicy": "Sometimes"}),
+        V136,
+        True,
+        f"{WORKER}.spec.volumes[0].image.pullPolicy",
+    ),
+    Edit(
+        "image-volume-bad-pull-136-jobset",
+        _image_volume({"reference": "model:v1", "pullPolicy": "Sometimes"}),
+        (*V136, *JOBSET),
+        True,
+        f"{WORKER}.spec.volumes[0].image.pullPolicy",
+    ),
+    Edit("image-volume-no-reference-134", _image_volume({}), ("--kubernetes-version", "1.34"), False),
+    # Pod (anti-)affinity matchLabelKeys / mismatchLabelKeys (on by default from 1.31).
+    Edit(
+        "affinity-match-keys-ok-136", _pod_affinity({"labelSelector": SELECTOR, "matchLabelKeys": ["app"]}), V136, False
+    ),
+    Edit(
+        "affinity-empty-selector-136", _pod_affinity({"labelSelector": {}, "mismatchLabelKeys": ["team"]}), V136, False
+    ),
+    Edit(
+        "affinity-match-keys-no-selector-136",
+        _pod_affinity({"matchLabelKeys": ["app"]}),
+        V136,
+        True,
+        f"{WORKER}.spec.affinity",
+    ),
+    Edit(
+        "anti-affinity-mismatch-keys-no-selector-136-jobset",
+        _pod_affinity({"mismatchLabelKeys": ["app"]}, "podAntiAffinity"),
+        (*V136, *JOBSET),
+        True,
+        f"{WORKER}.spec.affinity",
+    ),
+    Edit(
+        "affinity-key-in-both-136",
+        _pod_affinity({"labelSelector": SELECTOR, "matchLabelKeys": ["team"], "mismatchLabelKeys": ["team"]}),
+        V136,
+        True,
+        f"{WORKER}.spec.affinity",
+    ),
+    Edit(
+        "anti-affinity-bad-key-136",
+        _pod_affinity({"labelSelector": SELECTOR, "matchLabelKeys": ["not a key"]}, "podAntiAffinity"),
+        V136,
+        True,
+        f"{WORKER}.spec.affinity",
+    ),
+    Edit(
+        "affinity-match-keys-no-selector-130",
+        _pod_affinity({"matchLabelKeys": ["app"]}),
+        ("--kubernetes-version", "1.30"),
+        False,
+    ),
+    # What Kueue copies into the Workload it creates for the pods or the JobSet.
+    Edit("queue-not-a-localqueue-kueue", lambda j: _policy(j, queue="Team_A"), KUEUE, True, POLICY),
+    Edit("queue-not-a-localqueue-kueue-jobset", lambda j: _policy(j, queue="Team_A"), (*KUEUE, *JOBSET), True, POLICY),
+    Edit("queue-not-a-localqueue-plain", lambda j: _policy(j, queue="Team_A"), (), False),
+    Edit("queue-dotted-kueue", lambda j: _policy(j, queue="team.a"), KUEUE, False),
+    Edit(
+        "duplicate-env-no-job-kueue",
+        _duplicate_env,
+        ("--no-job", *KUEUE),
+        True,
+        f"{WORKER}.spec.containers[0].env[1]",
+    ),
+    Edit(
+        "workload-priority-label-kueue", _template_label("kueue.x-k8s.io/priority-class", "Low_Priority"), KUEUE, True
+    ),
+    Edit("workload-priority-label-plain", _template_label("kueue.x-k8s.io/priority-class", "Low_Priority"), (), False),
+    Edit("workload-priority-label-ok-kueue", _template_label("kueue.x-k8s.io/priority-class", "low"), KUEUE, False),
+    Edit("duplicate-env-no-job-volcano", _duplicate_env, ("--no-job", "--gang-scheduler", "volcano"), False),
+    # Names: every name rule is a length limit, binding first on the longest name (the highest index of a type;
+    # here the scheduler's, longer than any worker's below index 1000). The servers judge every object.
+    Edit("long-name-fits-11-workers", _long_name(51, 11), (), False, base=DIST),
+    Edit("long-name-over-11-workers", _long_name(52, 11), (), True, "metadata.name", base=DIST),
+    Edit("long-name-fits-11-workers-jobset", _long_name(49, 11), JOBSET, False, base=DIST),
+    Edit("long-name-over-11-workers-jobset", _long_name(50, 11), JOBSET, True, "metadata.name", base=DIST),
 )

@@ -97,14 +97,20 @@ def test_a_forged_index_removes_nothing_whose_bytes_it_does_not_know(tmp_path: P
     assert (repo / ".git" / "config").read_text().startswith("[http]")
 
 
-@pytest.mark.parametrize("names", [["", ".", "..", "pod-j.yaml"], ["", ".", "..", "a/b", "a\\b", "a\0b", "pod-j.yaml"]])
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["", ".", "..", "pod-j.yaml"],
+        ["", ".", "..", "a/b/c", "/b", "a/", "../b", "a/..", "a//b", "a\\b", "a\0b", "pod-j.yaml", "shard-0001/p.yaml"],
+    ],
+)
 def test_an_index_line_names_only_plain_components(names: list[str], tmp_path: Path) -> None:
-    """Every name the index holds passes dirfd.plain (no empty name, separator, NUL, `.` or `..`), whether or not
-    the index holds a separator anywhere."""
+    """Every name the index holds is one plain component (no empty name, separator, NUL, `.` or `..`), or two of
+    them (a shard's file: dirfd.relative), whether or not the index holds a separator anywhere."""
     (tmp_path / INDEX).write_text("".join(f"{name} {'0' * 64}\n" for name in names), encoding="utf-8")
     directory = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        assert list(_read_index(directory)) == ["pod-j.yaml"]
+        assert list(_read_index(directory)) == [n for n in ("pod-j.yaml", "shard-0001/p.yaml") if n in names]
     finally:
         os.close(directory)
 

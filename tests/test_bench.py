@@ -36,6 +36,7 @@ def _kubeconform_built() -> bool:
         ("render_bench.py", 4),
         ("validate_bench.py", 2 if _kubeconform_built() else 1),
         ("outdir_bench.py", 1),
+        ("shards_bench.py", 2),
         ("diff_bench.py", 1),
         ("kustomize_diff_bench.py", 1),
         ("exact_bench.py", 4),

@@ -4,6 +4,7 @@ expansion), the exit-code table as podFailurePolicy decides every code as the re
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from tests.conftest import REPO, run_cli
 
 EXAMPLES = sorted(p for p in (REPO / "examples").rglob("*.yaml") if "mxReplicaSpecs:" in p.read_text(encoding="utf-8"))
 INDEX_ANNOTATION = "batch.kubernetes.io/job-completion-index"
+COORDINATOR = "jobset.sigs.k8s.io/coordinator"
 
 
 def _render(args: list[str], stdin: str | None = None) -> list[dict[str, Any]]:
@@ -57,13 +59,29 @@ def _expand(value: str, env: dict[str, str]) -> str:
     return "".join(out)
 
 
-def _pod_env(container: dict[str, Any], index: int) -> dict[str, str]:
-    """The environment a pod of completion index `index` sees (fieldRefs of the index annotation resolved)."""
+def _coordinator(jobset: dict[str, Any]) -> dict[str, str]:
+    """The coordinator annotation the JobSet controller puts on every pod (kubernetes-sigs/jobset
+    pkg/controllers/jobset_controller.go `CoordinatorEndpoint`), none without spec.coordinator."""
+    spec = jobset["spec"]
+    if "coordinator" not in spec:
+        return {}
+    co = spec["coordinator"]
+    name = jobset["metadata"]["name"]
+    endpoint = f"{name}-{co['replicatedJob']}-{co['jobIndex']}-{co['podIndex']}.{spec['network']['subdomain']}"
+    return {COORDINATOR: endpoint}
+
+
+def _pod_env(container: dict[str, Any], index: int, annotations: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a pod of completion index `index` sees (downward-API fieldRefs of the index annotation and
+    of the other `annotations` the controllers write resolved)."""
+    shown = {INDEX_ANNOTATION: str(index), **(annotations or {})}
     env: dict[str, str] = {}
     for var in container.get("env") or []:
         if "valueFrom" in var:
-            assert var["valueFrom"] == {"fieldRef": {"fieldPath": f"metadata.annotations['{INDEX_ANNOTATION}']"}}
-            env[var["name"]] = str(index)
+            path = var["valueFrom"]["fieldRef"]["fieldPath"]
+            key = re.fullmatch(r"metadata\.annotations\['([^']+)'\]", path)
+            assert key is not None and key.group(1) in shown, var
+            env[var["name"]] = shown[key.group(1)]
         else:
             env[var["name"]] = _expand(var.get("value", ""), env)
     return env
@@ -89,7 +107,7 @@ def test_every_pod_sees_what_the_pod_rendering_gives_it(example: Path) -> None:
             template = job_spec["template"]["spec"]
             for ours, theirs in zip(template["containers"], pod["spec"]["containers"], strict=True):
                 want = {v["name"]: _hostnames(v.get("value", ""), name) for v in theirs["env"]}
-                got = _pod_env(ours, index)
+                got = _pod_env(ours, index, _coordinator(jobset))
                 got.pop("JOB_COMPLETION_INDEX")  # the Job controller sets it anyway (addCompletionIndexEnvVariable)
                 assert got == want
                 assert {k: v for k, v in ours.items() if k != "env"} == {k: v for k, v in theirs.items() if k != "env"}
@@ -166,24 +184,79 @@ def test_an_unset_backoff_limit_is_unlimited() -> None:
 @pytest.mark.parametrize(
     ("example", "order", "target"),
     [
-        ("train/mx_job_dist_gpu", "InOrder", ["worker"]),
-        ("byteps/byteps_job", "InOrder", ["worker"]),
-        ("single/mx_job_single_worker", "AnyOrder", ["worker"]),
-        ("tune/mx_job_tune_gpu", "AnyOrder", ["tuner"]),
+        ("train/mx_job_dist_gpu", ["scheduler", "server", "worker"], ["worker"]),
+        ("byteps/byteps_job", ["scheduler", "server", "worker"], ["worker"]),
+        ("single/mx_job_single_worker", [], ["worker"]),
+        ("tune/mx_job_tune_gpu", [], ["tuner"]),
     ],
 )
-def test_startup_order_and_success(example: str, order: str, target: list[str]) -> None:
+def test_start_order_and_success(example: str, order: list[str], target: list[str]) -> None:
+    """dependsOn, never the deprecated startupPolicy: each replicatedJob after the scheduler waits for the one before
+    it to be Ready (what startupPolicy InOrder did); a lone Worker and MXTune start at once (AnyOrder)."""
     (jobset,) = _render(["--engine", "jobset", str(REPO / "examples" / f"{example}.yaml")])
     spec = jobset["spec"]
-    assert spec["startupPolicy"] == {"startupPolicyOrder": order}
+    assert "startupPolicy" not in spec
+    assert _start_chain(spec) == order
     assert spec["successPolicy"] == {"operator": "All", "targetReplicatedJobs": target}
     assert spec["network"] == {
         "enableDNSHostnames": True,
         "subdomain": jobset["metadata"]["name"],
         "publishNotReadyAddresses": True,
     }
-    if order == "InOrder":
-        assert [r["name"] for r in spec["replicatedJobs"]][:1] == ["scheduler"]
+    if order:
+        assert spec["coordinator"] == {"replicatedJob": "scheduler", "jobIndex": 0, "podIndex": 0}
+    else:
+        assert "coordinator" not in spec and all("dependsOn" not in r for r in spec["replicatedJobs"])
+
+
+def _start_chain(spec: dict[str, Any]) -> list[str]:
+    """The replicatedJobs in the order dependsOn starts them, when every one after the first waits for the one
+    before it; [] when nothing waits."""
+    rjobs = spec["replicatedJobs"]
+    if not any("dependsOn" in r for r in rjobs):
+        return []
+    assert "dependsOn" not in rjobs[0]
+    for previous, rjob in itertools.pairwise(rjobs):
+        assert rjob["dependsOn"] == [{"name": previous["name"], "status": "Ready"}]
+    return [r["name"] for r in rjobs]
+
+
+def _train(name: str, **replicas: int) -> str:
+    """The GPU training example renamed, with these replica counts (a type with 0 has no replicatedJob)."""
+    job = yaml.safe_load((REPO / "examples" / "train" / "mx_job_dist_gpu.yaml").read_text(encoding="utf-8"))
+    job["metadata"]["name"] = name
+    for replica_type, count in replicas.items():
+        job["spec"]["mxReplicaSpecs"][replica_type]["replicas"] = count
+    return str(yaml.safe_dump(job))
+
+
+@pytest.mark.parametrize(
+    ("replicas", "chain"),
+    [
+        ({"Server": 0}, ["scheduler", "worker"]),  # no server pods: the workers wait for the scheduler
+        ({"Worker": 3, "Server": 2}, ["scheduler", "server", "worker"]),
+        ({"Server": 0, "Worker": 0}, []),  # a scheduler alone
+    ],
+)
+def test_every_train_layout_waits_for_the_scheduler(replicas: dict[str, int], chain: list[str]) -> None:
+    (jobset,) = _render(["--engine", "jobset", "-"], stdin=_train("mxnet-job", **replicas))
+    assert _start_chain(jobset["spec"]) == chain
+    assert jobset["spec"]["coordinator"]["replicatedJob"] == "scheduler"
+
+
+@pytest.mark.parametrize(("length", "coordinator"), [(24, True), (25, False)])
+def test_the_coordinator_where_its_label_fits(length: int, coordinator: bool) -> None:
+    """The controller writes the coordinator endpoint `<job>-scheduler-0-0.<job>` as a label value (at most 63
+    characters; the webhook refuses a JobSet whose endpoint is not one): past it the address is written as is."""
+    name = "j" * length
+    (jobset,) = _render(["--engine", "jobset", "-"], stdin=_train(name))
+    endpoint = f"{name}-scheduler-0-0.{name}"
+    assert ("coordinator" in jobset["spec"]) == coordinator == (len(endpoint) <= 63)
+    for rjob in jobset["spec"]["replicatedJobs"]:
+        container = rjob["template"]["spec"]["template"]["spec"]["containers"][0]
+        assert _pod_env(container, 0, _coordinator(jobset))["DMLC_PS_ROOT_URI"] == endpoint
+        (root,) = (v for v in container["env"] if v["name"] == "DMLC_PS_ROOT_URI")
+        assert ("valueFrom" in root) == coordinator
 
 
 def test_kueue_is_the_queue_label_on_the_jobset() -> None:
@@ -243,3 +316,83 @@ def test_targets_replace_the_immutable_jobset(target: str, annotation: str) -> N
     path = str(REPO / "examples" / "train" / "mx_job_dist_gpu.yaml")
     (jobset,) = _render(["--engine", "jobset", "--target", target, path])
     assert annotation in jobset["metadata"]["annotations"]
+
+
+# The JobSet webhook's create rules that concern what this engine writes (kubernetes-sigs/jobset
+# pkg/webhooks/jobset_webhook.go, https://github.com/kubernetes-sigs/jobset/blob/main/pkg/webhooks/jobset_webhook.go:
+# `ValidateCreate`, `validateCoordinator`, `validateCoordinatorLabelValue`), and the CRD's word on dependsOn
+# (api/jobset/v1alpha2/jobset_types.go: the preceding ReplicatedJobs; one item supported).
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+_GOLDEN = REPO / "tests" / "golden"
+_JOBSET_GOLDENS = sorted(
+    c.name for c in _GOLDEN.iterdir() if (c / "args").exists() and "jobset" in (c / "args").read_text().split()
+)
+_FLAGS: tuple[list[str], ...] = ([], ["--gang-scheduler", "kueue=team-a"], ["--target", "argocd"])
+
+
+def webhook_problems(jobset: dict[str, Any]) -> list[str]:
+    spec = jobset["spec"]
+    rjobs = spec["replicatedJobs"]
+    problems = []
+    if rjobs and "dependsOn" in rjobs[0]:
+        problems.append("DependsOn can't be set for the first ReplicatedJob")
+    earlier: list[str] = []
+    for rjob in rjobs:
+        depends = rjob.get("dependsOn") or []
+        if len(depends) > 1:
+            problems.append(f"{rjob['name']}: only one dependsOn item is supported")
+        # The webhook checks the names listed up to and including this one; a replicatedJob waiting for itself
+        # is never created, so the test asks for an earlier one.
+        problems.extend(
+            f"replicatedJob: {rjob['name']} cannot depend on replicatedJob: {d['name']}"
+            for d in depends
+            if d["name"] not in earlier or d["status"] not in ("Ready", "Complete")
+        )
+        earlier.append(rjob["name"])
+    co = spec.get("coordinator")
+    if co is not None:
+        by_name = {r["name"]: r for r in rjobs}
+        target = by_name.get(co["replicatedJob"])
+        job_spec = target["template"]["spec"] if target else {}
+        if target is None or not 0 <= co.get("jobIndex", 0) < target["replicas"]:
+            problems.append("coordinator replicatedJob or job index is invalid")
+        elif job_spec.get("completionMode") != "Indexed" or "completions" not in job_spec:
+            problems.append("job for coordinator pod must be indexed completion mode, with completions set")
+        elif not 0 <= co.get("podIndex", 0) < job_spec["completions"]:
+            problems.append("coordinator pod index is invalid")
+        endpoint = _coordinator(jobset)[COORDINATOR]
+        if len(endpoint) > 63 or not _LABEL_VALUE.fullmatch(endpoint):
+            problems.append(f"invalid label value {endpoint!r} for coordinator label")
+    problems.extend(
+        f"invalid replicatedJob name {t!r} does not appear in .spec.ReplicatedJobs"
+        for t in spec.get("successPolicy", {}).get("targetReplicatedJobs", [])
+        if t not in earlier
+    )
+    return problems
+
+
+@pytest.mark.parametrize("flags", _FLAGS, ids=["plain", "kueue", "argocd"])
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.parent.name + "/" + p.stem for p in EXAMPLES])
+def test_every_rendering_passes_the_webhook_rules(example: Path, flags: list[str]) -> None:
+    (jobset,) = _render(["--engine", "jobset", *flags, str(example)])
+    assert webhook_problems(jobset) == []
+
+
+@pytest.mark.parametrize("case", _JOBSET_GOLDENS)
+def test_every_jobset_golden_passes_the_webhook_rules(case: str) -> None:
+    for jobset in yaml.safe_load_all((_GOLDEN / case / "expected.out").read_text(encoding="utf-8")):
+        if jobset:
+            assert webhook_problems(jobset) == []
+
+
+def test_the_webhook_rules_catch_a_wrong_order() -> None:
+    """The rules above can fail: a dependency on a later replicatedJob, or on the first one's own."""
+    (jobset,) = _render(["--engine", "jobset", str(REPO / "examples" / "train" / "mx_job_dist_gpu.yaml")])
+    rjobs = jobset["spec"]["replicatedJobs"]
+    rjobs[1]["dependsOn"] = [{"name": "worker", "status": "Ready"}]
+    rjobs[0]["dependsOn"] = [{"name": "scheduler", "status": "Ready"}]
+    assert webhook_problems(jobset) == [
+        "DependsOn can't be set for the first ReplicatedJob",
+        "replicatedJob: scheduler cannot depend on replicatedJob: scheduler",
+        "replicatedJob: server cannot depend on replicatedJob: worker",
+    ]

@@ -125,3 +125,34 @@ def test_a_bad_queue_in_the_gang_annotation_is_located() -> None:
     rendering = compile_job(job)
     assert not rendering.ok
     assert [d.path for d in rendering.errors()] == [("metadata", "annotations", "mxjob.kubeflow.org/gang-scheduler")]
+
+
+@pytest.mark.parametrize(
+    ("version", "dropped"),
+    [
+        ("1.30", {"volumes[0].image", "resourceClaims", "containers[0].resources.claims", "affinity"}),
+        ("1.33", {"volumes[0].image", "resourceClaims", "containers[0].resources.claims"}),
+        ("1.34", {"volumes[0].image"}),
+        ("1.36", set()),
+    ],
+)
+def test_fields_the_server_drops_at_a_version_are_warnings(version: str, dropped: set[str]) -> None:
+    """Image volumes, resource claims and affinity label keys where the server's gate is off: accepted (the server
+    drops them before validating), with a warning MXJ309 at each."""
+    job = yaml.safe_load(SINGLE.read_text(encoding="utf-8"))
+    spec = job["spec"]["mxReplicaSpecs"]["Worker"]["template"]["spec"]
+    spec["volumes"] = [{"name": "model", "image": {"reference": "model:v1"}}]
+    spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
+    spec["containers"][0]["volumeMounts"] = [{"name": "model", "mountPath": "/model"}]
+    spec["containers"][0]["resources"]["claims"] = [{"name": "gpu"}]
+    term = {"topologyKey": "zone", "labelSelector": {}, "matchLabelKeys": ["app"]}
+    spec["affinity"] = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+    rendering = compile_job(job, RenderOptions(kubernetes_version=version))
+    assert rendering.ok, [d.render() for d in rendering.errors()]
+    at = "spec.mxReplicaSpecs.Worker.template.spec."
+    warned = {
+        d.render().split(" at ", 1)[1].split(":", 1)[0].removeprefix(at).split(".podAffinity")[0]
+        for d in rendering.diagnostics
+        if d.code.value == "MXJ309"
+    }
+    assert warned == dropped

@@ -106,10 +106,20 @@ def _snapshot(directory: Path) -> dict[str, bytes]:
 
 
 def _render(
-    server: RenderServer, tmp_path: Path, out: Path, source: Path, kill_at: int | None = None, log: str = "log"
+    server: RenderServer,
+    tmp_path: Path,
+    out: Path,
+    source: Path,
+    kill_at: int | None = None,
+    log: str = "log",
+    layout: tuple[str, ...] = (),
 ) -> dict[str, int]:
     [result] = server.run(
-        {"argv": ["render", "-q", "-o", str(out), str(source)], "kill_at": kill_at, "log": str(tmp_path / log)}
+        {
+            "argv": ["render", "-q", *layout, "-o", str(out), str(source)],
+            "kill_at": kill_at,
+            "log": str(tmp_path / log),
+        }
     )
     return result
 
@@ -117,37 +127,41 @@ def _render(
 Renderings = tuple[dict[str, Path], dict[str, dict[str, bytes]]]
 
 
-def _renderings(server: RenderServer, tmp_path: Path, scale: int) -> Renderings:
+def _renderings(server: RenderServer, tmp_path: Path, scale: int, layout: tuple[str, ...] = ()) -> Renderings:
     inputs = _inputs(tmp_path, scale)
     expected = {}
     for label, source in inputs.items():
-        assert _render(server, tmp_path, tmp_path / f"ref-{label}", source)["status"] == 0
+        assert _render(server, tmp_path, tmp_path / f"ref-{label}", source, layout=layout)["status"] == 0
         expected[label] = _snapshot(tmp_path / f"ref-{label}")
     assert len({json.dumps(sorted(s)) for s in expected.values()}) == 3  # three different sets of files
     return inputs, expected
 
 
+@pytest.mark.parametrize("layout", [(), ("--shard-size", "40")], ids=["flat", "sharded"])
 def test_sigkill_at_20_points_leaves_one_rendering_or_a_journal_the_next_run_finishes(
-    server: RenderServer, tmp_path: Path
+    server: RenderServer, tmp_path: Path, layout: tuple[str, ...]
 ) -> None:
-    inputs, expected = _renderings(server, tmp_path, scale=10)  # 62 to 42 pods: about 150 files
+    """Sharded (docs/shards.md): the ConfigMaps fill shard-0001 and the job is alone in shard-0002, whichever
+    input came before, so each input has one expected tree."""
+    inputs, expected = _renderings(server, tmp_path, scale=10, layout=layout)  # 62 to 42 pods: about 150 files
+    assert bool(layout) == ("shard-0002/kustomization.yaml" in expected["a"])
     work = tmp_path / "work"
     shutil.copytree(tmp_path / "ref-a", work)
-    counted = _render(server, tmp_path, work, inputs["b"])
+    counted = _render(server, tmp_path, work, inputs["b"], layout=layout)
     assert counted["status"] == 0 and _snapshot(work) == expected["b"]
     points = sorted(random.Random(20).sample(range(1, counted["steps"] + 1), 20))
     names = {*expected["a"], *expected["b"]}
     for trial, point in enumerate(points):
         shutil.rmtree(work)
         shutil.copytree(tmp_path / "ref-a", work)
-        killed = _render(server, tmp_path, work, inputs["b"], kill_at=point)
+        killed = _render(server, tmp_path, work, inputs["b"], kill_at=point, layout=layout)
         assert os.WIFSIGNALED(killed["status"]) and os.WTERMSIG(killed["status"]) == signal.SIGKILL
         state = {n: data for n, data in _snapshot(work).items() if not n.startswith(STAGING)}  # the next run
         assert state in (expected["a"], expected["b"]) or JOURNAL in state, f"step {point}: a mixed directory"
         strays = [n for n in state if n not in names and n != JOURNAL]
         assert not strays, (point, strays)
         again = "b" if trial % 2 else "a"  # the next render either finishes the change or renders the old input
-        assert _render(server, tmp_path, work, inputs[again])["status"] == 0
+        assert _render(server, tmp_path, work, inputs[again], layout=layout)["status"] == 0
         assert _snapshot(work) == expected[again], f"step {point}: the next render left extra or missing files"
 
 

@@ -85,6 +85,9 @@ class Code(enum.StrEnum):
     CEL_NOT_CHECKED = "MXJ318"
     SYNC_RESTART = "MXJ319"
     NAMESPACE_KEPT = "MXJ320"
+    MULTIKUEUE_SERVICES = "MXJ321"
+    # Past what one GitOps unit holds (compiler.integrations.unitlimits)
+    UNIT_TOO_LARGE = "MXJ330"
 
 
 @dataclass(frozen=True, slots=True)

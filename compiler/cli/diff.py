@@ -6,6 +6,7 @@ import dataclasses
 import functools
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TextIO
 
@@ -127,6 +128,9 @@ def diff(
     """Compare renderings: `--base REF [--head REF] PATH...` reads Git objects, `OLD NEW` two paths, or
     `--live PATH...` the cluster against what PATH... renders (server-populated fields and status ignored).
 
+    Each job the change restarts is named; with --kubeconfig/--context (or KUBECONFIG), with its running pods
+    and how long they have run.
+
     Paths may be MXJob specs, directories, or already-rendered manifests. Exit 0 no differences,
     1 differences, 2 error or an update the API server would refuse (as kubectl diff: >1 is trouble).
     """
@@ -134,6 +138,8 @@ def diff(
     from mxjob_gitops.compiler.compile.documents import sort_diagnostics
     from mxjob_gitops.compiler.diff.changes import DiffOptions, diff_manifests
     from mxjob_gitops.compiler.diff.diffview import ViewOptions
+    from mxjob_gitops.compiler.diff.restarts import plan_restarts
+    from mxjob_gitops.compiler.io.running import observed_restarts
     from mxjob_gitops.compiler.io.splitparts import write_parts
     from mxjob_gitops.compiler.report.diff import DiffReport, Presentation, reporter
 
@@ -156,10 +162,14 @@ def diff(
             # are JSON values, never models.
             import_paused("deepdiff", hidden=("pydantic",))
         changes = diff_manifests(old, new, DiffOptions(view, frozenset(ignore_kinds)))
+        restarts = plan_restarts(changes)
+        if live or kubeconfig or kube_context:  # a cluster: which of the pods concerned run, since when
+            restarts = observed_restarts(restarts, kubeconfig, kube_context, time.time())
         from mxjob_gitops.compiler.io.origins import relocated
 
         refused = relocated(refused)  # a refusal in a kustomize build, at its source file and line
-        report = DiffReport(changes, base_label, head_label, context_lines, tuple(sort_diagnostics(refused)))
+        refusals = tuple(sort_diagnostics(refused))
+        report = DiffReport(changes, base_label, head_label, context_lines, refusals, tuple(restarts))
         split = None if split_dir is None else functools.partial(write_parts, split_dir)
         presentation = Presentation(_colour_wanted(sys.stdout, colour), max_length, split, summary_only)
         reporter(fmt, presentation).write(report, sys.stdout)
@@ -192,6 +202,7 @@ def _sides(paths: tuple[str, ...], base: str | None, head: str | None, options: 
     from mxjob_gitops.compiler.base.exact import exact
     from mxjob_gitops.compiler.compile.jobcache import CompileCache
     from mxjob_gitops.compiler.diff.changes import differing_manifests
+    from mxjob_gitops.compiler.diff.jobset_refusals import refused_jobset_updates
     from mxjob_gitops.compiler.diff.updates import old_side_jobs, refused_updates
     from mxjob_gitops.compiler.io.gitsource import read_revision
     from mxjob_gitops.compiler.io.inputs import SharedParses, read_inputs
@@ -204,8 +215,9 @@ def _sides(paths: tuple[str, ...], base: str | None, head: str | None, options: 
         return compile_inputs(inputs, options, quiet=True, failure=USAGE, cache=cache)
 
     def compared(old: Plan, new: Plan, base_label: str, head_label: str) -> Sides:
-        refused = refused_updates(old_side_jobs(old), new)
-        return *differing_manifests(old, new), base_label, head_label, refused
+        before, after = differing_manifests(old, new)
+        refused = refused_updates(old_side_jobs(old), new) + refused_jobset_updates(before, after, new)
+        return before, after, base_label, head_label, refused
 
     if base is None:
         if head is not None or len(paths) != 2:
@@ -229,6 +241,7 @@ def _live_sides(
     would use (the kubeconfig context's), so an identical deployment shows no difference."""
     from mxjob_gitops.compiler.compile.documents import identity
     from mxjob_gitops.compiler.diff.diffview import live_view
+    from mxjob_gitops.compiler.diff.jobset_refusals import refused_jobset_updates
     from mxjob_gitops.compiler.diff.updates import refused_updates, stored_jobs
     from mxjob_gitops.compiler.io.gitsource import read_revision
     from mxjob_gitops.compiler.io.inputs import read_inputs
@@ -249,7 +262,7 @@ def _live_sides(
     desired = {identity(obj): obj for obj in new}
     old = [live_view(obj, desired[identity(obj)]) if identity(obj) in desired else obj for obj in live]
     # The MXJobs as the cluster stores them (what the server's transition rules compare against).
-    refused = refused_updates(stored_jobs(live), plan)
+    refused = refused_updates(stored_jobs(live), plan) + refused_jobset_updates(old, new, plan)
     return old, new, "cluster", head or "working tree", refused
 
 

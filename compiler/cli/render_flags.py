@@ -177,3 +177,114 @@ def render_options(command: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(_OPTIONS):
         decorated = option(decorated)
     return decorated
+
+
+def _check_move(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    from mxjob_gitops.compiler.compile.shards import job_unit
+
+    for value in values:
+        if job_unit(value) is None:
+            raise click.BadParameter(f"{value!r}: give NAMESPACE/NAME of a job (NAME for a job without a namespace)")
+    return values
+
+
+def shard_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """render -o's layout options (they change where files go, not what is rendered): --shard-size, --move-job."""
+    from mxjob_gitops.compiler.compile.shards import MAX_SHARD_SIZE
+
+    command = click.option(
+        "--move-job",
+        "move_jobs",
+        multiple=True,
+        callback=_check_move,
+        metavar="NAMESPACE/NAME",
+        help="With --shard-size: move this job to another shard (repeatable). Moving restarts it: its pods are "
+        "pruned by the old shard's Application or Kustomization and re-created by the new one's.",
+    )(command)
+    return click.option(
+        "--shard-size",
+        type=click.IntRange(1, MAX_SHARD_SIZE),
+        metavar="N",
+        help="With -o: write shard directories of at most N objects each, whole jobs only, recorded in "
+        "DIR/shards.yaml so that no job ever changes shard on a re-render (docs/shards.md).",
+    )(command)
+
+
+def shard_layout(size: int | None, moves: tuple[str, ...]) -> Any:
+    """The io.shards layout for --shard-size (None without it)."""
+    if size is None:
+        return None
+    from mxjob_gitops.compiler.compile.shards import job_unit
+    from mxjob_gitops.compiler.io.shards import ShardLayout
+
+    return ShardLayout(size, [unit for unit in map(job_unit, moves) if unit is not None])
+
+
+def _checked(check: Callable[[str], str]) -> Callable[[click.Context, click.Parameter, str | None], str | None]:
+    """A click callback that refuses a value `check` finds a problem with (the value escaped in the message)."""
+
+    def callback(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+        if value is not None and (problem := check(value)):
+            from mxjob_gitops.compiler.base.escape import terminal
+
+            raise click.BadParameter(f"{terminal(value[:120])!r} {problem}")
+        return value
+
+    return callback
+
+
+def unit_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """render -o --shard-size's GitOps objects (docs/argocd.md, docs/flux.md): --repo-url and what it takes; the
+    command receives them as one `units: UnitSettings | None`."""
+    from mxjob_gitops.compiler.integrations import gitopsinput as check
+    from mxjob_gitops.compiler.render.gitopsunits import DEFAULT_PROJECT, DEFAULT_REVISION, UnitSettings
+
+    @functools.wraps(command)
+    def wrapper(
+        *args: Any,
+        repo_url: str | None,
+        revision: str | None,
+        repo_path: str | None,
+        project: str | None,
+        gitops_namespace: str | None,
+        **kwargs: Any,
+    ) -> Any:
+        flags = {
+            "--revision": revision,
+            "--repo-path": repo_path,
+            "--project": project,
+            "--gitops-namespace": gitops_namespace,
+        }
+        given = [flag for flag, value in flags.items() if value is not None]
+        if problem := check.misuse(repo_url, given, kwargs.get("shard_size"), kwargs.get("target", "")):
+            raise click.UsageError(problem)
+        units = None
+        if repo_url is not None:
+            units = UnitSettings(
+                repo_url, ".", revision or DEFAULT_REVISION, project or DEFAULT_PROJECT, gitops_namespace
+            )
+        return command(*args, units=units, repo_path=repo_path, **kwargs)
+
+    decorated: Callable[..., Any] = wrapper
+    for option in reversed(
+        (
+            click.option("--repo-url", callback=_checked(check.url_problem), metavar="URL",
+                         help="With -o DIR --shard-size N and --target argocd|flux: also write the objects that sync "
+                         "the shards from this Git repository (an ApplicationSet, or Flux Kustomizations and their "
+                         "GitRepository) into DIR."),
+            click.option("--revision", callback=_checked(check.revision_problem), metavar="REV",
+                         help="With --repo-url: the branch, refs/... name or commit to sync (default: HEAD, the "
+                         "default branch, which Flux is given as the branch main)."),
+            click.option("--repo-path", callback=_checked(check.repo_path_problem), metavar="PATH",
+                         help="With --repo-url: DIR's path from the repository's root (default: read with git; "
+                         "outside a Git work tree, DIR is taken as the root)."),
+            click.option("--project", callback=_checked(check.label_problem), metavar="NAME",
+                         help="With --repo-url and --target argocd: the Applications' Argo CD project (default: "
+                         "default)."),
+            click.option("--gitops-namespace", callback=_checked(check.label_problem), metavar="NS",
+                         help="With --repo-url: the namespace of the ApplicationSet (default: argocd) or of the Flux "
+                         "objects (default: flux-system)."),
+        )
+    ):  # fmt: skip
+        decorated = option(decorated)
+    return decorated

@@ -77,6 +77,19 @@ class Blame:
             return self._in_template(problem, pod, pod, problem.path, replica)
         return self._ours(problem, pod, (), problem.path, "the JobSet and Job controllers")
 
+    def locate_workload(self, problem: Diagnostic, workload: Manifest) -> Diagnostic:
+        """A finding on the Workload Kueue creates (compiler.gang.workload): a pod set's template is the template
+        of its replica type (in the order the pods engine renders them, or the JobSet's replicatedJobs)."""
+        path = problem.path
+        if path[:2] == ("spec", "podSets") and len(path) > 4 and path[3] == "template" and path[4] == "spec":
+            index = path[2]
+            if isinstance(index, int) and index < len(self.live):
+                holder = workload["spec"]["podSets"][index]["template"]
+                return self._in_template(problem, workload, holder, path[4:], self.live[index])
+        if path == ("spec", "queueName"):
+            return self._ours(problem, workload, self._queue_source(), path, "the Kueue queue name")
+        return self._ours(problem, workload, (), path, "the Workload Kueue creates for the gang scheduler kueue")
+
     def overwritten_labels(self, pod: Manifest, replica: Replica) -> Iterator[Diagnostic]:
         """A note for each label of the template that the rendering replaces (it is not judged as written)."""
         if not (replica.template.get("metadata") or {}).get("labels"):  # the defaulted template's are the user's
@@ -128,7 +141,7 @@ class Blame:
         return _diagnostic(problem, obj, full, v1, problem.hint)
 
     def _ours(self, problem: Diagnostic, obj: Manifest, at: JsonPath, full: JsonPath, cause: str) -> Diagnostic:
-        if full[-2:] == ("labels", QUEUE_LABEL):
+        if full[-2:] == ("labels", QUEUE_LABEL) or (full == ("spec", "queueName") and obj.get("kind") == "Workload"):
             at, cause = (
                 self._queue_source(),
                 "the Kueue queue name (--gang-scheduler kueue=QUEUE, the job's label, schedulingPolicy.queue)",
@@ -158,7 +171,9 @@ def _diagnostic(problem: Diagnostic, obj: Manifest, full: JsonPath, at: JsonPath
     where = f" {format_path(full)}" if full else ""
     name = metadata.get("name")
     what = (
-        f"rendered {obj.get('kind')} {name}"
+        f"the Workload {name} Kueue creates"
+        if obj.get("kind") == "Workload" and str(obj.get("apiVersion")).startswith("kueue.x-k8s.io/")
+        else f"rendered {obj.get('kind')} {name}"
         if name
         else f"pod {metadata.get('generateName')}* the JobSet's Job creates"
     )

@@ -26,6 +26,7 @@ from mxjob_gitops.compiler.base.limits import pod_count_problems
 from mxjob_gitops.compiler.compile.judge import judge_rendering
 from mxjob_gitops.compiler.read.source import SourceDocument
 from mxjob_gitops.compiler.render.gang.base import GANG_ANNOTATION
+from mxjob_gitops.compiler.render.gang.kueue import multikueue_note
 from mxjob_gitops.compiler.render.gang.plan import choose_scheduler, gang_forms, plan_gang
 from mxjob_gitops.compiler.render.job import CompiledJob, JobRendering, Manifest
 from mxjob_gitops.compiler.render.options import RenderOptions
@@ -118,6 +119,8 @@ def compile_object(
     if scheduler is not None:
         gang, notes = plan_gang(job, scheduler, priorities, sources, options.kubernetes_version)
         found.extend(notes)
+        if scheduler.kind == "kueue" and options.engine == "pods":
+            found.append(multikueue_note(job))
         if gang.pod_group is not None:  # what the group's CRD refuses beyond our schema
             found.extend(check_pod_group(gang.pod_group, conversion.data))
     elif job.run_policy.scheduling_policy is not None:

@@ -9,6 +9,12 @@ and a job is judged at the cost of a few objects, not of its whole rendering: ev
 PodGroup, MXJob, JobSet) is judged whole, as written. A JobSet's pod templates are judged as the pods its Job
 controller creates from them (compiler.jobset.controllers), the first place a server applies the pod rules to
 them. tests/test_judge.py holds `representatives` to the rendering itself.
+
+The rules that read an object's own name are length limits over names that differ only in the index at their end
+(a Pod's and a Service's name, the claim `<pod>-<volume>` of an ephemeral volume, a JobSet pod's hostname and
+generateName): the highest index has the longest name and fails whenever a lower one does, so judging it judges
+them all (tests/test_judge_names.py checks every index). With `--gang-scheduler kueue` the Workload Kueue creates
+for the pods or the JobSet (compiler.gang.workload) is built from the same objects and judged against its CRD.
 """
 
 from __future__ import annotations
@@ -19,9 +25,11 @@ from typing import Any
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic
 from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.compile.blame import Blame
-from mxjob_gitops.compiler.render.cluster import cluster_spec
+from mxjob_gitops.compiler.render.cluster import cluster_spec, service_name
 from mxjob_gitops.compiler.render.decorations import JobContext
 from mxjob_gitops.compiler.render.expand import PodFactory, render_config_map, render_job_object, render_service
+from mxjob_gitops.compiler.render.gang.workload import API_VERSION as WORKLOAD_API
+from mxjob_gitops.compiler.render.gang.workload import kueue_workload
 from mxjob_gitops.compiler.render.job import CompiledJob, decorate, render_job, render_record
 from mxjob_gitops.compiler.render.jobset.controllers import controller_pod
 from mxjob_gitops.compiler.render.options import RenderOptions
@@ -32,6 +40,7 @@ from mxjob_gitops.compiler.rules.kubevalidate.meta import check_meta
 from mxjob_gitops.compiler.rules.kubevalidate.report import Found
 from mxjob_gitops.compiler.rules.kubevalidate.serviceaccount import admitted
 from mxjob_gitops.compiler.rules.kubevalidate.sizes import check_size
+from mxjob_gitops.compiler.rules.kubevalidate.workload import check_workload
 from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.compiler.spec.model import Replica
 
@@ -48,7 +57,9 @@ def judge_rendering(compiled: CompiledJob, options: RenderOptions, source: Manif
     version = options.kubernetes_version
     found: list[Diagnostic] = []
     roles = {replica.role: replica for replica in job.replicas}
+    judged = []
     for obj in representatives(compiled, options):
+        judged.append(obj)
         replica = _replica_of(obj, roles)
         for problem in judge_object(obj, version):
             found.append(blame.locate(problem, obj, replica))
@@ -60,6 +71,11 @@ def judge_rendering(compiled: CompiledJob, options: RenderOptions, source: Manif
                 found.extend(blame.overwritten_labels(pod, replica))
         elif obj.get("kind") == "Pod" and replica is not None:
             found.extend(blame.overwritten_labels(obj, replica))
+    if compiled.gang is not None and compiled.gang.scheduler.kind == "kueue":
+        counts = {service_name(job.name, r.role, 0).rsplit("-", 1)[0]: r.replicas for r in job.replicas}
+        workload = kueue_workload(judged, counts)
+        if workload is not None:
+            found.extend(blame.locate_workload(problem, workload) for problem in judge_object(workload, version))
     unique = {(d.path, d.message): d for d in found}
     return list(unique.values())
 
@@ -98,6 +114,8 @@ def judge_object(obj: Manifest, version: str | None) -> Found:
         check_meta(found, obj.get("metadata"), ("metadata",), names.dns1123_subdomain)
     if obj.get("kind") == c.KIND or obj.get("kind") == "JobSet":
         check_keyed_lists(found, obj)
+    elif obj.get("kind") == "Workload" and obj.get("apiVersion") == WORKLOAD_API:  # not scheduling.k8s.io's
+        check_workload(found, obj)
     check_size(found, obj, core)
     return found
 

@@ -1,3 +1,3 @@
-"""What `mxjob diff` adds: matching objects by identity, typed changes, updates the server refuses, and the views both
-sides share.
+"""What `mxjob diff` adds: matching objects by identity, typed changes, updates the server refuses (the MXJob CRD's
+rules, JobSet's), what a change restarts, and the views both sides share.
 """

@@ -14,6 +14,7 @@ from typing import Any
 
 from mxjob_gitops.compiler.compile.documents import Identity, Manifest, Plan, identity
 from mxjob_gitops.compiler.diff.diffview import KeyedList, Pattern, ViewOptions, display_segment, normalise
+from mxjob_gitops.compiler.diff.jobset_rules import is_jobset
 from mxjob_gitops.compiler.render.job import CompiledJob
 from mxjob_gitops.compiler.spec import constants as c
 
@@ -89,7 +90,8 @@ class DiffOptions:
 
 def job_of(obj: Manifest) -> str:
     metadata = obj.get("metadata") or {}
-    name = metadata.get("name") if obj.get("kind") == c.KIND else (metadata.get("labels") or {}).get(c.LABEL_JOB_NAME)
+    own = obj.get("kind") == c.KIND or is_jobset(obj)  # an MXJob, or the JobSet `--engine jobset` renders it as
+    name = metadata.get("name") if own else (metadata.get("labels") or {}).get(c.LABEL_JOB_NAME)
     if not name:
         return ""
     namespace = metadata.get("namespace")

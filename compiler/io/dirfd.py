@@ -1,7 +1,8 @@
 """File-system access below an output directory through directory file descriptors (used by cli.output_dir).
 
-Every name handed to these functions is one plain path component, resolved relative to an open directory
-(openat(2)-style `dir_fd`) with O_NOFOLLOW: a symbolic link committed into DIR, or swapped in while a render
+Every name handed to these functions is one plain path component, or two (`shard-0001/pod-a.yaml`, a file of a
+subdirectory: the subdirectory is opened on its own, without following a link), resolved relative to an open
+directory (openat(2)-style `dir_fd`) with O_NOFOLLOW: a symbolic link committed into DIR, or swapped in while a render
 runs, is never followed, so no read, write, rename or removal lands outside DIR. The same defense as git's
 refusal to write through a symlinked path (git's `symlinks.c`, `has_symlink_leading_path`) and Argo CD's
 repo-server checks that a path stays inside the repository (argo-cd `util/io/path`, `CheckOutOfBoundsSymlinks`).
@@ -19,6 +20,7 @@ import hmac
 import os
 import secrets
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -33,6 +35,51 @@ class SymlinkRefused(OSError):
 def plain(name: str) -> bool:
     """One path component that stays in its directory (no separator, not . or .., no NUL)."""
     return bool(name) and not ("/" in name or "\\" in name or "\0" in name or name in (".", ".."))
+
+
+def relative(name: str) -> bool:
+    """One plain path component, or two joined by '/' (a file of a subdirectory)."""
+    head, slash, tail = name.partition("/")
+    return plain(head) and (not slash or plain(tail))
+
+
+@contextlib.contextmanager
+def _parent(dir_fd: int, name: str, create: bool = False) -> Iterator[tuple[int, str]]:
+    """(the descriptor of the directory holding `name`, its last component): a subdirectory is opened without
+    following a link (created when `create`), and closed afterwards."""
+    head, slash, tail = name.partition("/")
+    if not slash:
+        yield dir_fd, name
+        return
+    try:
+        fd = os.open(head, DIR_FLAGS, dir_fd=dir_fd)
+    except FileNotFoundError:
+        if not create:
+            raise
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(head, 0o777, dir_fd=dir_fd)
+        fd = os.open(head, DIR_FLAGS, dir_fd=dir_fd)
+    try:
+        yield fd, tail
+    finally:
+        os.close(fd)
+
+
+def lstat(dir_fd: int, name: str) -> os.stat_result:
+    """The stat data of DIR/name, no link followed (OSError when it is not there, or its folder is a link)."""
+    with _parent(dir_fd, name) as (fd, leaf):
+        return os.stat(leaf, dir_fd=fd, follow_symlinks=False)
+
+
+def replace(src_dir_fd: int, dst_dir_fd: int, name: str) -> None:
+    """rename(2) SRC/name onto DST/name (DST's subdirectory created when missing; a link there is refused)."""
+    with _parent(src_dir_fd, name) as (src, leaf), _parent(dst_dir_fd, name, create=True) as (dst, _leaf):
+        os.replace(leaf, leaf, src_dir_fd=src, dst_dir_fd=dst)
+
+
+def unlink(dir_fd: int, name: str) -> None:
+    with _parent(dir_fd, name) as (fd, leaf):
+        os.unlink(leaf, dir_fd=fd)
 
 
 def open_directory(path: Path, *, create: bool, follow: bool) -> int:
@@ -74,16 +121,21 @@ def open_directory(path: Path, *, create: bool, follow: bool) -> int:
 def kind_of(dir_fd: int, name: str) -> int | None:
     """The S_IFMT bits of DIR/name without following a link, or None when there is no such entry."""
     try:
-        return stat.S_IFMT(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+        return stat.S_IFMT(lstat(dir_fd, name).st_mode)
     except FileNotFoundError:
         return None
+    except OSError:
+        if "/" in name:  # its folder is a link or not a directory: nothing of DIR's is there
+            return None
+        raise
 
 
 def read_regular(dir_fd: int, name: str, limit: int) -> bytes | None:
     """The bytes of DIR/name if it is a regular file of at most `limit` bytes; None otherwise (a link, a FIFO,
     a device, a directory, missing or too large: never followed, never blocks)."""
     try:
-        fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
+        with _parent(dir_fd, name) as (folder, leaf):
+            fd = os.open(leaf, _READ_FLAGS, dir_fd=folder)
     except OSError:
         return None
     try:
@@ -104,9 +156,11 @@ def read_regular(dir_fd: int, name: str, limit: int) -> bytes | None:
         os.close(fd)
 
 
-def write_new(dir_fd: int, name: str, data: bytes) -> None:
-    """Create DIR/name (it must not exist: O_EXCL, no link followed) holding `data`."""
-    fd = os.open(name, _WRITE_FLAGS, 0o666, dir_fd=dir_fd)
+def write_new(dir_fd: int, name: str, data: bytes, parents: bool = False) -> None:
+    """Create DIR/name (it must not exist: O_EXCL, no link followed) holding `data`; `parents`: its subdirectory
+    too, if missing."""
+    with _parent(dir_fd, name, create=parents) as (folder, leaf):
+        fd = os.open(leaf, _WRITE_FLAGS, 0o666, dir_fd=folder)
     try:
         view = memoryview(data)
         while view:

@@ -102,6 +102,7 @@ def _walk(root: Path, skipped: list[Path], note_renders: bool = False) -> list[s
     """The manifest files below `root`, sorted by path. cli.walk does not enter a linked directory, and hidden
     directories are not entered (nothing below one is read): every directory between `root` and a file is a real
     one, so only a file that is itself a link needs the check of _within."""
+    from mxjob_gitops.compiler.compile.shards import RECORD
     from mxjob_gitops.compiler.io.output_dir import INDEX
 
     files: list[str] = []
@@ -113,6 +114,8 @@ def _walk(root: Path, skipped: list[Path], note_renders: bool = False) -> list[s
                 path = folder / entry.name
                 if entry.name == INDEX:
                     indexes.append(path)
+                if entry.name == RECORD and (folder / INDEX).is_file():
+                    continue  # render -o --shard-size's record of its shards, not an object (docs/shards.md)
                 # Not a regular file: a FIFO, a socket, a dangling link or one to a directory.
                 if is_manifest_path((entry.name,)) and os.path.isfile(path):
                     found.append((path.as_posix(), path, os.path.islink(path)))

@@ -18,14 +18,17 @@ class LiveCluster:
     prune_scope: str
 
 
-def live_plugin(name: str) -> Any:
-    """One of the reconciler's `mxjob.live` entry points (`fetch`, `namespace`); the compiler never imports it."""
+def live_plugin(name: str, what: str = "mxjob diff --live") -> Any:
+    """One of the reconciler's `mxjob.live` entry points (`fetch`, `namespace`, `pods`) for `what` (the command
+    line that needs it); the compiler never imports it."""
     from importlib.metadata import entry_points
 
     from mxjob_gitops.compiler.io.extras import require
 
-    require("cluster", "mxjob diff --live")
+    require("cluster", what)
     found = [entry for entry in entry_points(group="mxjob.live") if entry.name == name]
     if not found:
-        raise CommandError("--live needs the reconciler package (mxjob_gitops.reconciler.live), which is not installed")
+        raise CommandError(
+            f"{what} needs the reconciler package (mxjob_gitops.reconciler.live), which is not installed"
+        )
     return found[0].load()

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mxjob_gitops.compiler.io.dirfd import lstat
 from mxjob_gitops.compiler.io.dirfd import read_regular as read_regular
 
 STALE_DAYS = 30
@@ -105,7 +106,7 @@ class StatCache:
         if recorded is None or recorded[0] != digest:
             return False
         try:
-            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            info = lstat(dir_fd, name)
         except OSError:
             return False
         return stat.S_ISREG(info.st_mode) and stat_fields(info) == recorded[1]
@@ -127,7 +128,7 @@ class StatCache:
             self.seen[name] = recorded
             return True
         try:
-            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            info = lstat(dir_fd, name)
         except OSError:
             return False
         if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):

@@ -44,6 +44,23 @@ class StreamedInput:
         checked. `each` may run in another process (compiler.stream.rendered), its results sent back."""
         return self.render.rendered(functools.partial(self._item_outputs, each))
 
+    def grouped(
+        self, each: Callable[[dict[str, Any]], T], before: Callable[[str], None] | None = None
+    ) -> Iterator[tuple[str, list[T]]]:
+        """As outputs(), one (unit, [each(manifest)...]) per item: its unit (compile.shards.unit_of) and its outputs;
+        `before(unit)` is called first, where `each` is (io.shards.ShardLayout.vouching)."""
+        return self.render.rendered(functools.partial(self._item_group, each, before))
+
+    def _item_group(
+        self, each: Callable[[dict[str, Any]], T], before: Callable[[str], None] | None, item: CompiledJob | Manifest
+    ) -> list[tuple[str, list[T]]]:
+        from mxjob_gitops.compiler.compile.shards import unit_of
+
+        unit = unit_of(item)
+        if before is not None:
+            before(unit)
+        return [(unit, list(self._item_outputs(each, item)))]
+
     def _item_outputs(self, each: Callable[[dict[str, Any]], T], item: CompiledJob | Manifest) -> Iterator[T]:
         self._rendered += 1
         if not self._rendered % _COLLECT_EVERY:

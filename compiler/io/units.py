@@ -24,8 +24,7 @@ def split_rendered(inputs: Inputs) -> list[Inputs]:
 
     homes: dict[str, str] = {}  # file label -> its render -o directory, or "" for none
     for label in inputs.files:
-        parent = Path(label).parent
-        homes[label] = parent.as_posix() if not label.startswith("<") and (parent / INDEX).is_file() else ""
+        homes[label] = "" if label.startswith("<") else _rendered_home(Path(label).parent, INDEX)
     directories = list(dict.fromkeys(home for home in homes.values() if home))
     if not directories or (len(directories) == 1 and all(homes.values())):
         return [inputs]
@@ -45,6 +44,18 @@ def split_rendered(inputs: Inputs) -> list[Inputs]:
                 err=True,
             )
     return [unit for unit in units.values() if unit.files or unit.diagnostics]
+
+
+def _rendered_home(parent: Path, index: str) -> str:
+    """The `render -o` directory a file's folder belongs to: the folder itself, or the directory above a shard
+    directory (`render -o DIR --shard-size`, docs/shards.md); "" for none."""
+    from mxjob_gitops.compiler.compile.shards import shard_number
+
+    if (parent / index).is_file():
+        return parent.as_posix()
+    if shard_number(parent.name) is not None and (parent.parent / index).is_file():
+        return parent.parent.as_posix()
+    return ""
 
 
 def stale_renderings(plans: list[Plan]) -> list[Diagnostic]:

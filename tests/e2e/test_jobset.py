@@ -11,6 +11,7 @@ do for the pods engine's Services. The downward-API variables read the index ann
 from __future__ import annotations
 
 import copy
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from tests.e2e.test_tune import TUNE_TIMEOUT
 
 Manifest = dict[str, Any]
 INDEX = "batch.kubernetes.io/job-completion-index"
+COORDINATOR = "jobset.sigs.k8s.io/coordinator"
 TRAIN = ["python", "kvstore_check.py"]
 
 
@@ -36,8 +38,9 @@ def jobset_pods(jobset: Manifest) -> list[Manifest]:
             template = copy.deepcopy(job_spec["template"])
             host = f"{name}-{rjob['name']}-0-{index}"
             labels = {**template["metadata"].get("labels", {}), INDEX: str(index)}
+            shown = {INDEX: str(index), **_coordinator(jobset)}
             for container in template["spec"]["containers"]:
-                container["env"] = [_downward(e, index) for e in container.get("env", [])]
+                container["env"] = [_downward(e, shown) for e in container.get("env", [])]
             spec = {**template["spec"], "hostname": host, "subdomain": subdomain}
             meta = {"name": host, "namespace": namespace, "labels": labels, "annotations": {INDEX: str(index)}}
             manifests.append({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec})
@@ -49,11 +52,25 @@ def jobset_pods(jobset: Manifest) -> list[Manifest]:
     return manifests
 
 
-def _downward(entry: Manifest, index: int) -> Manifest:
+def _coordinator(jobset: Manifest) -> dict[str, str]:
+    """The annotation the JobSet controller writes on every pod for spec.coordinator (kubernetes-sigs/jobset
+    pkg/controllers/jobset_controller.go `CoordinatorEndpoint`)."""
+    spec = jobset["spec"]
+    co = spec.get("coordinator")
+    if co is None:
+        return {}
+    name, subdomain = jobset["metadata"]["name"], spec["network"]["subdomain"]
+    return {COORDINATOR: f"{name}-{co['replicatedJob']}-{co['jobIndex']}-{co['podIndex']}.{subdomain}"}
+
+
+def _downward(entry: Manifest, shown: dict[str, str]) -> Manifest:
+    """A downward-API variable of an annotation, resolved as the kubelet would."""
     if "valueFrom" not in entry:
         return entry
-    assert entry["valueFrom"] == {"fieldRef": {"fieldPath": f"metadata.annotations['{INDEX}']"}}, entry
-    return {"name": entry["name"], "value": str(index)}
+    path = entry["valueFrom"]["fieldRef"]["fieldPath"]
+    key = path.removeprefix("metadata.annotations['").removesuffix("']")
+    assert key in shown, entry
+    return {"name": entry["name"], "value": shown[key]}
 
 
 def _render(job: Manifest, workdir: Path) -> tuple[Manifest, list[Manifest]]:
@@ -62,8 +79,11 @@ def _render(job: Manifest, workdir: Path) -> tuple[Manifest, list[Manifest]]:
 
 
 def _start_in_order(cluster: Any, jobset: Manifest) -> None:
-    """startupPolicy InOrder starts each replicatedJob after the previous one; our pods start in that order."""
-    order = [r["name"] for r in jobset["spec"]["replicatedJobs"]]
+    """dependsOn starts each replicatedJob after the one it names (the one before it); our pods start in that
+    order."""
+    rjobs = jobset["spec"]["replicatedJobs"]
+    assert all(r["dependsOn"] == [{"name": p["name"], "status": "Ready"}] for p, r in itertools.pairwise(rjobs))
+    order = [r["name"] for r in rjobs]
     for role in order:
         for name, plan in cluster.plans.items():
             if plan.replica_type == role:

@@ -1,6 +1,7 @@
 """The JobSet engine against real components: the JobSet CRD (with its CEL rules) on a 1.36 CRD server takes every
-rendering of every example by server-side apply with strict field validation, and each embedded Pod template
-passes the 1.36 Pod validation (core-validate), wrapped in a Pod as the Job controller makes one.
+rendering of every example, and every golden case rendered with `--engine jobset`, by server-side apply with strict
+field validation, with the start order in `dependsOn` and no deprecated `startupPolicy`; and each embedded Pod
+template passes the 1.36 Pod validation (core-validate), wrapped in a Pod as the Job controller makes one.
 
 It uses the tier's one etcd + crd-apiserver (tests/modern/conftest.py), with the JobSet CRD added.
 """
@@ -19,6 +20,17 @@ from tests.conftest import REPO, run_cli
 from tests.modern.server import ModernServer, install
 from tests.realcomp import realcomp_bin, realcomp_share
 
+GOLDEN = REPO / "tests" / "golden"
+# The golden cases rendered with --engine jobset that exit 0: their expected.out is a JobSet stream.
+JOBSET_GOLDENS = sorted(
+    case.name
+    for case in GOLDEN.iterdir()
+    if (case / "args").exists()
+    and "jobset" in (case / "args").read_text(encoding="utf-8").split()
+    and (case / "expected.exit").read_text(encoding="utf-8").strip() == "0"
+)
+# The order startupPolicy InOrder gave and dependsOn must keep: each after the one before it is Ready.
+TRAIN_ORDER = ["scheduler", "server", "worker"]
 # Every example that holds an MXJob spec (kustomize overlays are patches; their base is here).
 EXAMPLES = sorted(p for p in (REPO / "examples").rglob("*.yaml") if "mxReplicaSpecs:" in p.read_text(encoding="utf-8"))
 VARIANTS: tuple[tuple[str, list[str]], ...] = (
@@ -47,9 +59,37 @@ def _render(example: Path, flags: list[str]) -> list[dict[str, Any]]:
 def test_the_crd_server_takes_every_rendering(jobset_server: ModernServer, example: Path, flags: list[str]) -> None:
     documents = _render(example, flags)
     assert [d["kind"] for d in documents] == ["JobSet"]
-    namespace = documents[0]["metadata"].get("namespace") or "t-" + example.stem.replace("_", "-")
-    text = yaml.safe_dump_all(documents)
-    jobset_server.kubectl(
+    stored = _apply(jobset_server, documents[0], "t-" + example.stem.replace("_", "-"))
+    _assert_start_order(stored)
+
+
+@pytest.mark.parametrize("case", JOBSET_GOLDENS)
+def test_the_crd_server_takes_every_jobset_golden(jobset_server: ModernServer, case: str) -> None:
+    text = (GOLDEN / case / "expected.out").read_text(encoding="utf-8")
+    documents = [d for d in yaml.safe_load_all(text) if d]
+    assert [d["kind"] for d in documents] == ["JobSet"]
+    stored = _apply(jobset_server, documents[0], "g-" + case)
+    _assert_start_order(stored)
+
+
+def test_jobset_goldens_are_found() -> None:
+    assert {"train-jobset", "byteps-jobset", "tune-jobset"} <= set(JOBSET_GOLDENS)
+
+
+def test_depends_on_and_an_in_order_startup_policy_are_refused_together(jobset_server: ModernServer) -> None:
+    """The CRD's CEL rule that makes the two APIs exclusive is live on this server: the order we write could not
+    be kept by adding the deprecated field back."""
+    (jobset,) = _render(REPO / "examples" / "train" / "mx_job_dist_gpu.yaml", [])
+    jobset["spec"]["startupPolicy"] = {"startupPolicyOrder": "InOrder"}
+    argv = ("apply", "--server-side", "--validate=strict", "--field-manager=mxjob", "-n", "t-exclusive", "-f", "-")
+    done = jobset_server.run(*argv, stdin=yaml.safe_dump(jobset))
+    assert done.returncode != 0 and "mutually exclusive" in done.stderr, done.stderr
+
+
+def _apply(server: ModernServer, jobset: dict[str, Any], default_namespace: str) -> dict[str, Any]:
+    """Apply server-side with strict field validation; what the server stored, which must hold all we wrote."""
+    namespace = jobset["metadata"].get("namespace") or default_namespace
+    server.kubectl(
         "apply",
         "--server-side",
         "--validate=strict",  # fieldValidation=Strict on the request
@@ -58,13 +98,28 @@ def test_the_crd_server_takes_every_rendering(jobset_server: ModernServer, examp
         namespace,
         "-f",
         "-",
-        stdin=text,
+        stdin=yaml.safe_dump(jobset),
     )
-    name = documents[0]["metadata"]["name"]
-    stored = json.loads(jobset_server.kubectl("get", "-n", namespace, "jobset", name, "-o", "json"))
+    name = jobset["metadata"]["name"]
+    stored: dict[str, Any] = json.loads(server.kubectl("get", "-n", namespace, "jobset", name, "-o", "json"))
+    server.kubectl("delete", "-n", namespace, "jobset", name)
     # Nothing we wrote was pruned or changed by the schema (the server adds only defaults we leave out).
-    assert _contains(stored["spec"], documents[0]["spec"]), stored["spec"]
-    jobset_server.kubectl("delete", "-n", namespace, "jobset", name)
+    assert _contains(stored["spec"], jobset["spec"]), stored["spec"]
+    return stored
+
+
+def _assert_start_order(stored: dict[str, Any]) -> None:
+    """No startupPolicy; with a scheduler, each replicatedJob after it depends on the one before being Ready."""
+    spec = stored["spec"]
+    assert "startupPolicy" not in spec
+    names = [r["name"] for r in spec["replicatedJobs"]]
+    depends = [r.get("dependsOn") for r in spec["replicatedJobs"]]
+    if names[0] == "scheduler":
+        assert names == [n for n in TRAIN_ORDER if n in names], names
+        assert depends == [None, *([{"name": a, "status": "Ready"}] for a in names[:-1])], depends
+        assert spec["coordinator"] == {"replicatedJob": "scheduler", "jobIndex": 0, "podIndex": 0}
+    else:  # a lone Worker, MXTune: nothing waits (AnyOrder)
+        assert depends == [None] * len(names), depends
 
 
 def _contains(stored: Any, written: Any) -> bool:

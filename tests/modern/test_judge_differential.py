@@ -2,14 +2,17 @@
 renderer writes with compiler.judge switched off go to core-validate (Kubernetes 1.36's own Pod, Service and
 ConfigMap validation) and, for the custom resources (MXJob, PodGroups, JobSet), to the 1.36 CRD server
 (server-side apply, dry run); a JobSet's pods are judged as its Job controller creates them
-(compiler.jobset.controllers). `mxjob render --kubernetes-version 1.36` must refuse an edit exactly when one of
-them refuses an object, and a hypothesis strategy mixes the edits with the modes.
+(compiler.jobset.controllers), and under `--gang-scheduler kueue` the Workload Kueue creates for the pods or the
+JobSet (compiler.gang.workload) goes to the same server with Kueue's Workload CRD. `mxjob render
+--kubernetes-version 1.36` must refuse an edit exactly when one of them refuses an object, and a hypothesis
+strategy mixes the edits with the modes.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ from mxjob_gitops.compiler.compile import job as job_module
 from mxjob_gitops.compiler.compile.documents import item_manifests
 from mxjob_gitops.compiler.compile.job import compile_job
 from mxjob_gitops.compiler.render.gang.plan import GangScheduler
+from mxjob_gitops.compiler.render.gang.workload import kueue_workload
 from mxjob_gitops.compiler.render.jobset.controllers import controller_pod
 from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.spec.targets import Target
@@ -48,8 +52,9 @@ MODERN_EDITS = [e for e in EDITS if ("--kubernetes-version" not in e.args or VER
 
 @pytest.fixture(scope="module")
 def judges(with_crds: ModernServer) -> ModernServer:  # noqa: F811
-    """The 1.36 CRD server with the MXJob, PodGroup and JobSet CRDs."""
+    """The 1.36 CRD server with the MXJob, PodGroup, JobSet and Kueue Workload CRDs."""
     install(with_crds, realcomp_share() / "crds" / "jobset" / "jobset.x-k8s.io_jobsets.yaml")
+    install(with_crds, realcomp_share() / "crds" / "kueue" / "kueue.x-k8s.io_workloads.yaml")
     return with_crds
 
 
@@ -79,11 +84,18 @@ def _unjudged(job: dict[str, Any], options: RenderOptions, monkeypatch: pytest.M
     if rendering.compiled is None:
         return []
     objects = list(item_manifests(rendering.compiled, options))
+    counts: Counter[str] = Counter()
     for obj in list(objects):
         if obj["kind"] == "JobSet":
             for index, replicated in enumerate(obj["spec"]["replicatedJobs"]):
                 last = replicated["template"]["spec"]["completions"] - 1
                 objects.append(controller_pod(obj, index, last))
+        elif obj["kind"] == "Pod":
+            counts[obj["metadata"]["name"].rsplit("-", 1)[0]] += 1
+    gang = rendering.compiled.gang
+    if gang is not None and gang.scheduler.kind == "kueue":
+        workload = kueue_workload(objects, counts)
+        objects.extend([workload] if workload is not None else [])
     return objects
 
 
@@ -148,3 +160,15 @@ def test_edits_in_any_mode_agree_with_the_servers(
     judges: ModernServer, edit: Edit, mode: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _agree(edit, mode, judges, tmp_path, monkeypatch)
+
+
+KUEUE_RUNS = [e for e in MODERN_EDITS if "--gang-scheduler" not in e.args and "--engine" not in e.args]
+
+
+@pytest.mark.parametrize("edit", KUEUE_RUNS, ids=lambda e: e.name)
+def test_each_edit_under_kueue_agrees_with_the_servers(
+    judges: ModernServer, edit: Edit, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every edit of the pods engine once more with `--gang-scheduler kueue=team-a`: the Workload Kueue creates
+    from its pods is judged with them."""
+    _agree(edit, ("--gang-scheduler", "kueue=team-a"), judges, tmp_path, monkeypatch)

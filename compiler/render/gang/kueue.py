@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, warning
+from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, info, warning
 from mxjob_gitops.compiler.render.gang.base import SCHEDULING_POLICY, GangBackend, GangPlan, Manifest
-from mxjob_gitops.compiler.rules.names import label_value
+from mxjob_gitops.compiler.rules.names import dns1123_subdomain, label_value
 from mxjob_gitops.compiler.spec.model import MXJob
 
 # kubernetes-sigs/kueue pkg/controller/constants (QueueLabel) and pkg/controller/jobs/pod/constants/constants.go.
@@ -78,10 +78,36 @@ def absent(job: MXJob) -> Iterator[Diagnostic]:
         )
 
 
+def multikueue_note(job: MXJob) -> Diagnostic:
+    """A note on a job rendered as a Kueue pod group by the pods engine: MultiKueue would run its pods without the
+    Services they reach each other by.
+
+    MultiKueue's adapter for plain pods (kubernetes-sigs/kueue pkg/controller/jobs/pod/pod_multikueue_adapter.go,
+    `SyncJob` and `syncPodGroup`) creates on the worker cluster a copy of each Pod of the group, and nothing else;
+    a JobSet is copied whole and its controller there makes its own headless Service
+    (https://kueue.sigs.k8s.io/docs/concepts/multikueue/, .../docs/tasks/run/multikueue/plain_pods/ and
+    .../jobsets/). Whether a queue dispatches through MultiKueue is the cluster's to say (a ClusterQueue with an
+    AdmissionCheck of controllerName kueue.x-k8s.io/multikueue), not the spec's; most Kueue setups are one
+    cluster, where this rendering is right. So it is a note, not a warning: printed by default, left out by -q.
+    """
+    return info(
+        Code.MULTIKUEUE_SERVICES,
+        "if this job's Kueue queue dispatches to other clusters (MultiKueue), only its Pods are copied there: "
+        "the headless Services its pods find each other by are not, so the job cannot start there",
+        ("metadata", "name"),
+        "for a MultiKueue queue, render with --engine jobset: MultiKueue copies a JobSet whole; "
+        "see docs/gang-scheduling.md#multikueue",
+    )
+
+
 def _queue_problem(queue: str) -> str:
-    """The queue becomes the pods' (and a JobSet's) kueue.x-k8s.io/queue-name label: a label value."""
+    """The queue becomes the pods' (and a JobSet's) kueue.x-k8s.io/queue-name label, a label value, and the
+    `spec.queueName` of the Workload Kueue creates for them, a DNS-1123 subdomain (compiler.gang.workload)."""
     problem = label_value(queue)
-    return f"is not a label value (it becomes the label {KUEUE_QUEUE_LABEL}): {problem}" if problem else ""
+    if problem:
+        return f"is not a label value (it becomes the label {KUEUE_QUEUE_LABEL}): {problem}"
+    problem = dns1123_subdomain(queue)
+    return f"is not a LocalQueue name (it becomes the Workload's spec.queueName): {problem}" if problem else ""
 
 
 BACKEND = GangBackend(

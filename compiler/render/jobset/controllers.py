@@ -6,7 +6,9 @@ that never starts, whatever the JobSet's own validation said).
   (placement.GenJobName), its pod template's labels and annotations from `labelAndAnnotateObject`
   (jobset.sigs.k8s.io/jobset-name, replicatedjob-name, restart-attempt, replicatedjob-replicas, job-index, job-key
   (a SHA-1 hex digest), and as labels also global-replicas and job-global-index); with
-  `network.enableDNSHostnames` the template's subdomain is the JobSet's `network.subdomain`.
+  `network.enableDNSHostnames` the template's subdomain is the JobSet's `network.subdomain`; with `spec.coordinator`
+  also the label and annotation jobset.sigs.k8s.io/coordinator, the endpoint `CoordinatorEndpoint` builds
+  (`<jobset>-<rjob>-<jobIndex>-<podIndex>.<subdomain>`, `GetSubdomain`: the JobSet's name when none is set).
 - kubernetes pkg/controller/job/job_controller.go and indexed_job_utils.go: the pod's generateName
   `<job>-<index>-` and hostname `<job>-<index>` (`podGenerateNameWithIndex`), the completion-index annotation and
   label (batch.kubernetes.io/job-completion-index), the job-name and controller-uid labels (pkg/registry/batch/job
@@ -31,6 +33,18 @@ Manifest = dict[str, Any]
 def job_name(jobset: str, replicated_job: str, job_index: int = 0) -> str:
     """placement.GenJobName."""
     return f"{jobset}-{replicated_job}-{job_index}"
+
+
+def coordinator_endpoint(jobset: Manifest) -> str:
+    """CoordinatorEndpoint: where the pod `spec.coordinator` names answers."""
+    spec = as_dict(jobset.get("spec"))
+    coordinator = as_dict(spec.get("coordinator"))
+    name = str(as_dict(jobset.get("metadata")).get("name") or "")
+    subdomain = as_dict(spec.get("network")).get("subdomain") or name
+    return (
+        f"{job_name(name, str(coordinator.get('replicatedJob') or ''), int(coordinator.get('jobIndex') or 0))}"
+        f"-{int(coordinator.get('podIndex') or 0)}.{subdomain}"
+    )
 
 
 def controller_pod(jobset: Manifest, replicated: int, pod_index: int) -> Manifest:
@@ -63,6 +77,10 @@ def controller_pod(jobset: Manifest, replicated: int, pod_index: int) -> Manifes
         f"{BATCH}job-name": job,
         INDEX_KEY: str(pod_index),
     }
+    coordinator = as_dict(spec.get("coordinator"))
+    if coordinator:
+        added[f"{JOBSET}coordinator"] = coordinator_endpoint(jobset)
+        labels[f"{JOBSET}coordinator"] = added[f"{JOBSET}coordinator"]
     annotations = {**as_dict(pod_metadata.get("annotations")), **added, INDEX_KEY: str(pod_index)}
     pod_spec = dict(as_dict(template.get("spec")))
     network = as_dict(spec.get("network"))

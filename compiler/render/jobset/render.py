@@ -10,8 +10,15 @@ api/jobset/v1alpha2/jobset_types.go for the API, pkg/controllers for what the co
 - successPolicy: operator All over the replicatedJob that decides success (Worker in MXTrain, Tuner in MXTune;
   success_policy.go `numJobsMatchingSuccessPolicy`). On success or failure the controller deletes the Jobs still
   active (`reconcile`: jobSetFinished then deleteJobs), so servers and the scheduler stop.
-- startupPolicy: InOrder (scheduler, servers, workers: startup_policy.go `inOrderStartupPolicy`) for MXTrain with
-  a Scheduler, AnyOrder otherwise.
+- dependsOn, not the deprecated startupPolicy (to go in JobSet's v1 API): in MXTrain with a Scheduler each
+  replicatedJob after the first depends on the one before it being Ready (servers after the scheduler, workers
+  after the servers), the order startupPolicy InOrder gave. The controller creates a replicatedJob's Jobs once
+  the one it names has Ready + Succeeded + Failed Jobs equal to its replicas (depends_on.go
+  `dependencyReachedStatus`), InOrder's `allReplicasStarted` test. The CRD allows one item; the webhook refuses
+  dependsOn on the first replicatedJob and a name not listed up to this one (jobset_webhook.go `ValidateCreate`);
+  https://github.com/kubernetes-sigs/jobset/blob/main/api/jobset/v1alpha2/jobset_types.go (DependsOn). Without a
+  Scheduler (a lone Worker) and in MXTune nothing waits, as AnyOrder (the default) did.
+- coordinator: the scheduler's pod where it fits (topology.uses_coordinator); DMLC_PS_ROOT_URI reads it.
 - suspend: the run policy's (`constructJob` suspends every Job of a suspended JobSet). ttlSecondsAfterFinished is
   not rendered, as on the pods engine (warning MXJ303): JobSet would delete a Git-tracked object
   (ttl_after_finished.go `executeTTLAfterFinishedPolicy`) and Argo CD or Flux would create it again, to run again.
@@ -26,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from mxjob_gitops.compiler.render.gang.plan import Gang
 from mxjob_gitops.compiler.render.jobset.policy import backoff_limit, pod_failure_policy, pod_restart_policy
-from mxjob_gitops.compiler.render.jobset.topology import Environment
+from mxjob_gitops.compiler.render.jobset.topology import Environment, uses_coordinator
 from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.compiler.spec.exitcodes import Overrides, job_overrides, parse_overrides
@@ -81,13 +88,19 @@ def render_jobset(job: MXJob, gang: Gang | None, exit_overrides: Overrides) -> M
     overrides = job_overrides(annotations, exit_overrides)
     environment = Environment(job)
     replicas = [r for r in job.replicas if r.replicas > 0]
+    rjobs = [_replicated_job(job, r, environment, overrides) for r in replicas]
+    if _in_order(job, replicas):
+        for rjob, previous in zip(rjobs[1:], replicas, strict=False):
+            rjob["dependsOn"] = [{"name": previous.role, "status": "Ready"}]
     spec: dict[str, Any] = {
-        "replicatedJobs": [_replicated_job(job, r, environment, overrides) for r in replicas],
+        "replicatedJobs": rjobs,
         "network": {"enableDNSHostnames": True, "subdomain": job.name, "publishNotReadyAddresses": True},
     }
+    scheduler = job.replica(c.SCHEDULER)
+    if scheduler is not None and uses_coordinator(job):
+        spec["coordinator"] = {"replicatedJob": scheduler.role, "jobIndex": 0, "podIndex": 0}
     deciders = [r.role for r in replicas if _decides_success(job, r)]
     spec["successPolicy"] = {"operator": "All", **({"targetReplicatedJobs": deciders} if deciders else {})}
-    spec["startupPolicy"] = {"startupPolicyOrder": "InOrder" if _in_order(job, replicas) else "AnyOrder"}
     if job.run_policy.suspend:
         spec["suspend"] = True
     return {"apiVersion": API_VERSION, "kind": KIND, "metadata": metadata, "spec": spec}

@@ -15,6 +15,14 @@ Per-pod values come from the Job's completion index, which the Job controller wr
 JOB_COMPLETION_INDEX ourselves, from the same annotation, before MX_CONFIG, so MX_CONFIG's task index is the
 dependent expansion `$(JOB_COMPLETION_INDEX)` (kubelet expands `$(NAME)` from earlier variables; `$$` is a
 literal `$`): each pod sees the exact JSON the pod rendering writes for it.
+
+DMLC_PS_ROOT_URI reads the scheduler's address from JobSet's coordinator where it fits (`uses_coordinator`):
+with `spec.coordinator` naming the scheduler's pod, the JobSet controller puts its endpoint
+`<jobset>-<rjob>-<jobIndex>-<podIndex>.<subdomain>` on every Job and pod as the label and annotation
+jobset.sigs.k8s.io/coordinator (https://github.com/kubernetes-sigs/jobset/blob/main/pkg/controllers/jobset_controller.go,
+`labelAndAnnotateObject` and `CoordinatorEndpoint`), and the variable is that annotation through the downward API.
+The value is the very hostname written otherwise; the address is then JobSet's to state, as its docs show
+(https://jobset.sigs.k8s.io/docs/concepts/#coordinator).
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from mxjob_gitops.compiler.render.cluster import go_string
+from mxjob_gitops.compiler.rules.names import label_value
 from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.compiler.spec.canonical import drop_empty_value
 from mxjob_gitops.compiler.spec.model import MXJob, Replica
@@ -30,6 +39,9 @@ from mxjob_gitops.compiler.spec.replicas import TRAITS, WORKER_ID_ENV, JobMode, 
 INDEX_ANNOTATION = "batch.kubernetes.io/job-completion-index"
 INDEX_ENV = "JOB_COMPLETION_INDEX"
 _INDEX_FIELD = {"fieldRef": {"fieldPath": f"metadata.annotations['{INDEX_ANNOTATION}']"}}
+COORDINATOR_KEY = "jobset.sigs.k8s.io/coordinator"
+_COORDINATOR_FIELD = {"fieldRef": {"fieldPath": f"metadata.annotations['{COORDINATOR_KEY}']"}}
+_ROOT_URI = "DMLC_PS_ROOT_URI"
 
 
 def job_name(jobset: str, replica: Replica) -> str:
@@ -40,6 +52,18 @@ def job_name(jobset: str, replica: Replica) -> str:
 def hostname(jobset: str, replica: Replica, index: int) -> str:
     """A pod's stable DNS name inside the namespace: `<host>.<subdomain>`."""
     return f"{job_name(jobset, replica)}-{index}.{jobset}"
+
+
+def uses_coordinator(job: MXJob) -> bool:
+    """Whether the scheduler's pod is named by `spec.coordinator`: an MXTrain job with a Scheduler whose endpoint is
+    a label value. The JobSet controller writes the endpoint as a label, and the webhook refuses a JobSet whose
+    endpoint is not one (pkg/webhooks/jobset_webhook.go `validateCoordinatorLabelValue`): past 63 characters (a job
+    name over 24) the hostname is written as a literal instead, with the same value. Every JobSet that knows
+    `dependsOn` (v0.8.0) knows `coordinator` (v0.6.0), so no version decides more than that."""
+    scheduler = job.replica(rendezvous_of(JobMode.TRAIN))
+    if scheduler is None or scheduler.replicas <= 0:
+        return False
+    return not label_value(hostname(job.name, scheduler, 0))
 
 
 def _escape(text: str) -> str:
@@ -65,6 +89,7 @@ class Environment:
         present = scheduler is not None and scheduler.replicas > 0
         self.root_port = str(scheduler.port) if scheduler is not None and present else "0"
         self.root_uri = hostname(job.name, scheduler, 0) if scheduler is not None and present else ""
+        self.coordinator = uses_coordinator(job)
 
     def env(self, replica: Replica) -> list[dict[str, Any]]:
         role = replica.role
@@ -80,7 +105,12 @@ class Environment:
         )
         names = generated_env_names(c.SCHEDULER)  # the shared seven, in order
         env: list[dict[str, Any]] = [{"name": INDEX_ENV, "valueFrom": _INDEX_FIELD}]
-        env.extend(drop_empty_value({"name": n, "value": v}) for n, v in zip(names, values, strict=True))
+        env.extend(
+            {"name": n, "valueFrom": _COORDINATOR_FIELD}
+            if n == _ROOT_URI and self.coordinator
+            else drop_empty_value({"name": n, "value": v})
+            for n, v in zip(names, values, strict=True)
+        )
         if TRAITS[replica.type].worker_id:
             env.append({"name": WORKER_ID_ENV, "valueFrom": _INDEX_FIELD})
         return env

@@ -12,6 +12,7 @@ from typing import Any, Protocol, TextIO
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic
 from mxjob_gitops.compiler.diff.changes import ObjectChange, ObjectStatus
 from mxjob_gitops.compiler.diff.diffview import denormalise
+from mxjob_gitops.compiler.diff.restarts import JobRestart
 from mxjob_gitops.compiler.render.emit import to_yaml
 
 
@@ -23,6 +24,8 @@ class DiffReport:
     context: int = 3
     # Updates the API server would refuse (compiler.updates): also printed on stderr, and they fail the command.
     refused: tuple[Diagnostic, ...] = ()
+    # What the change restarts, job by job (diff.restarts), with the running pods when a cluster was asked.
+    restarts: tuple[JobRestart, ...] = ()
 
     @property
     def differences(self) -> list[ObjectChange]:

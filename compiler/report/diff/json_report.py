@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from mxjob_gitops.compiler.diff.age import rfc3339
 from mxjob_gitops.compiler.diff.changes import ObjectChange
 from mxjob_gitops.compiler.diff.diffview import MASK, SENSITIVE_PREFIX
+from mxjob_gitops.compiler.diff.restarts import How, JobRestart, describe
 from mxjob_gitops.compiler.render.emit import json_text
 from mxjob_gitops.compiler.report.diff import DiffReport, summarise
 
@@ -43,6 +45,36 @@ def _object(change: ObjectChange) -> dict[str, Any]:
     }
 
 
+def _restart(restart: JobRestart) -> dict[str, Any]:
+    """One job's restart: which pods, how, and with a cluster the running ones and their ages."""
+    entry: dict[str, Any] = {
+        "job": restart.job,
+        "namespace": restart.namespace,
+        "name": restart.name,
+        "pods": [{"name": name, "how": how.value} for name, how in restart.pods],
+        "replaced": restart.count(How.REPLACED, How.IN_PLACE),
+        "deleted": restart.count(How.DELETED),
+        "jobset": restart.jobset.value or None,
+        "reason": restart.reason,
+        "cluster": restart.running is not None,
+        "line": describe(restart),
+    }
+    if restart.jobset.value:
+        entry["replicaPods"] = restart.replica_pods
+    if restart.running is not None:
+        entry["running"] = [
+            {"name": p.name, "startTime": rfc3339(p.start), "age": p.age, "how": _how(restart, p.name)}
+            for p in restart.running
+        ]
+        entry["runningFor"] = restart.running_for() or None
+    return entry
+
+
+def _how(restart: JobRestart, pod: str) -> str:
+    how = restart.how_of(pod)
+    return how.value if how is not None else ""
+
+
 class JsonReporter:
     def write(self, report: DiffReport, out: TextIO) -> None:
         jobs = summarise(report.changes)
@@ -66,6 +98,7 @@ class JsonReporter:
             },
             "objects": [_object(c) for c in report.changes],
         }
+        document["restarts"] = [_restart(r) for r in report.restarts]
         if report.refused:
             document["refused"] = [d.to_dict() for d in report.refused]
         out.write(json_text(document, indent=2, default=str) + "\n")

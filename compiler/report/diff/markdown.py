@@ -15,6 +15,7 @@ from typing import TextIO
 
 from mxjob_gitops.compiler.base.escape import markdown_code, markdown_html, markdown_text, terminal
 from mxjob_gitops.compiler.diff.changes import ObjectChange, ObjectStatus
+from mxjob_gitops.compiler.diff.restarts import describe as describe_restart
 from mxjob_gitops.compiler.report.diff import DiffReport, describe, notes, summarise, unified
 
 GITHUB_LIMIT = 65_536
@@ -49,6 +50,7 @@ def summary(report: DiffReport, limit: int) -> str:
         + (f"; {replaced} pods will be replaced (delete + create)" if replaced else "")
         + "."
     )
+    lines.extend(_restarts(report, limit))
     lines.extend(["", "| job | added | removed | modified |", "|---|---|---|---|"])
     rows = [
         f"| {_job_label(job)} | {describe(s.counts[ObjectStatus.ADDED])} | "
@@ -62,6 +64,22 @@ def summary(report: DiffReport, limit: int) -> str:
             break
         text += "\n" + row
     return text + "\n\n"
+
+
+def _restarts(report: DiffReport, limit: int) -> list[str]:
+    """What the change restarts, a line per job (at most a quarter of the comment; the rest counted)."""
+    if not report.restarts:
+        return []
+    lines = ["", "**Restarts:**", ""]
+    budget = limit // 4
+    for position, restart in enumerate(report.restarts):
+        line = f"- {markdown_text(describe_restart(restart))}"
+        if budget - len(line) < 0:
+            lines.append(f"- … {len(report.restarts) - position} more jobs (run `mxjob diff` locally for all)")
+            break
+        lines.append(line)
+        budget -= len(line) + 1
+    return lines
 
 
 def _refused(report: DiffReport) -> list[str]:

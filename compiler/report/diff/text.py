@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from mxjob_gitops.compiler.base.escape import terminal
+from mxjob_gitops.compiler.diff.restarts import describe
 from mxjob_gitops.compiler.report.diff import DiffReport, notes, unified
 
 _COLOURS = {"+": "\033[32m", "-": "\033[31m", "@": "\033[36m"}
@@ -29,6 +30,8 @@ class TextReporter:
                 if paint and line[:1] in _COLOURS and not line.startswith(("+++", "---")):
                     line = f"{_COLOURS[line[0]]}{line}{_RESET}"
                 out.write(line + "\n")
+        for restart in report.restarts:
+            out.write(terminal(describe(restart)) + "\n")
         total = len(report.differences)
         span = terminal(f"{report.base}..{report.head}")
         out.write(f"mxjob diff {span}: {total} object{'' if total == 1 else 's'} differ\n")

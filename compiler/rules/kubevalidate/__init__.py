@@ -9,6 +9,7 @@ from typing import Any
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic
 from mxjob_gitops.compiler.rules import names
 from mxjob_gitops.compiler.rules.kubevalidate.claims import check_claim_names
+from mxjob_gitops.compiler.rules.kubevalidate.dropped import dropped_fields
 from mxjob_gitops.compiler.rules.kubevalidate.meta import check_meta
 from mxjob_gitops.compiler.rules.kubevalidate.objects import check_configmap
 from mxjob_gitops.compiler.rules.kubevalidate.pod import check_pod_spec, relaxed_service_names
@@ -47,6 +48,7 @@ def check_job(data: dict[str, Any], version: str | None) -> list[Diagnostic]:
         at = ("spec", "mxReplicaSpecs", replica_type, "template")
         check_meta(found, _without_rendered_labels(template.get("metadata")), (*at, "metadata"), None)
         check_pod_spec(found, template.get("spec"), (*at, "spec"), version, whole=False)
+        found.extend(dropped_fields(template.get("spec"), (*at, "spec"), version))
     schema = mxjob_schema()
     check_quantities(found, data, schema, schema["$defs"], ())
     unique = {(d.path, d.message): d for d in found}  # a quantity the pod rules also parsed is reported once

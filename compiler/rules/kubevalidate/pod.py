@@ -11,6 +11,7 @@ from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.rules import names
 from mxjob_gitops.compiler.rules.kubevalidate.admission import check_admission
 from mxjob_gitops.compiler.rules.kubevalidate.container import check_container
+from mxjob_gitops.compiler.rules.kubevalidate.dra import check_resource_claims
 from mxjob_gitops.compiler.rules.kubevalidate.later import check_later
 from mxjob_gitops.compiler.rules.kubevalidate.memo import ValidSpecs, spec_key
 from mxjob_gitops.compiler.rules.kubevalidate.network import check_dns, check_host_aliases, check_host_ports
@@ -32,7 +33,7 @@ from mxjob_gitops.compiler.rules.kubevalidate.resize import check_resize
 from mxjob_gitops.compiler.rules.kubevalidate.resources import quantity
 from mxjob_gitops.compiler.rules.kubevalidate.scheduling import check_affinity
 from mxjob_gitops.compiler.rules.kubevalidate.security import check_pod_security
-from mxjob_gitops.compiler.rules.kubevalidate.volumes import check_volumes
+from mxjob_gitops.compiler.rules.kubevalidate.volumes import check_volumes, without_dropped_image_volumes
 
 P, V = Code.K8S_POD, Code.K8S_VOLUME
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
@@ -70,7 +71,7 @@ def check_pod_spec(found: Found, spec: Any, path: JsonPath, version: str | None,
 
 def check_pod_spec_afresh(found: Found, spec: Any, path: JsonPath, version: str | None, whole: bool = True) -> None:
     """check_pod_spec without the memo: every rule, every time."""
-    spec = as_dict(spec)
+    spec = without_dropped_image_volumes(as_dict(spec), version)
     volumes = check_volumes(found, spec.get("volumes"), (*path, "volumes"), version)
     relaxed = relaxed_env(version)
     seen: set[str] = set()
@@ -124,6 +125,7 @@ def check_pod_spec_afresh(found: Found, spec: Any, path: JsonPath, version: str 
     for name in as_dict(spec.get("overhead")):
         quantity(found, (*path, "overhead", name), spec["overhead"][name])
     check_pod_extras(found, spec, path, version)
+    check_resource_claims(found, spec, path, version)
     check_later(found, spec, path, version)
 
 

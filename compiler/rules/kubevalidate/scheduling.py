@@ -1,7 +1,15 @@
 """Affinity: k8s.io/kubernetes pkg/apis/core/validation/validation.go `validateAffinity` (`validateNodeAffinity`,
 `ValidateNodeSelector`, `ValidateNodeSelectorRequirement`, `validateNodeFieldSelectorRequirement`,
 `validatePodAffinity`, `validatePodAntiAffinity`, `validatePodAffinityTerm`) and apimachinery
-pkg/apis/meta/v1/validation `ValidateLabelSelector`."""
+pkg/apis/meta/v1/validation `ValidateLabelSelector`.
+
+A pod (anti-)affinity term's `matchLabelKeys` and `mismatchLabelKeys` (KEP 3633), as the 1.36 server checks them
+in `validateMatchLabelKeysAndMismatchLabelKeys`
+(https://github.com/kubernetes/kubernetes/blob/v1.36.0/pkg/apis/core/validation/validation.go): neither without a
+`labelSelector` (an empty selector is one), each key a label key when there is a selector, and no key in both
+lists. A key may repeat one of the selector's own: the server merges the pod's label value for it into the
+selector on create. The MatchLabelKeysInPodAffinity gate is on by default from 1.31 (beta; alpha and off in
+1.29-1.30, when the server drops both fields)."""
 
 from __future__ import annotations
 
@@ -101,11 +109,30 @@ def _pod_term(found: Found, term: Any, path: JsonPath, version: str | None) -> N
         check_label_selector(found, term.get("namespaceSelector"), (*path, "namespaceSelector"))
     for index, namespace in enumerate(as_list(term.get("namespaces"))):
         check_name(found, P, (*path, "namespaces", index), namespace, names.dns1123_label)
+    if since(version, (1, 31)):
+        _label_keys(found, term, path)
     key = term.get("topologyKey")
     if not key:
         required(found, P, (*path, "topologyKey"), "can not be empty")
     else:
         check_name(found, P, (*path, "topologyKey"), key, names.qualified_name)
+
+
+def _label_keys(found: Found, term: dict[str, Any], path: JsonPath) -> None:
+    match, mismatch = as_list(term.get("matchLabelKeys")), as_list(term.get("mismatchLabelKeys"))
+    if term.get("labelSelector") is None:
+        for field, keys in (("matchLabelKeys", match), ("mismatchLabelKeys", mismatch)):
+            if keys:
+                forbidden(found, P, (*path, field), "must not be specified when labelSelector is not set")
+    else:
+        for field, keys in (("matchLabelKeys", match), ("mismatchLabelKeys", mismatch)):
+            for index, key in enumerate(keys):
+                check_name(found, P, (*path, field, index), key, names.qualified_name)
+    both = {key for key in mismatch if isinstance(key, str)}
+    for index, key in enumerate(match):
+        if isinstance(key, str) and key in both:
+            detail = "exists in both matchLabelKeys and mismatchLabelKeys"
+            invalid(found, P, (*path, "matchLabelKeys", index), key, detail)
 
 
 def check_label_selector(found: Found, selector: Any, path: JsonPath) -> None:

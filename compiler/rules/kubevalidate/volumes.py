@@ -2,7 +2,15 @@
 `validateVolumeSource` with the per-source rules (`validateHostPathVolumeSource`, `validateGitRepoVolumeSource`,
 `validateSecretVolumeSource`, `validateConfigMapVolumeSource`, `validateKeyToPath`, `validateNFSVolumeSource`,
 `validatePersistentClaimVolumeSource`, `validateDownwardAPIVolumeSource`, `validateProjectedVolumeSource`,
-`validateCSIVolumeSource` / `ValidateCSIDriverName`, `validateISCSIVolumeSource`)."""
+`validateCSIVolumeSource` / `ValidateCSIDriverName`, `validateISCSIVolumeSource`).
+
+Image volumes (KEP 4639), as the 1.36 server takes them: `validateImageVolumeSource`
+(https://github.com/kubernetes/kubernetes/blob/v1.36.0/pkg/apis/core/validation/validation.go) wants a
+`reference` and a known `pullPolicy` (an empty one is defaulted from the reference's tag, pkg/apis/core/v1/
+defaults.go `SetDefaults_ImageVolumeSource`). The ImageVolume gate is alpha (off) in 1.31 and 1.32, beta and still
+off in 1.33 and 1.34, on by default from 1.35 (GA in 1.36): while it is off, the server removes every image
+volume and the mounts naming one before validating (pkg/api/pod/util.go `dropImageVolumes`), and before 1.31 the
+field is unknown, which decoding drops (the volume then defaults to an emptyDir)."""
 
 from __future__ import annotations
 
@@ -50,11 +58,37 @@ _NAA = re.compile(r"naa\.[A-Za-z0-9]{32}")
 # in 1.21), after decoding defaulted an empty source to emptyDir, so a volume whose only source it was has none
 # ("must specify a volume type", `validateVolumeSource`).
 GATED_SOURCES = {"ephemeral": (1, 21)}
+IMAGE_KNOWN, IMAGE_ON = (1, 31), (1, 35)  # the image source: a field from 1.31, its gate on from 1.35
+PULL_POLICIES = ("Always", "IfNotPresent", "Never")
+
+
+def without_dropped_image_volumes(spec: dict[str, Any], version: str | None) -> dict[str, Any]:
+    """The pod spec as a server with the ImageVolume gate off validates it (the same object when nothing goes)."""
+    if since(version, IMAGE_ON) or not since(version, IMAGE_KNOWN):
+        return spec
+    volumes = as_list(spec.get("volumes"))
+    gone = {as_dict(v).get("name") for v in volumes if as_dict(v).get("image") is not None}
+    if not gone:
+        return spec
+    kept = dict(spec)
+    kept["volumes"] = [v for v in volumes if as_dict(v).get("image") is None]
+    for kind in ("initContainers", "containers", "ephemeralContainers"):
+        if isinstance(spec.get(kind), list):
+            kept[kind] = [_without_mounts(container, gone) for container in spec[kind]]
+    return kept
+
+
+def _without_mounts(container: Any, gone: set[Any]) -> Any:
+    mounts = as_dict(container).get("volumeMounts")
+    if not isinstance(mounts, list):
+        return container
+    return {**container, "volumeMounts": [m for m in mounts if as_dict(m).get("name") not in gone]}
 
 
 def check_volumes(found: Found, volumes: Any, path: JsonPath, version: str | None = None) -> dict[str, dict[str, Any]]:
     """DNS-1123 label names, unique, exactly one source, each source's own rules; returns the volumes by name."""
     dropped = {source for source, release in GATED_SOURCES.items() if not since(version, release)}
+    unknown = set() if since(version, IMAGE_KNOWN) else {"image"}
     seen: dict[str, dict[str, Any]] = {}
     for index, volume in enumerate(as_list(volumes)):
         volume, at = as_dict(volume), (*path, index)
@@ -66,7 +100,9 @@ def check_volumes(found: Found, volumes: Any, path: JsonPath, version: str | Non
             if name in seen:
                 duplicate(found, V, (*at, "name"), name)
             seen[name] = volume
-        sources = [key for key in VOLUME_SOURCES if volume.get(key) is not None and key not in dropped]
+        sources = [
+            key for key in VOLUME_SOURCES if volume.get(key) is not None and key not in dropped and key not in unknown
+        ]
         # No source at all is defaulted to emptyDir (pkg/apis/core/v1/defaults.go SetDefaults_Volume).
         if not sources and any(volume.get(key) is not None for key in dropped):
             required(found, V, at, "must specify a volume type")
@@ -126,6 +162,12 @@ def _source(found: Found, kind: str, source: dict[str, Any], at: JsonPath, versi
                 check_name(found, V, (*at, "nodePublishSecretRef", "name"), secret["name"], names.dns1123_subdomain)
     elif kind == "iscsi":
         _iscsi(found, source, at)
+    elif kind == "image":
+        if not source.get("reference"):
+            required(found, V, (*at, "reference"))
+        policy = source.get("pullPolicy")
+        if isinstance(policy, str) and policy and policy not in PULL_POLICIES:
+            unsupported(found, V, (*at, "pullPolicy"), policy, PULL_POLICIES)
 
 
 def _path(found: Found, value: Any, path: JsonPath, rule: Any) -> None:
