@@ -8,21 +8,21 @@ import time
 
 from mxjob_gitops.reconciler.workqueue import WorkQueue
 
-STOP = threading.Event()
 
-
-def drain(queue: WorkQueue) -> list[str]:
+def take(queue: WorkQueue, count: int, wait: float = 0.05) -> list[str]:
+    """Up to `count` keys, in the order handed out, each marked done; stops once none is due for `wait` seconds."""
     names = []
-    while (key := queue.get(STOP, timeout=0.01)) is not None:
+    for _ in range(count):
+        stop = threading.Event()
+        timer = threading.Timer(wait, stop.set)
+        timer.start()
+        key = queue.get(stop, timeout=0.01)
+        timer.cancel()
+        if key is None:
+            break
         names.append(key[1])
         queue.done(key)
-        if len(names) > 20:
-            break
     return names
-
-
-def take(queue: WorkQueue, count: int) -> list[str]:
-    return [key[1] for key in (queue.get(STOP, timeout=0.01) for _ in range(count)) if key is not None]
 
 
 def test_an_urgent_key_goes_before_follow_ups_that_were_due_earlier() -> None:
@@ -55,10 +55,12 @@ def test_a_queued_follow_up_turns_urgent_and_is_handed_out_once() -> None:
 def test_an_urgent_add_while_busy_comes_back_urgent_when_done() -> None:
     queue = WorkQueue()
     queue.add(("ns", "job"))
-    assert take(queue, 1) == ["job"]
-    queue.add(("ns", "job"), urgent=True)
+    stop = threading.Event()
+    busy = queue.get(stop)
+    assert busy == ("ns", "job")
+    queue.add(("ns", "job"), urgent=True)  # its pod exits while it is being worked on
     queue.add(("ns", "other"))
-    queue.done(("ns", "job"))
+    queue.done(busy)
     assert take(queue, 2) == ["job", "other"]
 
 
@@ -68,4 +70,4 @@ def test_retry_after_holds_an_urgent_key_too() -> None:
     queue.add(("ns", "job"), urgent=True)
     assert take(queue, 1) == []
     time.sleep(0.25)
-    assert drain(queue) == ["job"]
+    assert take(queue, 2) == ["job"]
