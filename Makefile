@@ -34,7 +34,7 @@ $(BASE_STAMP): pyproject.toml constraints.txt | $(VENV)/bin/python
 examples: $(BASE_STAMP)
 	@echo "==> rendering examples/ into rendered/"
 	$(BIN)/mxjob render -o rendered examples/train examples/tune examples/byteps examples/single
-	@echo "==> done: kubectl kustomize rendered/ builds what Argo CD or Flux would apply"
+	@echo "==> done: kubectl kustomize rendered/ builds what Argo CD or Flux would apply; . .venv/bin/activate puts mxjob on your PATH"
 
 ## Install with the test tools, then run linters, the type checker and the whole test suite.
 test: $(STAMP)

@@ -1,7 +1,7 @@
 """`render -o DIR --shard-size N` benchmark: the sharded render next to the unsharded one, then kustomize building
 the shards next to kustomize building one unsharded directory.
 
-Usage: python bench/shards_bench.py [--quick] [--shard-size N]   (or `make bench`)
+Usage: python bench/shards_bench.py [--quick] [--shard-size N] [--rounds N]   (or `make bench`)
 
 Input: 1,000 jobs x 10 replicas (22,000 objects). Measured in turn, each a whole process: `mxjob render -o DIR
 --shard-size N` and `mxjob render -o DIR` into an empty directory (removed, untimed, before each run), then the
@@ -38,8 +38,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20 jobs, two rounds (a smoke test)")
     parser.add_argument("--shard-size", type=int, default=1_000, help="objects per shard (default 1,000)")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
     arguments = parser.parse_args()
-    jobs, rounds = (20, 2) if arguments.quick else (1_000, 5)
+    jobs, rounds = (20, 2) if arguments.quick else (1_000, arguments.rounds)
     size = arguments.shard_size if not arguments.quick else 50
     print(machine())
     with tempfile.TemporaryDirectory(prefix="mxjob-shards-bench-") as name:

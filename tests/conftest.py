@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mxjob_gitops.compiler.base import fanout
-from mxjob_gitops.compiler.base.exact import set_exact
-from mxjob_gitops.compiler.base.limits import new_run
+from mxjob_gitops.compiler.base import run as compiler_run
 from mxjob_gitops.compiler.cli.group import cli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -36,11 +34,11 @@ def _render_stat_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Non
 
 @pytest.fixture(autouse=True)
 def _fresh_run() -> Iterator[None]:
-    """Each test starts a run of its own: the input budget (compiler.base.limits: past 256 KiB read, every text is
-    read fast) and the fast-path switch (compiler.base.exact) an earlier test's command left do not carry over."""
-    new_run()
-    set_exact("")
-    yield
+    """Each test runs in a run of its own (compiler.base.run): what the library calls of one test read count
+    against no other's budget (past 256 KiB read, every text is read fast), and a fast path one turned off is on
+    for the next. A command installs its own run and gives this one back when it ends."""
+    with compiler_run.running(compiler_run.Run()):
+        yield
 
 
 @dataclass(frozen=True)
@@ -53,14 +51,12 @@ class Run:
 def run_cli(args: Sequence[str], cwd: Path | None = None, stdin: str | bytes | None = None) -> Run:
     runner = CliRunner()
     previous = Path.cwd()
-    runner_before = fanout.run, fanout.workers  # the command installs its own (compiler/io/forked.py)
     try:
         if cwd is not None:
             os.chdir(cwd)
         result = runner.invoke(cli, list(args), input=stdin, catch_exceptions=False)
     finally:
         os.chdir(previous)
-        fanout.run, fanout.workers = runner_before
     return Run(result.exit_code, result.stdout, result.stderr)
 
 

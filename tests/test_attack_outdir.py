@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler.io import dirfd
-from mxjob_gitops.compiler.io.output_dir import INDEX, JOURNAL, STAGING, _read_index
+from mxjob_gitops.compiler.io.output_dir import _read_index
+from mxjob_gitops.compiler.io.rendernames import INDEX, JOURNAL, STAGING
 from mxjob_gitops.compiler.io.statcache import cache_root
 from tests.conftest import run_cli
 from tests.helpers import job, replica

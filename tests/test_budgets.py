@@ -44,7 +44,7 @@ def test_sixteen_megabytes_of_document_markers_are_refused_fast_and_located(dash
     refusal = run_child(args, dashes)
     assert refusal.exit_code in (1, 2), refusal.stderr[-2000:]
     said = refusal.stdout.decode() if args[0] == "validate" else refusal.stderr  # validate's report is its product
-    assert refusal.stdout == b"" or args[0] == "validate"
+    assert refusal.stdout == b"" or args[0] == "validate" or b"# not compared" in refusal.stdout  # diff's report
     assert f"more than {MAX_RUN_DOCUMENTS:,} documents in this run" in said
     assert re.search(rf"dashes\.yaml:{MAX_RUN_DOCUMENTS}:1: error MXJ008", said), said[:2000]
     assert refusal.seconds < 2.0 and refusal.peak_mb < 250, (refusal.seconds, refusal.peak_mb)

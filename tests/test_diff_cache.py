@@ -17,8 +17,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler.base import fanout, limits
+from mxjob_gitops.compiler.base import limits
 from mxjob_gitops.compiler.base.diagnostics import Code
+from mxjob_gitops.compiler.base.run import current_run
 from mxjob_gitops.compiler.compile import jobcache
 from mxjob_gitops.compiler.compile.checker import job_output_estimate
 from mxjob_gitops.compiler.compile.documents import Manifest, Plan, compile_documents
@@ -327,8 +328,8 @@ def _forked(workers: int) -> Iterator[list[int]]:
         return forked.run_forked(task, parts)
 
     with (
-        mock.patch.object(fanout, "workers", workers),
-        mock.patch.object(fanout, "run", run),
+        mock.patch.object(current_run(), "workers", workers),
+        mock.patch.object(current_run(), "runner", run),
         mock.patch.object(jobcache, "AHEAD_MIN_JOBS", 1),
     ):
         yield sizes

@@ -15,6 +15,7 @@ import click
 import pytest
 
 from tests.conftest import EXAMPLES, REPO, run_cli
+from tests.mermaid_subset import problems
 
 DOCS = REPO / "docs"
 DOC_FILES = sorted([REPO / "README.md", REPO / "CONTRIBUTING.md", *DOCS.rglob("*.md")])
@@ -308,3 +309,48 @@ def test_every_local_link_resolves(path: Path) -> None:
     """Pages moved (the README's contributor material, performance history): no link may point at nothing."""
     links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text(encoding="utf-8"))
     assert [t for t in links if not t.startswith(("http://", "https://")) and not (path.parent / t).exists()] == []
+
+
+@pytest.mark.parametrize("path", DOC_FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_module_named_in_the_docs_exists(path: Path) -> None:
+    """The house moved modules into rooms (compiler/cluster.py is compiler/render/cluster.py): a page that points a
+    reader at a module that is not there says one thing while the code says another."""
+    named = re.findall(r"`((?:compiler|reconciler)/[\w./-]+?)`", path.read_text(encoding="utf-8"))
+    assert [name for name in named if not (REPO / name.rstrip("/")).exists()] == []
+
+
+def _mermaid_blocks() -> list[tuple[str, str]]:
+    return [
+        (f"{path.relative_to(REPO)}#{number}", match.group(1))
+        for path in DOC_FILES
+        for number, match in enumerate(re.finditer(r"```mermaid\n(.*?)```", path.read_text(encoding="utf-8"), re.S))
+    ]
+
+
+def test_the_docs_have_their_diagrams() -> None:
+    kinds = {block.split(None, 1)[0] for _, block in _mermaid_blocks()}
+    assert len(_mermaid_blocks()) >= 4 and {"flowchart", "sequenceDiagram", "stateDiagram-v2"} <= kinds
+
+
+@pytest.mark.parametrize(("where", "block"), _mermaid_blocks(), ids=lambda v: v if "#" in v else "")
+def test_every_mermaid_diagram_is_in_the_checked_subset(where: str, block: str) -> None:
+    """No Mermaid renderer installs here without a browser: the syntax is held by tests/mermaid_subset.py."""
+    assert problems(block) == [], where
+
+
+@pytest.mark.parametrize(
+    ("broken", "said"),
+    [
+        ("sequenceDiagram\n    participant A as a\n    A->>B: hi\n", "participant 'B' is not declared"),
+        ("sequenceDiagram\n    participant A as a\n    A->>A: one; two\n", "not a sequenceDiagram line"),
+        ("sequenceDiagram\n    participant A as a\n    alt x\n    A->>A: y\n", "not closed with `end`"),
+        ('flowchart LR\n    a["A"] --> b\n', "node 'b' is used but never given a label"),
+        ('flowchart LR\n    a["A &amp; B"]\n', "not a flowchart line"),
+        ('flowchart LR\n    subgraph s["S"]\n    a["A"]\n', "not closed with `end`"),
+        ('stateDiagram-v2\n    state "S" as S {\n    [*] --> A\n', "not closed with `}`"),
+        ("stateDiagram-v2\n    A -> B\n", "not a stateDiagram-v2 line"),
+        ('pie\n    "a" : 1\n', "is not in the subset"),
+    ],
+)
+def test_the_mermaid_checker_finds_each_kind_of_mistake(broken: str, said: str) -> None:
+    assert any(said in problem for problem in problems(broken)), problems(broken)

@@ -2,9 +2,10 @@
 
 The same commands run on the same inputs with the fast paths on and off, and must print the same bytes on
 stdout and stderr, write the same files and exit alike: every golden case (against its expected files), every
-example and corpus file, large streams that take the fast reader, the forked parts, the checks while reading and
-the stat cache of `render -o`, and the hostile texts on which the fast reader once read other values than the
-exact one (tests/test_fastread.py holds the readers equal on generated texts).
+example and corpus file, every edit of the mutation catalogs, generated values of every YAML style
+(tests/yamlgen.py), large streams that take the fast reader, the forked parts, the checks while reading and the
+stat cache of `render -o`, and the hostile texts on which the fast reader once read other values than the exact
+one (tests/test_fastread.py holds the readers equal on generated texts).
 """
 
 from __future__ import annotations
@@ -15,12 +16,32 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mxjob_gitops.compiler.base import exact
+from mxjob_gitops.compiler.base import run as compiler_run
+from mxjob_gitops.compiler.io import runcontext
 from tests.conftest import JOB_EXAMPLE_FILES, REPO, Run, run_cli
 from tests.test_golden import CASES, _args
+from tests.yamlgen import yaml_block
 
 CORPUS = sorted((REPO / "tests" / "corpus").glob("*.yaml"))
+# The run context each command of a test built (io/runcontext.py), latest last.
+_BUILT: list[compiler_run.Run] = []
+
+
+@pytest.fixture(autouse=True)
+def _record_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    build = runcontext.command_run
+
+    def recorded() -> compiler_run.Run:
+        _BUILT.append(build())
+        return _BUILT[-1]
+
+    monkeypatch.setattr(runcontext, "command_run", recorded)
+    yield
+    _BUILT.clear()
 
 
 def _both(
@@ -32,10 +53,10 @@ def _both(
     monkeypatch.setenv("MXJOB_EXACT", "1")
     try:
         exact_run = run_cli(args, cwd=cwd, stdin=stdin)
-        assert all(map(exact.exact, exact.SHORTCUTS)), "the command line did not turn the fast paths off"
+        assert _BUILT[-1].off == frozenset(exact.SHORTCUTS), "the command line did not turn the fast paths off"
     finally:
         monkeypatch.delenv("MXJOB_EXACT")
-        exact.set_exact("")
+    assert not exact.exact("reader"), "the command's run outlived the command"
     return fast, exact_run
 
 
@@ -49,10 +70,7 @@ def test_golden_cases_are_the_same_without_fast_paths(case: Path, monkeypatch: p
     monkeypatch.setenv("MXJOB_EXACT", "1")
     stdin_file = case / "stdin.yaml"
     stdin = stdin_file.read_text(encoding="utf-8") if stdin_file.exists() else None
-    try:
-        result = run_cli(_args(case), cwd=case, stdin=stdin)
-    finally:
-        exact.set_exact("")
+    result = run_cli(_args(case), cwd=case, stdin=stdin)
     assert result.stdout == (case / "expected.out").read_text(encoding="utf-8")
     assert result.stderr == (case / "expected.err").read_text(encoding="utf-8")
     assert f"{result.exit_code}\n" == (case / "expected.exit").read_text(encoding="utf-8")
@@ -116,7 +134,6 @@ def test_render_into_a_directory_writes_alike(tmp_path: Path, monkeypatch: pytes
         monkeypatch.setenv("MXJOB_EXACT", "1")
         exact_run = run_cli(["render", "-o", str(exact_dir), str(specs)])
         monkeypatch.delenv("MXJOB_EXACT")
-        exact.set_exact("")
         assert fast.exit_code == exact_run.exit_code == 0, (fast.stderr, exact_run.stderr)
         assert fast.stdout == exact_run.stdout
         assert fast.stderr.replace(str(fast_dir), "DIR") == exact_run.stderr.replace(str(exact_dir), "DIR")
@@ -157,13 +174,65 @@ def test_a_fast_path_can_be_turned_off_alone_and_a_wrong_name_is_a_usage_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("MXJOB_EXACT", "reader, memo")
-    try:
-        alone = run_cli(["render", str(JOB_EXAMPLE_FILES[0])])
-        assert alone.exit_code == 0, alone.stderr
-        assert [name for name in exact.SHORTCUTS if exact.exact(name)] == ["reader", "memo"]
-    finally:
-        exact.set_exact("")
+    alone = run_cli(["render", str(JOB_EXAMPLE_FILES[0])])
+    assert alone.exit_code == 0, alone.stderr
+    assert [name for name in exact.SHORTCUTS if name in _BUILT[-1].off] == ["reader", "memo"]
     monkeypatch.setenv("MXJOB_EXACT", "fastest")
     wrong = run_cli(["render", str(JOB_EXAMPLE_FILES[0])])
     assert wrong.exit_code == 2 and "MXJOB_EXACT: 'fastest' is no fast path" in wrong.stderr
     assert wrong.stdout == ""
+
+
+def _catalog_stream() -> str:
+    """Every edit of both mutation catalogs (tests/hidden_mutations.py, tests/kube_mutations.py), each object in a
+    namespace of its own unless the edit is to its namespace (so no two collide), as one YAML stream."""
+    from tests import hidden_mutations
+
+    bases = hidden_mutations.render_bases()
+    documents = []
+    for index, (base, obj) in enumerate(hidden_mutations.mutated_objects(bases)):
+        metadata = obj.get("metadata")
+        if isinstance(metadata, dict) and metadata.get("namespace") == bases[base]["metadata"].get("namespace"):
+            metadata["namespace"] = f"mutation-{index}"
+        documents.append(obj)
+    assert len(documents) > 300
+    return yaml.safe_dump_all(documents, sort_keys=False)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["validate", "-"], ["validate", "--kubernetes-version", "1.20", "-"], ["render", "-"]],
+    ids=["validate", "validate-1.20", "render"],
+)
+def test_the_mutation_catalogs_are_judged_alike(command: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pod-spec memo, the compiled schema acceptance, the identity shortcut, vouching and the representatives
+    all meet every edit of the catalogs: the verdicts, their wording and the exit code must not change."""
+    stream = _catalog_stream()
+    fast, exact_run = _both(monkeypatch, command, stdin=stream)
+    _same(fast, exact_run, " ".join(command))
+    assert fast.exit_code == 1  # the catalogs hold invalid objects, and each is checked
+    if command[0] == "validate":
+        summary = re.search(r"(\d+) valid, (\d+) invalid", fast.stdout)
+        assert summary is not None and int(summary[1]) > 100 and int(summary[2]) > 100, fast.stdout[-300:]
+
+
+# ConfigMaps enough to pass the 256 KiB from which every text is read fast.
+_PADDING = "".join(
+    f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pad-{n}\ndata:\n  k: '{'x' * 200}'\n"
+    for n in range(1400)
+)
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(blocks=st.lists(yaml_block(indent=2), min_size=1, max_size=3))
+def test_generated_values_render_alike_in_a_large_stream(blocks: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """tests/yamlgen.py's scalars and collections (every quoting and block style), in objects that render passes
+    through as they were read: the values printed, the diagnostics and the exit code do not change."""
+    head = "".join(
+        f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: generated-{n}\nextra:\n{block}\n"
+        for n, block in enumerate(blocks)
+    )
+    fast, exact_run = _both(monkeypatch, ["render", "-"], stdin=head + _PADDING)
+    _same(fast, exact_run, head)

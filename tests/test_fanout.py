@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents
 from mxjob_gitops.compiler.base import fanout
+from mxjob_gitops.compiler.base.run import current_run
 from mxjob_gitops.compiler.io import forked
 from mxjob_gitops.compiler.io import inputs as inputs_module
 from mxjob_gitops.compiler.io.inputs import SharedParses, read_inputs
@@ -34,7 +35,8 @@ from mxjob_gitops.compiler.validate.kubeschema import resolve_version
 from mxjob_gitops.compiler.validate.validation import validate_plan, vouch_for
 from tests import hidden_mutations
 from tests.conftest import run_cli
-from tests.test_fastread import _block, _inputs_and_renderings
+from tests.test_fastread import _inputs_and_renderings
+from tests.yamlgen import yaml_block
 
 # --- the runner --------------------------------------------------------------------------------------------------
 
@@ -181,8 +183,8 @@ def test_the_default_follows_cpus_and_the_cgroup_quota(tmp_path: Path, monkeypat
 def in_chunks(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every text over a few bytes is cut into up to three chunks, read in children."""
     monkeypatch.setattr(fastread, "SPLIT_MIN_CHARS", 16)
-    monkeypatch.setattr(fanout, "workers", 3)
-    monkeypatch.setattr(fanout, "run", forked.run_forked)
+    monkeypatch.setattr(current_run(), "workers", 3)
+    monkeypatch.setattr(current_run(), "runner", forked.run_forked)
     yield
 
 
@@ -191,8 +193,8 @@ _SLOW_WITH_FIXTURE = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 
 def _one_piece(text: str, values: bool) -> Any:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(fanout, "workers", 1)
-        patch.setattr(fanout, "run", fanout.one_by_one)
+        patch.setattr(current_run(), "workers", 1)
+        patch.setattr(current_run(), "runner", fanout.one_by_one)
         return fastread.read_documents(text, values=values)
 
 
@@ -236,7 +238,7 @@ def test_chunks_of_every_input_and_rendering_read_as_one(in_chunks: None) -> Non
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=_SLOW_WITH_FIXTURE)
-@given(st.lists(_block(), min_size=1, max_size=8), st.sampled_from(["", "# head\n", "a: 1\n"]))
+@given(st.lists(yaml_block(), min_size=1, max_size=8), st.sampled_from(["", "# head\n", "a: 1\n"]))
 def test_chunks_of_generated_streams_read_as_one(in_chunks: None, documents: list[str], head: str) -> None:
     _same_in_chunks(head + "".join(f"---\n{document}\n" for document in documents))
 
@@ -334,7 +336,7 @@ def test_texts_parsed_ahead_are_what_parse_text_gives(workers: int, monkeypatch:
     """Each clean text's documents come back for its own label (in every part, from its own process); a text
     parse_text reports on, or with aliases, is not parsed ahead."""
     monkeypatch.setattr(readahead, "AHEAD_MIN_CHARS", 1)
-    monkeypatch.setattr(fanout, "workers", workers)
+    monkeypatch.setattr(current_run(), "workers", workers)
     sizes: list[int] = []
 
     def run(task: Any, parts: Any) -> Any:
@@ -342,7 +344,7 @@ def test_texts_parsed_ahead_are_what_parse_text_gives(workers: int, monkeypatch:
             sizes.extend(len(part) for part in parts)
         return forked.run_forked(task, parts)
 
-    monkeypatch.setattr(fanout, "run", run)
+    monkeypatch.setattr(current_run(), "runner", run)
     texts = _texts_to_parse()
     ready = readahead.parsed_ahead(texts)
     assert len(sizes) == workers and sum(sizes) == len(texts)
@@ -364,12 +366,12 @@ def test_texts_parsed_ahead_are_what_parse_text_gives(workers: int, monkeypatch:
 
 
 def test_too_little_text_for_two_workers_is_parsed_in_its_turn(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fanout, "workers", 2)
-    monkeypatch.setattr(fanout, "run", forked.run_forked)
+    monkeypatch.setattr(current_run(), "workers", 2)
+    monkeypatch.setattr(current_run(), "runner", forked.run_forked)
     texts = _texts_to_parse()
     monkeypatch.setattr(readahead, "AHEAD_MIN_CHARS", sum(len(text) for _label, text in texts) // 2 + 1)
     assert readahead.parsed_ahead(texts) == {}
-    monkeypatch.setattr(fanout, "workers", 1)
+    monkeypatch.setattr(current_run(), "workers", 1)
     monkeypatch.setattr(readahead, "AHEAD_MIN_CHARS", 1)
     assert readahead.parsed_ahead(texts) == {}
 
@@ -380,8 +382,8 @@ def test_a_first_side_read_ahead_reads_as_one_by_one(tmp_path: Path, monkeypatch
     for label, text in _texts_to_parse():
         (tmp_path / label).write_text(text, encoding="utf-8")
     monkeypatch.setattr(readahead, "AHEAD_MIN_CHARS", 1)
-    monkeypatch.setattr(fanout, "workers", 3)
-    monkeypatch.setattr(fanout, "run", forked.run_forked)
+    monkeypatch.setattr(current_run(), "workers", 3)
+    monkeypatch.setattr(current_run(), "runner", forked.run_forked)
     whole: list[str] = []  # the texts parsed whole in their turn
 
     def counted(text: str, file: str, **given: Any) -> Any:

@@ -24,12 +24,13 @@ from hypothesis import strategies as st
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents
 from mxjob_gitops.compiler.base.diagnostics import Code
-from mxjob_gitops.compiler.base.limits import new_run
+from mxjob_gitops.compiler.base.run import new_run
 from mxjob_gitops.compiler.read import fastread, source
 from mxjob_gitops.compiler.read.source import parse_text
 from mxjob_gitops.compiler.render.emit import to_yaml
 from tests.conftest import JOB_EXAMPLE_FILES, REPO, run_cli
 from tests.realcomp import realcomp_bin
+from tests.yamlgen import yaml_block
 
 INPUTS = sorted(
     {
@@ -199,51 +200,8 @@ def test_limits_hold_on_the_fast_path(always_fast: None) -> None:
         _same_parse(text)
 
 
-# Generated documents: scalars in every style, keys that need care, block and flow collections.
-PLAIN = [
-    "0", "1", "-1", "10", "1.5", "1e3", "-0", ".5", "1.", "true", "false", "null", "", "x", "a b", "12:30", "yes",
-    "~", "0x1F", "010", "+1", "1_000", "inf", "nan", ".inf", "Null", "True", "<<", "1e400", "-", "v1.2", "é",
-    "0.30000000000000004", "18446744073709551616", "9223372036854775808", "5e-324", "2001-12-14",
-]  # fmt: skip
-_KEYS = st.sampled_from(["a", "b", "1", "true", "null", "yes", "~", "<<", "1.0", "0x1", "-0", "é", "k k"])
-
-
-@st.composite
-def _scalar(draw: st.DrawFn, indent: int) -> str:
-    text = draw(st.sampled_from(PLAIN) | st.text("ab1 .:-'\"#\\\n", max_size=6))
-    style = draw(st.sampled_from(["plain", "single", "double", "literal", "folded"]))
-    if style == "plain":
-        return text
-    if style == "single":
-        return "'" + text.replace("'", "''") + "'"
-    if style == "double":
-        return json.dumps(text, ensure_ascii=draw(st.booleans()))
-    pad = " " * (indent + 2)
-    body = "".join(pad + line + "\n" for line in (text.split("\n") or [""]))
-    return ("|" if style == "literal" else ">") + draw(st.sampled_from(["", "-", "+"])) + "\n" + body.rstrip("\n")
-
-
-@st.composite
-def _block(draw: st.DrawFn, depth: int = 0, indent: int = 0) -> str:
-    """A block mapping or sequence at `indent`, its entries on their own lines (no trailing line break)."""
-    pad = " " * indent
-    entries = []
-    is_map = depth == 0 or draw(st.booleans())
-    for _ in range(draw(st.integers(1, 3))):
-        lead = pad + (draw(_KEYS) + ":" if is_map else "-")
-        choice = draw(st.integers(0, 4)) if depth < 3 else 0
-        if choice <= 1:
-            entries.append(lead + " " + draw(_scalar(indent)))
-        elif choice == 2:
-            items = draw(st.lists(st.sampled_from(PLAIN[:12]) | st.just("'q'"), max_size=3))
-            entries.append(lead + " [" + ", ".join(i for i in items if i) + "]")
-        else:
-            entries.append(lead + "\n" + draw(_block(depth + 1, indent + 2)))
-    return "\n".join(entries)
-
-
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(_block(), min_size=1, max_size=3))
+@given(st.lists(yaml_block(), min_size=1, max_size=3))
 def test_generated_documents_read_alike(documents: list[str]) -> None:
     text = "".join(f"---\n{document}\n" for document in documents)
     fast = fastread.read_documents(text)
@@ -290,7 +248,7 @@ def _same_value(ours: Any, go: Any) -> bool:
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(_block(), min_size=30, max_size=30))
+@given(st.lists(yaml_block(), min_size=30, max_size=30))
 def test_what_the_fast_reader_reads_kubectl_reads_alike(documents: list[str]) -> None:
     read = [
         (d, fastread.load(fast[0][0]))
@@ -369,16 +327,10 @@ def test_the_command_line_silences_descriptor_2_around_native_parses(capfd: pyte
     reach stderr again."""
     import os
 
-    from mxjob_gitops.compiler.io import quietfd
-    from mxjob_gitops.compiler.read import fastread
+    from mxjob_gitops.compiler.io.runcontext import command_run
 
-    before = fastread.native_parse_guard
-    try:
-        quietfd.install()
-        with fastread.native_parse_guard():
-            os.write(2, b"native parse error\n")
-    finally:
-        fastread.native_parse_guard = before
+    with command_run().native_guard():
+        os.write(2, b"native parse error\n")
     os.write(2, b"after\n")
     assert capfd.readouterr().err == "after\n"
 

@@ -33,7 +33,7 @@ def _header(text: str) -> dict[str, str]:
 
 def test_the_reproductions_cover_the_published_sources() -> None:
     names = {path.name.split("-")[0] for path in REPRODUCTIONS}
-    assert {"mxo", "deepinsight", "tusimple", "ksonnet", "katib", "cube"} <= names
+    assert {"mxo", "deepinsight", "tusimple", "ksonnet", "katib", "cube", "aws"} <= names
 
 
 def test_cube_studios_default_of_no_servers_is_an_empty_server_list() -> None:

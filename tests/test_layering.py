@@ -243,3 +243,13 @@ def test_report_writers_are_independent_of_each_other() -> None:
         writers = {m for m in graph if m.startswith(package + ".")}
         bad = sorted(f"{w} imports {t}" for w in writers for t in graph[w] if t in writers)
         assert not bad, bad
+
+
+CLI_MOST_LINES = 1_500
+
+
+def test_the_commands_stay_small() -> None:
+    """compiler/cli/ is the commands only (parse, wire, map errors to exit codes): a capability goes to the room of
+    its stage (io/ for I/O, report/ for printing, compile/ for pure orchestration) and cli/ only wires it."""
+    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in (REPO / "compiler" / "cli").rglob("*.py"))
+    assert 0 < lines <= CLI_MOST_LINES, f"compiler/cli/ holds {lines:,} lines, more than {CLI_MOST_LINES:,}"

@@ -39,3 +39,15 @@ def test_diff_live_without_the_crd_exits_2(tmp_path: Path) -> None:
         result = run_cli(["diff", "--live", "--kubeconfig", str(kubeconfig), str(JOB_EXAMPLE_FILES[0])])
     assert result.exit_code == 2, result.stdout + result.stderr
     assert "install the CRD" in result.stderr and result.stdout == ""
+
+
+@pytest.mark.parametrize("status", [403, 500])
+def test_reconcile_once_that_cannot_list_jobs_exits_2(tmp_path: Path, status: int) -> None:
+    """`reconcile --help` promises exit 2 when --once cannot list the jobs (a refused or failing list)."""
+    with FakeServer() as server:
+        server.state.fail("GET", r"/mxjobs(\?|$)", status, times=1000)
+        kubeconfig = server.kubeconfig(tmp_path / "kubeconfig")
+        args = ["reconcile", "--once", "--kubeconfig", str(kubeconfig), "--no-leader-election"]
+        result = run_cli([*args, "--pass-timeout", "2"])
+    assert result.exit_code == 2, result.stderr
+    assert "every job reconciled" not in result.stderr and "Traceback" not in result.stderr

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from mxjob_gitops.compiler.io.output_dir import JOURNAL, STAGING
+from mxjob_gitops.compiler.io.rendernames import JOURNAL, STAGING
 from tests.conftest import REPO
 from tests.helpers import container, job, replica
 

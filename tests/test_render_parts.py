@@ -19,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler.base import fanout, limits
+from mxjob_gitops.compiler.base import limits
+from mxjob_gitops.compiler.base.run import current_run
 from mxjob_gitops.compiler.compile import checker, stream
 from mxjob_gitops.compiler.compile.documents import item_manifests
 from mxjob_gitops.compiler.compile.stream import StreamedRender
@@ -70,8 +71,8 @@ def _rendered(texts: list[tuple[str, str]], options: RenderOptions, parts: bool)
 def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[int, int], _Sent]]:
     def install(workers: int, round_bytes: int) -> _Sent:
         runner = _Sent()
-        monkeypatch.setattr(fanout, "run", runner)
-        monkeypatch.setattr(fanout, "workers", workers)
+        monkeypatch.setattr(current_run(), "runner", runner)
+        monkeypatch.setattr(current_run(), "workers", workers)
         monkeypatch.setattr(stream, "FANOUT_MIN_BYTES", 0)
         monkeypatch.setattr(stream, "ROUND_BYTES", round_bytes)
         return runner

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mxjob_gitops.compiler.compile import stream
-from mxjob_gitops.compiler.io import forked, statcache
+from mxjob_gitops.compiler.io import dirfd, forked, statcache
 from mxjob_gitops.compiler.io.statcache import StatCache, cache_file
 from tests.conftest import run_cli
 from tests.helpers import job, replica
@@ -74,8 +74,9 @@ def _reads(monkeypatch: pytest.MonkeyPatch, directory: Path) -> list[str]:
     opened: list[str] = []
     real = statcache.read_regular
 
-    def watched(dir_fd: int, name: str, limit: int) -> bytes | None:
-        if os.path.samefile(f"/proc/self/fd/{dir_fd}", directory):
+    def watched(dir_fd: dirfd.Directory, name: str, limit: int) -> bytes | None:
+        fd = dir_fd.fd if isinstance(dir_fd, dirfd.Held) else dir_fd
+        if os.path.samefile(f"/proc/self/fd/{fd}", directory):
             opened.append(name)
         return real(dir_fd, name, limit)
 

@@ -117,7 +117,7 @@ def test_diff_compares_objects_without_importing_pydantic(tmp_path: Path) -> Non
 
 def test_a_module_hidden_from_one_import_can_be_imported_after() -> None:
     probe = (
-        "import sys; from mxjob_gitops.compiler.cli.startup import import_paused\n"
+        "import sys; from mxjob_gitops.compiler.io.startup import import_paused\n"
         "import_paused('deepdiff', hidden=('pydantic',))\n"
         "assert 'pydantic' not in sys.modules\n"
         "import pydantic.main\n"

@@ -2,13 +2,15 @@
 
 `MXJOB_EXACT=1` turns every one off (for bug reports: a difference with and without is a shortcut's bug);
 a comma-separated list of the names below turns off those alone (bench/exact_bench.py prices each one that
-way). The command line reads the variable once per invocation (cli.group) and sets it here; the rooms ask
-`exact(NAME)` where a shortcut stands beside the exact path it must equal.
+way). The command line reads the variable once per invocation into its run (base.run.Run.off, built by
+io/runcontext.py); the rooms ask `exact(NAME)` where a shortcut stands beside the exact path it must equal.
 """
 
 from __future__ import annotations
 
 from typing import Final
+
+from mxjob_gitops.compiler.base.run import current_run
 
 # Every fast path, by name, and where its exact twin is.
 SHORTCUTS: Final = {
@@ -24,23 +26,26 @@ SHORTCUTS: Final = {
     "representatives": "compile.judge judging the pods and Services of each type's highest index beside every one",
     "lastjob": "the last job's cluster spec and ConfigMap data remembered (render.cluster, render.expand) beside none",
 }
-_off: frozenset[str] = frozenset()
 
 
 def exact(shortcut: str) -> bool:
-    """Whether the named fast path is off for this invocation."""
-    return shortcut in _off
+    """Whether the named fast path is off in the current run."""
+    return shortcut in current_run().off
 
 
-def set_exact(setting: str) -> None:
-    """MXJOB_EXACT's value: empty or `0` keeps every fast path, `1` (or `all`) turns every one off, else the
+def shortcuts_off(setting: str) -> frozenset[str]:
+    """MXJOB_EXACT's value read: empty or `0` keeps every fast path, `1` (or `all`) turns every one off, else the
     comma-separated names in SHORTCUTS; ValueError names one that is not."""
-    global _off
     names = {name.strip() for name in setting.split(",") if name.strip()} - {"0"}
     if names & {"1", "all"}:
-        _off = frozenset(SHORTCUTS)
-        return
+        return frozenset(SHORTCUTS)
     unknown = sorted(names - set(SHORTCUTS))
     if unknown:
         raise ValueError(f"{unknown[0]!r} is no fast path: use 1 (all), or names among {', '.join(SHORTCUTS)}")
-    _off = frozenset(names)
+    return frozenset(names)
+
+
+def set_exact(setting: str) -> None:
+    """Turn off in the current run the fast paths `setting` names, as MXJOB_EXACT does (shortcuts_off); the others
+    come back on. For library callers and tests; the command line builds its run with them (io/runcontext.py)."""
+    current_run().off = shortcuts_off(setting)

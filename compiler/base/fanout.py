@@ -1,5 +1,5 @@
 """How the compiler spreads independent parts of one piece of work over processes: one by one here, unless the
-command line installs a runner that uses more (compiler/io/forked.py).
+run (base.run.Run.runner and .workers) holds a runner that uses more (the command line's: compiler/io/forked.py).
 
 A task is called as `task(part, here)`: `here` is true when its result stays in this process, false when it is
 sent from another process (then it should be compact to send, e.g. JSON text instead of the values). A runner
@@ -23,8 +23,3 @@ class Runner(Protocol):
 def one_by_one(task: Callable[[T, bool], R], parts: Sequence[T]) -> list[R]:
     """Every part here, in order."""
     return [task(part, True) for part in parts]
-
-
-run: Runner = one_by_one
-# How many processes a runner may use for one piece of work (the command line sets it from the CPUs it may use).
-workers: int = 1

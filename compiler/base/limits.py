@@ -46,6 +46,37 @@ MAX_IN_PLACE_JOBS: Final = 1_000
 MAX_DIRECTORY_DEPTH: Final = 100
 
 
+@dataclass(frozen=True, slots=True)
+class RunLimits:
+    """The budgets of one run a user may change (io.limitenv reads them from MXJOB_MAX_* variables, within
+    LIMIT_BOUNDS); the defaults are the constants above and compiler.base.printcap's."""
+
+    documents: int = MAX_RUN_DOCUMENTS
+    printed: int = 1_000  # printcap.MAX_PRINTED_DIAGNOSTICS (printcap imports this module)
+    directory_depth: int = MAX_DIRECTORY_DEPTH
+    in_place_jobs: int = MAX_IN_PLACE_JOBS
+
+
+# field -> (environment variable, lowest, highest value accepted, what it bounds)
+LIMIT_BOUNDS: Final = {
+    "documents": ("MXJOB_MAX_DOCUMENTS", 1, 10_000_000, "documents one run reads"),
+    "printed": ("MXJOB_MAX_PRINTED_DIAGNOSTICS", 1, 10_000_000, "diagnostics one command prints"),
+    "directory_depth": ("MXJOB_MAX_DIRECTORY_DEPTH", 1, 10_000, "directory levels below an input path"),
+    "in_place_jobs": ("MXJOB_MAX_IN_PLACE_JOBS", 1, 100_000, "MXJobs one convert --in-place rewrites"),
+}
+_DEFAULT_LIMITS: Final = RunLimits()
+_limits: ContextVar[RunLimits | None] = ContextVar("mxjob_run_limits", default=None)
+
+
+def run_limits() -> RunLimits:
+    """This run's limits (the defaults unless the command set others: set_run_limits)."""
+    return _limits.get() or _DEFAULT_LIMITS
+
+
+def set_run_limits(limits: RunLimits) -> None:
+    _limits.set(limits)
+
+
 def pod_count_problems(data: dict[str, Any], max_pods: int) -> list[Diagnostic]:
     """Replicas per type and pods per job above max_pods (a v1 job that passed its schema)."""
     replicas = as_dict(as_dict(data.get("spec")).get("mxReplicaSpecs"))
@@ -110,7 +141,7 @@ def output_problem(estimate: int, max_pods: int) -> Diagnostic | None:
 
 @dataclass(slots=True)
 class RunBudget:
-    """What this run has read so far, over every input channel (one per command invocation: `new_run`)."""
+    """What this run has read so far, over every input channel (one per run: base.run.Run)."""
 
     input_bytes: int = 0
     files: int = 0
@@ -134,16 +165,16 @@ class RunBudget:
 _DOCUMENT_LINE: Final = re.compile(r"\n(?:---|\.\.\.)(?=[ \t\r\n]|\Z)")
 
 
-def document_count_problem(text: str) -> int | None:
+def document_count_problem(text: str, budget: RunBudget) -> int | None:
     """Charge the run's budget with the documents the text may hold; where (a character index) the run first goes
-    over MAX_RUN_DOCUMENTS, or None.
+    over the run's document limit (run_limits), or None.
 
     A text holds at most one document more than it has marker lines (`---`, `...`); they are counted before any
     parse, and the count stops at the first marker past the budget (16 MB of `---` lines are refused in about
     0.1 s instead of taking 42 s and 1.4 GB to parse).
     """
-    budget = run_budget()
-    left = MAX_RUN_DOCUMENTS - budget.documents
+    most = run_limits().documents
+    left = most - budget.documents
     if left < 1:
         return 0
     found = 1
@@ -152,37 +183,20 @@ def document_count_problem(text: str) -> int | None:
     for start in starts:
         found += 1
         if found > left:
-            budget.documents = MAX_RUN_DOCUMENTS + 1
+            budget.documents = most + 1
             return start
     budget.documents += found
     return None
 
 
-def list_items_problem(count: int) -> int | None:
+def list_items_problem(count: int, budget: RunBudget) -> int | None:
     """Charge the run's document budget with the items of one `kind: *List` document beyond the one document it was
     charged as (each item is an object, as a document is); the position of the first item past the budget, or
     None. A List of 400,000 `{}` items took 37 s and printed 400,000 findings."""
-    budget = run_budget()
-    left = MAX_RUN_DOCUMENTS - budget.documents
+    most = run_limits().documents
+    left = most - budget.documents
     if count - 1 <= left:
         budget.documents += max(count - 1, 0)
         return None
-    budget.documents = MAX_RUN_DOCUMENTS + 1
+    budget.documents = most + 1
     return max(left + 1, 0)
-
-
-_budget: ContextVar[RunBudget] = ContextVar("mxjob_run_budget")
-
-
-def new_run() -> RunBudget:
-    """Start counting a new run (the CLI calls this once per command)."""
-    budget = RunBudget()
-    _budget.set(budget)
-    return budget
-
-
-def run_budget() -> RunBudget:
-    try:
-        return _budget.get()
-    except LookupError:
-        return new_run()

@@ -1,5 +1,5 @@
 """How many diagnostics one command prints for people (stderr, `validate --format text|github`): a cap, then one
-line saying how many more were found; cli.stderr and the validate reporters call it, with the limit the command
+line saying how many more were found; report.diagnostics and the validate reporters call it, with the limit the command
 line chose (printed_limit of its verbosity)."""
 
 from __future__ import annotations
@@ -16,8 +16,11 @@ T = TypeVar("T")
 
 
 def printed_limit(verbosity: int) -> int:
-    """The cap for a command's -q/-v level: MAX_PRINTED_DIAGNOSTICS, or no cap (-1) with -v."""
-    return MAX_PRINTED_DIAGNOSTICS if verbosity < 1 else -1
+    """The cap for a command's -q/-v level: the run's (MAX_PRINTED_DIAGNOSTICS unless MXJOB_MAX_PRINTED_DIAGNOSTICS
+    says otherwise: compiler.base.limits.run_limits), or no cap (-1) with -v."""
+    from mxjob_gitops.compiler.base.limits import run_limits
+
+    return run_limits().printed if verbosity < 1 else -1
 
 
 class PrintCap:

@@ -2,22 +2,39 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mxjob_gitops.compiler.base.diagnostics import has_errors
+from mxjob_gitops.compiler.base.diagnostics import Diagnostic, has_errors
+from mxjob_gitops.compiler.base.printcap import printed_limit
 from mxjob_gitops.compiler.cli.exits import FINDINGS, USAGE, Exit, fail
-from mxjob_gitops.compiler.cli.stderr import report
 from mxjob_gitops.compiler.compile.documents import Plan, compile_documents
 from mxjob_gitops.compiler.io.inputs import Inputs, read_inputs
+from mxjob_gitops.compiler.io.verbosity import verbosity
 from mxjob_gitops.compiler.render.options import RenderOptions
+from mxjob_gitops.compiler.report.diagnostics import write_diagnostics
 
 if TYPE_CHECKING:
     from mxjob_gitops.compiler.compile.jobcache import CompileCache
 
 FORMATS = ("yaml", "json")
 NO_OBJECTS = "the input holds no Kubernetes objects; refusing to print an empty stream (Argo CD would prune everything)"
+
+
+def report(diagnostics: Sequence[Diagnostic], *, quiet: bool = False) -> None:
+    """Every diagnostic on standard error, a kustomize build's at their source file and line (io.origins)."""
+    from mxjob_gitops.compiler.io.origins import relocated
+
+    write_diagnostics(relocated(diagnostics), sys.stderr, quiet=quiet, limit=printed_limit(verbosity()))
+
+
+def report_or_stop(diagnostics: Sequence[Diagnostic], *, quiet: bool, failure: int = FINDINGS) -> None:
+    """report() every diagnostic; stop with `failure` when one is an error (before any output)."""
+    report(diagnostics, quiet=quiet)
+    if has_errors(diagnostics):
+        raise Exit(failure)
 
 
 def compile_inputs(
@@ -31,10 +48,7 @@ def compile_inputs(
 ) -> Plan:
     """Compile read inputs; on any error print every diagnostic and stop with `failure` before any output."""
     plan = compile_documents(inputs.documents, options, defaults=defaults, cache=cache)
-    diagnostics = [*inputs.diagnostics, *plan.diagnostics]
-    report(diagnostics, quiet=quiet)
-    if has_errors(diagnostics):
-        raise Exit(failure)
+    report_or_stop([*inputs.diagnostics, *plan.diagnostics], quiet=quiet, failure=failure)
     return plan
 
 

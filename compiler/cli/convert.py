@@ -14,8 +14,8 @@ from mxjob_gitops.compiler.cli.flags import (
     verbosity_options,
 )
 from mxjob_gitops.compiler.cli.guard import guarded
-from mxjob_gitops.compiler.cli.startup import paused_gc
 from mxjob_gitops.compiler.io.heldout import write_stream
+from mxjob_gitops.compiler.io.startup import paused_gc
 
 
 @click.command(short_help="Print MXJob specs converted to kubeflow.org/v1.")
@@ -52,15 +52,11 @@ def convert(paths: tuple[str, ...], fmt: str, in_place: bool) -> None:
 
 
 def _in_place(paths: tuple[str, ...]) -> None:
-    from mxjob_gitops.compiler.base.diagnostics import has_errors
-    from mxjob_gitops.compiler.cli.exits import FINDINGS, Exit
-    from mxjob_gitops.compiler.cli.stderr import report
+    from mxjob_gitops.compiler.cli.common import report_or_stop
     from mxjob_gitops.compiler.io.inplace import convert_in_place
 
     with guarded():
         changed, unchanged, diagnostics = convert_in_place(paths, quiet())
-        report(diagnostics, quiet=quiet())
-        if has_errors(diagnostics):
-            raise Exit(FINDINGS)
+        report_or_stop(diagnostics, quiet=quiet())
         if not quiet():
             click.echo(f"mxjob: {changed} file{'s' if changed != 1 else ''} converted, {unchanged} unchanged", err=True)

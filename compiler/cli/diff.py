@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
 
 import click
 
-from mxjob_gitops.compiler.base.diagnostics import Diagnostic, Severity, has_errors
+from mxjob_gitops.compiler.base.diagnostics import has_errors
 from mxjob_gitops.compiler.cli.common import compile_inputs
+from mxjob_gitops.compiler.cli.common import report as report_diagnostics
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail
 from mxjob_gitops.compiler.cli.flags import (
     WholeRange,
@@ -26,10 +25,9 @@ from mxjob_gitops.compiler.cli.flags import (
 )
 from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.compiler.cli.render_flags import render_options
-from mxjob_gitops.compiler.cli.startup import paused_gc
-from mxjob_gitops.compiler.compile.documents import Manifest, Plan
-from mxjob_gitops.compiler.io.inputs import Inputs
-from mxjob_gitops.compiler.io.live import LiveCluster, live_plugin
+from mxjob_gitops.compiler.io.live import LiveCluster
+from mxjob_gitops.compiler.io.sides import live_sides, sides
+from mxjob_gitops.compiler.io.startup import paused_gc
 from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.report.diff import FORMATS
 
@@ -134,13 +132,15 @@ def diff(
     Paths may be MXJob specs, directories, or already-rendered manifests. Exit 0 no differences,
     1 differences, 2 error or an update the API server would refuse (as kubectl diff: >1 is trouble).
     """
-    from mxjob_gitops.compiler.cli.startup import import_paused
     from mxjob_gitops.compiler.compile.documents import sort_diagnostics
     from mxjob_gitops.compiler.diff.changes import DiffOptions, diff_manifests
     from mxjob_gitops.compiler.diff.diffview import ViewOptions
     from mxjob_gitops.compiler.diff.restarts import plan_restarts
     from mxjob_gitops.compiler.io.running import observed_restarts
     from mxjob_gitops.compiler.io.splitparts import write_parts
+    from mxjob_gitops.compiler.io.startup import import_paused
+    from mxjob_gitops.compiler.io.stdstreams import colour_wanted
+    from mxjob_gitops.compiler.report.diagnostics import write_refusals
     from mxjob_gitops.compiler.report.diff import DiffReport, Presentation, reporter
 
     if live:
@@ -153,9 +153,13 @@ def diff(
         options = dataclasses.replace(options, keep_rendered=True)
         if live:
             cluster = LiveCluster(kubeconfig, kube_context, prune_scope)
-            old, new, base_label, head_label, refused = _live_sides(paths, base, head, cluster, options)
+            side = functools.partial(compile_inputs, quiet=True, failure=USAGE)
+            old, new, base_label, head_label, refused, invalid, uncompared = live_sides(
+                paths, base, head, cluster, options, side
+            )
         else:
-            old, new, base_label, head_label, refused = _sides(paths, base, head, options)
+            printer = functools.partial(report_diagnostics, quiet=True)
+            old, new, base_label, head_label, refused, invalid, uncompared = sides(paths, base, head, options, printer)
         if old or new:
             # compiler.changes compares differing objects with DeepDiff. Its import also imports pydantic when
             # installed (deepdiff/helper.py, to tell pydantic models apart), half of its 0.09 s; objects here
@@ -169,107 +173,18 @@ def diff(
 
         refused = relocated(refused)  # a refusal in a kustomize build, at its source file and line
         refusals = tuple(sort_diagnostics(refused))
-        report = DiffReport(changes, base_label, head_label, context_lines, refusals, tuple(restarts))
+        report = DiffReport(
+            changes, base_label, head_label, context_lines, refusals, tuple(restarts), tuple(invalid), uncompared
+        )
         split = None if split_dir is None else functools.partial(write_parts, split_dir)
-        presentation = Presentation(_colour_wanted(sys.stdout, colour), max_length, split, summary_only)
+        presentation = Presentation(colour_wanted(sys.stdout, colour), max_length, split, summary_only)
         reporter(fmt, presentation).write(report, sys.stdout)
         # An update the API server would refuse (a CRD transition rule: compiler.updates) is an error on stderr,
         # exit 2 (kubectl diff's "trouble", even with --exit-zero), the report printed all the same: the sync of
         # this change fails, and a CI gate that accepts 1 for "differences" must not pass it.
-        _report_refusals(report.refused)
-        if has_errors(refused):
+        write_refusals(report.refused, sys.stderr)
+        if invalid:  # a side with errors: what could be compared is reported, and the command fails (exit 2)
+            click.echo(f"mxjob: {len(uncompared)} file(s) with errors were not compared", err=True)
+        if has_errors(refused) or invalid:
             raise Exit(USAGE)
         raise Exit(FINDINGS if report.differences and not exit_zero else OK)
-
-
-def _report_refusals(refused: tuple[Diagnostic, ...]) -> None:
-    for diagnostic in refused:
-        click.echo(diagnostic.render(), err=True)
-    count = sum(d.severity is Severity.ERROR for d in refused)
-    if count:
-        click.echo(f"mxjob: the API server would refuse {count} update(s) of this change", err=True)
-
-
-Sides = tuple[list[Manifest], list[Manifest], str, str, list[Diagnostic]]
-
-
-def _sides(paths: tuple[str, ...], base: str | None, head: str | None, options: RenderOptions) -> Sides:
-    """Both sides' manifests, less those of jobs and objects the two sides share (equal, so no difference).
-
-    Each side is read and compiled in turn (the old side's errors stop the command before the new side is
-    read, as before); a file with the same bytes on both sides is parsed once, an MXJob found on both sides
-    is compiled once (compiler.jobcache), and an item both sides share is not rendered at all."""
-    from mxjob_gitops.compiler.base.exact import exact
-    from mxjob_gitops.compiler.compile.jobcache import CompileCache
-    from mxjob_gitops.compiler.diff.changes import differing_manifests
-    from mxjob_gitops.compiler.diff.jobset_refusals import refused_jobset_updates
-    from mxjob_gitops.compiler.diff.updates import old_side_jobs, refused_updates
-    from mxjob_gitops.compiler.io.gitsource import read_revision
-    from mxjob_gitops.compiler.io.inputs import SharedParses, read_inputs
-    from mxjob_gitops.compiler.read.source import parse_text
-
-    parse, cache = (parse_text, None) if exact("shared") else (SharedParses(), CompileCache())
-    blobs: dict[str, str] = {}  # Git object id -> text: a blob in both revisions is read once
-
-    def compiled(inputs: Inputs) -> Plan:
-        return compile_inputs(inputs, options, quiet=True, failure=USAGE, cache=cache)
-
-    def compared(old: Plan, new: Plan, base_label: str, head_label: str) -> Sides:
-        before, after = differing_manifests(old, new)
-        refused = refused_updates(old_side_jobs(old), new) + refused_jobset_updates(before, after, new)
-        return before, after, base_label, head_label, refused
-
-    if base is None:
-        if head is not None or len(paths) != 2:
-            raise fail("give --base REF [--head REF] PATH..., or exactly two paths OLD NEW", USAGE)
-        old = compiled(read_inputs([paths[0]], parse=parse))
-        return compared(old, compiled(read_inputs([paths[1]], parse=parse)), paths[0], paths[1])
-    if not paths:
-        raise fail("--base needs the PATH... to render on both sides", USAGE)
-    old = compiled(read_revision(base, paths, parse, blobs))
-    if head is None:
-        present = [p for p in paths if p == "-" or Path(p).exists()]
-        new = compiled(read_inputs(present, allow_empty=True, parse=parse) if present else Inputs())
-        return compared(old, new, base, "working tree")
-    return compared(old, compiled(read_revision(head, paths, parse, blobs)), base, head)
-
-
-def _live_sides(
-    paths: tuple[str, ...], base: str | None, head: str | None, cluster: LiveCluster, options: RenderOptions
-) -> Sides:
-    """The cluster against the rendered PATH... (or --head REF); jobs without a namespace go to the one kubectl
-    would use (the kubeconfig context's), so an identical deployment shows no difference."""
-    from mxjob_gitops.compiler.compile.documents import identity
-    from mxjob_gitops.compiler.diff.diffview import live_view
-    from mxjob_gitops.compiler.diff.jobset_refusals import refused_jobset_updates
-    from mxjob_gitops.compiler.diff.updates import refused_updates, stored_jobs
-    from mxjob_gitops.compiler.io.gitsource import read_revision
-    from mxjob_gitops.compiler.io.inputs import read_inputs
-
-    if base is not None or not paths:
-        raise fail("--live compares the cluster with PATH... (optionally at --head REF); --base does not apply", USAGE)
-    fetch = live_plugin("fetch")
-    if options.namespace is None:
-        options = dataclasses.replace(options, namespace=live_plugin("namespace")(cluster.kubeconfig, cluster.context))
-    plan = compile_inputs(
-        read_revision(head, paths) if head else read_inputs(paths), options, quiet=True, failure=USAGE
-    )
-    new = list(plan.manifests())
-    try:
-        live = fetch(new, cluster.kubeconfig, cluster.context, cluster.prune_scope)
-    except Exception as exc:
-        raise fail(f"--live: {exc}", USAGE) from None
-    desired = {identity(obj): obj for obj in new}
-    old = [live_view(obj, desired[identity(obj)]) if identity(obj) in desired else obj for obj in live]
-    # The MXJobs as the cluster stores them (what the server's transition rules compare against).
-    refused = refused_updates(stored_jobs(live), plan) + refused_jobset_updates(old, new, plan)
-    return old, new, "cluster", head or "working tree", refused
-
-
-def _colour_wanted(out: TextIO, mode: str) -> bool:
-    """--color: always, never, or auto (a terminal, and never when NO_COLOR is set)."""
-    if mode == "always":
-        return True
-    if mode == "never" or "NO_COLOR" in os.environ:
-        return False
-    return out.isatty()

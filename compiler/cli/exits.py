@@ -5,19 +5,12 @@ from __future__ import annotations
 import click
 
 from mxjob_gitops.compiler.base.escape import terminal
+from mxjob_gitops.compiler.io.errors import Exit as Exit
 
 OK = 0
 FINDINGS = 1
 USAGE = 2
 INTERNAL = 3
-
-
-class Exit(Exception):
-    """Stop a command with an exit code after its message was printed."""
-
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
 
 
 def fail(message: str, code: int = USAGE) -> Exit:

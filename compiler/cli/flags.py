@@ -27,6 +27,10 @@ ENVIRONMENT = (
     ("POD_NAMESPACE", "--leader-election-namespace of reconcile"),
     ("POD_NAME", "reconcile: this replica's identity in the leader-election Lease"),
     ("MXJOB_LOCK_TIMEOUT", "render -o: seconds to wait for another render writing the same directory"),
+    ("MXJOB_MAX_DOCUMENTS", "documents one run reads, every input together (default 100,000; docs/limits.md)"),
+    ("MXJOB_MAX_PRINTED_DIAGNOSTICS", "diagnostics printed before `N more not shown` (default 1,000; -v: all)"),
+    ("MXJOB_MAX_DIRECTORY_DEPTH", "directory levels read below a PATH, work tree and Git (default 100)"),
+    ("MXJOB_MAX_IN_PLACE_JOBS", "MXJobs one convert --in-place rewrites (default 1,000)"),
     (
         "MXJOB_RENDER_CACHE",
         "render -o: folder for what each DIR's files were (default $XDG_CACHE_HOME/mxjob-gitops/render-o)",

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
-from mxjob_gitops.compiler.cli.startup import import_paused
+from mxjob_gitops.compiler.io.startup import import_paused
 
 # Built-in commands; other packages (the reconciler) add theirs through the `mxjob.commands` entry point group,
 # so the compiler never imports them.
@@ -64,9 +62,17 @@ class LazyGroup(click.Group):
         except click.NoSuchOption as exc:
             command, args = ctx.meta.get(_ARGS, (None, []))
             if command is not None:
-                from mxjob_gitops.compiler.cli.habits import hint
+                from mxjob_gitops.compiler.report.habits import Command, hint
 
-                typed, said = hint(command, args, exc.option_name)
+                options = [param for param in command.params if isinstance(param, click.Option)]
+                formats = [
+                    tuple(map(str, o.type.choices))
+                    for o in options
+                    if "--format" in o.opts and isinstance(o.type, click.Choice)
+                ]
+                spellings = {spelling for option in options for spelling in option.opts}
+                said_of = Command(command.name or "", spellings, formats[0] if formats else ())
+                typed, said = hint(said_of, args, exc.option_name)
                 if said:
                     exc.message = f"No such option {typed!r}: {said}"  # type: ignore[misc]  # click marks it Final
                     exc.possibilities = None  # type: ignore[misc]  # click's Final; the hint replaces its guess
@@ -120,23 +126,16 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     callback=_print_version,
     help="Print the version, and the Git commit this install was built from, and exit.",
 )
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Turn Kubeflow MXJob specs into explicit, deterministic Kubernetes manifests for Argo CD and Flux.
 
     Shell completion: mxjob completion bash|zsh|fish (see its --help).
     """
-    from mxjob_gitops.compiler.base.exact import set_exact
-    from mxjob_gitops.compiler.base.limits import new_run
+    from mxjob_gitops.compiler.base.run import running
     from mxjob_gitops.compiler.cli.guard import guarded
-    from mxjob_gitops.compiler.io import forked, quietfd
-    from mxjob_gitops.compiler.io.errors import CommandError
+    from mxjob_gitops.compiler.io.runcontext import command_run
 
-    new_run()  # the input budgets count per command invocation (compiler.limits.RunBudget)
-    with guarded():  # MXJOB_EXACT: fast paths off (compiler.base.exact); a name that is none is a usage error
-        try:
-            set_exact(os.environ.get("MXJOB_EXACT", ""))
-        except ValueError as exc:
-            raise CommandError(f"MXJOB_EXACT: {exc}") from None
-    quietfd.install()
-    with guarded():  # a bad MXJOB_JOBS is a usage error, exit 2
-        forked.install()
+    with guarded():  # a bad MXJOB_EXACT or MXJOB_JOBS is a usage error, exit 2
+        run = command_run()
+    ctx.with_resource(running(run))  # the command's run context (compiler.base.run), until the command ends

@@ -1,6 +1,7 @@
 """The guard around every command: known failures become exit codes, anything else an internal error (exit 3).
 
-Standard error is escaped line by line while a command runs (EscapedLines), so no name printed can forge a line.
+Standard error is escaped line by line while a command runs (io.stdstreams.EscapedLines), so no name printed can
+forge a line.
 """
 
 from __future__ import annotations
@@ -16,37 +17,8 @@ import click
 from mxjob_gitops.compiler.base.escape import terminal
 from mxjob_gitops.compiler.cli.exits import INTERNAL, USAGE, Exit
 from mxjob_gitops.compiler.io.errors import CommandError
+from mxjob_gitops.compiler.io.stdstreams import EscapedLines, drop_stdout
 from mxjob_gitops.compiler.io.verbosity import verbosity
-
-
-class EscapedLines:
-    """Standard error while a command runs: every line written is passed through escape.terminal, so no file or
-    object name, whoever prints it, can start a line of its own or a GitHub Actions workflow command."""
-
-    def __init__(self, inner: TextIO) -> None:
-        self.inner = inner
-
-    def write(self, text: str) -> int:
-        self.inner.write("\n".join(map(terminal, text.split("\n"))))
-        return len(text)
-
-    def flush(self) -> None:
-        self.inner.flush()
-
-    def isatty(self) -> bool:
-        return self.inner.isatty()
-
-    def writable(self) -> bool:
-        return True
-
-    # No `buffer`: click would write bytes to it past this filter (click/_compat.py _find_binary_writer).
-    @property
-    def encoding(self) -> str:
-        return str(getattr(self.inner, "encoding", None) or "utf-8")
-
-    @property
-    def errors(self) -> str:
-        return str(getattr(self.inner, "errors", None) or "strict")
 
 
 @contextlib.contextmanager
@@ -64,14 +36,14 @@ def guarded() -> Iterator[None]:
         click.echo(f"mxjob: {terminal(str(exc))}", err=True)
         sys.exit(USAGE)
     except BrokenPipeError:
-        _drop_stdout()
+        drop_stdout()
         sys.exit(USAGE)
     except OSError as exc:
         # The environment, not a bug: a full disk (`> /dev/full`), a permission, a path that is not a directory.
         # Files are opened by path (the error names it); a write without a name went to standard output.
         where = os.fsdecode(exc.filename) if exc.filename else "standard output"
         click.echo(terminal(f"mxjob: {where}: {exc.strerror or exc}"), err=True)
-        _drop_stdout()
+        drop_stdout()
         sys.exit(USAGE)
     except KeyboardInterrupt:
         sys.exit(130)
@@ -88,10 +60,3 @@ def guarded() -> Iterator[None]:
         sys.exit(INTERNAL)
     finally:
         sys.stderr = stderr
-
-
-def _drop_stdout() -> None:
-    """Point stdout at /dev/null, so that the interpreter's last flush cannot fail again (and exit 120)."""
-    with contextlib.suppress(OSError, ValueError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())

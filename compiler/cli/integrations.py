@@ -3,6 +3,8 @@ pull-request check script of the CI integrations."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from mxjob_gitops.compiler.cli.flags import format_option, verbosity_options
@@ -42,21 +44,15 @@ def integrations() -> None:
 def argocd_health(fmt: str, namespace: str, engine: str) -> None:
     """Print the Lua health check as argocd-cm's resource.customizations.health.kubeflow.org_MXJob key
     (with --engine jobset: ...health.jobset.x-k8s.io_JobSet)."""
-    from mxjob_gitops.compiler.integrations import jobset_health
-    from mxjob_gitops.compiler.integrations.health import argocd_cm, argocd_health_lua
-    from mxjob_gitops.compiler.render.emit import to_json, to_yaml
+    from mxjob_gitops.compiler.integrations.snippets import argocd_lua, argocd_patch
 
     with guarded():
         if fmt == "lua":
             if engine == "all":
                 raise click.BadParameter("--format lua prints one script: choose --engine pods or jobset")
-            click.echo(argocd_health_lua() if engine == "pods" else jobset_health.argocd_health_lua(), nl=False)
+            click.echo(argocd_lua(engine), nl=False)
             return
-        patch = argocd_cm(namespace)
-        if engine != "pods":
-            data = {} if engine == "jobset" else patch["data"]
-            patch["data"] = {**data, jobset_health.ARGOCD_CM_KEY: jobset_health.argocd_health_lua()}
-        click.echo(to_json(patch) if fmt == "json" else to_yaml(patch), nl=False)
+        _print(argocd_patch(namespace, engine), fmt)
 
 
 @integrations.command("flux-health", short_help="The Flux Kustomization health check for kubeflow.org/MXJob.")
@@ -65,16 +61,10 @@ def argocd_health(fmt: str, namespace: str, engine: str) -> None:
 @verbosity_options
 def flux_health(fmt: str, engine: str) -> None:
     """Print `healthCheckExprs` (CEL, kustomize-controller v1.5+) for a Flux Kustomization's spec."""
-    from mxjob_gitops.compiler.integrations import jobset_health
-    from mxjob_gitops.compiler.integrations.health import flux_health_check
-    from mxjob_gitops.compiler.render.emit import to_json, to_yaml
+    from mxjob_gitops.compiler.integrations.snippets import flux_fragment
 
     with guarded():
-        checks = [flux_health_check()] if engine != "jobset" else []
-        if engine != "pods":
-            checks.append(jobset_health.flux_health_check())
-        fragment = {"healthCheckExprs": checks}
-        click.echo(to_json(fragment) if fmt == "json" else to_yaml(fragment), nl=False)
+        _print(flux_fragment(engine), fmt)
 
 
 @integrations.command("pr-check", short_help="The pull-request check script the GitHub Action and GitLab template run.")
@@ -82,7 +72,13 @@ def flux_health(fmt: str, engine: str) -> None:
 def pr_check() -> None:
     """Print the bash script that validates, renders and diffs with one set of render options and writes the PR
     comment parts (action.yml and ci/gitlab/mxjob.gitlab-ci.yml run it; settings in its header)."""
-    from importlib.resources import files
+    from mxjob_gitops.compiler.integrations.snippets import pr_check_script
 
     with guarded():
-        click.echo(files("mxjob_gitops.compiler.integrations").joinpath("pr_check.sh").read_text("utf-8"), nl=False)
+        click.echo(pr_check_script(), nl=False)
+
+
+def _print(snippet: dict[str, Any], fmt: str) -> None:
+    from mxjob_gitops.compiler.render.emit import to_json, to_yaml
+
+    click.echo(to_json(snippet) if fmt == "json" else to_yaml(snippet), nl=False)

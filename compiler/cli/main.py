@@ -1,11 +1,11 @@
 """The `mxjob` entry point: imports the click group (cli/group.py) and then the command it runs, both with the
-cyclic collector paused (cli/startup.py)."""
+cyclic collector paused (io/startup.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from mxjob_gitops.compiler.cli.startup import import_paused
+from mxjob_gitops.compiler.io.startup import import_paused
 
 
 def main(args: Any = None) -> None:

@@ -10,26 +10,10 @@ from typing import Any
 import click
 
 from mxjob_gitops.compiler.base.limits import DEFAULT_MAX_PODS
+from mxjob_gitops.compiler.cli.flags import WholeRange
 from mxjob_gitops.compiler.render.gang.plan import GangScheduler, gang_forms
 from mxjob_gitops.compiler.render.options import RenderOptions, parse_field, priority_pairs
 from mxjob_gitops.compiler.spec.targets import Target
-
-
-def parse_gang(_ctx: click.Context, _param: click.Parameter, value: str | None) -> GangScheduler | None:
-    if value is None:
-        return None
-    try:
-        gang: GangScheduler | None = parse_field("gangScheduler", value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from exc
-    return gang
-
-
-def parse_kubernetes_version(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    try:
-        return None if value is None else str(parse_field("kubernetesVersion", value))
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
 
 
 def parse_priorities(
@@ -74,7 +58,7 @@ _OPTIONS = (
     click.option(
         "--gang-scheduler",
         "gang",
-        callback=parse_gang,
+        callback=check_field("gangScheduler"),
         envvar="MXJOB_GANG_SCHEDULER",
         show_envvar=True,
         metavar=gang_forms(),
@@ -98,7 +82,7 @@ _OPTIONS = (
     ),
     click.option(
         "--kubernetes-version",
-        callback=parse_kubernetes_version,
+        callback=check_field("kubernetesVersion"),
         envvar="MXJOB_KUBERNETES_VERSION",
         show_envvar=True,
         metavar="1.N",
@@ -203,21 +187,11 @@ def shard_options(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
     return click.option(
         "--shard-size",
-        type=click.IntRange(1, MAX_SHARD_SIZE),
+        type=WholeRange(1, MAX_SHARD_SIZE),
         metavar="N",
         help="With -o: write shard directories of at most N objects each, whole jobs only, recorded in "
         "DIR/shards.yaml so that no job ever changes shard on a re-render (docs/shards.md).",
     )(command)
-
-
-def shard_layout(size: int | None, moves: tuple[str, ...]) -> Any:
-    """The io.shards layout for --shard-size (None without it)."""
-    if size is None:
-        return None
-    from mxjob_gitops.compiler.compile.shards import job_unit
-    from mxjob_gitops.compiler.io.shards import ShardLayout
-
-    return ShardLayout(size, [unit for unit in map(job_unit, moves) if unit is not None])
 
 
 def _checked(check: Callable[[str], str]) -> Callable[[click.Context, click.Parameter, str | None], str | None]:

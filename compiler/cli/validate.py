@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import functools
-import gc
 import sys
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 import click
 
-from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, Severity
 from mxjob_gitops.compiler.base.printcap import printed_limit
 from mxjob_gitops.compiler.cli.exits import FINDINGS, OK, USAGE, Exit, fail
 from mxjob_gitops.compiler.cli.flags import (
@@ -26,14 +19,9 @@ from mxjob_gitops.compiler.cli.flags import (
 )
 from mxjob_gitops.compiler.cli.guard import guarded
 from mxjob_gitops.compiler.cli.render_flags import render_options
-from mxjob_gitops.compiler.cli.startup import paused_gc
+from mxjob_gitops.compiler.io.startup import paused_gc
 from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.report.validate import FORMATS
-
-if TYPE_CHECKING:
-    from mxjob_gitops.compiler.validate.validation import ObjectResult, Report
-
-_COLLECT_EVERY = 4_000  # rendered objects; about 200 jobs of the benchmark's kind
 
 
 @click.command(short_help="Check MXJob specs and what they render against strict schemas, offline.")
@@ -90,14 +78,9 @@ def validate(
     Reports every problem: MXJob input errors at file:line:column, and schema violations of every
     rendered object (Pods, Services, ConfigMaps, PodGroups, the MXJob, and objects passed through).
     """
-    from mxjob_gitops.compiler.base.diagnostics import has_errors
-    from mxjob_gitops.compiler.compile.documents import compile_documents
-    from mxjob_gitops.compiler.io.inputs import kubernetes_files_only, read_inputs
-    from mxjob_gitops.compiler.io.units import split_rendered, stale_renderings
-    from mxjob_gitops.compiler.read.source import parse_text
+    from mxjob_gitops.compiler.io.validating import validate_paths
     from mxjob_gitops.compiler.report.validate import reporter
-    from mxjob_gitops.compiler.validate.kubeschema import VersionUnavailable
-    from mxjob_gitops.compiler.validate.validation import Report, validate_plan, vouch_for
+    from mxjob_gitops.compiler.validate.kubeschema import VersionUnavailable, schema_version
 
     paths = paths_or_stdin(paths)
     with guarded(), paused_gc():
@@ -105,104 +88,16 @@ def validate(
             version = schema_version(options.kubernetes_version)
         except VersionUnavailable as exc:
             raise fail(str(exc), USAGE) from None
-        # Objects given as they are are checked while they are read, in the processes that read a large input
-        # (compiler.fanout); what passes is not checked again (compiler.validation.vouch_for).
-        inputs = read_inputs(paths, parse=functools.partial(parse_text, vouch=vouch_for(version, strict)))
-        if skip_non_kubernetes:
-            inputs = kubernetes_files_only(inputs)
-        # Rendered output (a `render` stream or `-o` directory) carries each job's ConfigMap: its MXJob is checked
-        # as the object it is, not expanded a second time (the same rule as `mxjob diff`). A committed `render -o`
-        # directory beside the specs is checked as a unit of its own (cli.units).
-        units = split_rendered(inputs)
-        plans = [compile_documents(u.documents, dataclasses.replace(options, keep_rendered=True)) for u in units]
-        found = [*inputs.diagnostics, *(d for plan in plans for d in plan.diagnostics)]
-        found.extend(stale_renderings(plans) if not has_errors(found) else [])
-        if quiet():  # -q: errors only, in every format (warnings and notes are left out of the report)
-            found = [d for d in found if d.severity is Severity.ERROR]
-        report = Report(version, strict, found, files=inputs.files, print_limit=printed_limit(verbosity()))
-        # Over a resource limit, checking every rendered object is the very work the limit is there to stop.
-        limited = any(d.code is Code.LIMIT_EXCEEDED for d in found)
-        for plan in plans if not limited else []:
-            with young_only_collections():
-                results = list(collecting(validate_plan(plan, version, strict)))
-            if use_kubeconform:
-                from mxjob_gitops.compiler.io.kubeconform import run_kubeconform
-
-                results = run_kubeconform(results, plan, version, strict, kubeconform_locations)
-            report.objects.extend(results)
-        report.diagnostics.extend(unchecked(report, reject_missing_schemas))
-        relocate_report(report)
+        report = validate_paths(
+            paths,
+            options,
+            version,
+            strict=strict,
+            skip_non_kubernetes=skip_non_kubernetes,
+            reject_missing_schemas=reject_missing_schemas,
+            kubeconform_locations=kubeconform_locations if use_kubeconform else None,
+            errors_only=quiet(),
+            print_limit=printed_limit(verbosity()),
+        )
         reporter(fmt).write(report, sys.stdout)
         raise Exit(OK if report.ok else FINDINGS)
-
-
-def schema_version(requested: str | None) -> str:
-    """The Kubernetes version whose schemas validate checks against: the one asked for (VersionUnavailable when it
-    is not installed), else the newest installed (1.35 in the base install, 1.37 with the [schemas] extra).
-    What is rendered follows --kubernetes-version alone, as in render, diff and krm."""
-    from mxjob_gitops.compiler.validate.kubeschema import available_versions, resolve_version
-
-    return resolve_version(requested) if requested is not None else available_versions()[-1]  # oldest first
-
-
-def relocate_report(report: Report) -> None:
-    """Every location of the report in a kustomize build moved to its source file and line (cli.origins)."""
-    from mxjob_gitops.compiler.io.origins import relocate, relocated
-
-    report.diagnostics[:] = relocated(report.diagnostics)
-    report.objects[:] = [
-        dataclasses.replace(
-            result,
-            origin=relocate(result.origin) or result.origin,
-            findings=tuple(dataclasses.replace(f, location=relocate(f.location)) for f in result.findings),
-        )
-        if result.findings or result.status.value == "skipped"
-        else result
-        for result in report.objects
-    ]
-
-
-def unchecked(report: Report, reject: bool) -> list[Diagnostic]:
-    """A note (an error with --reject-missing-schemas) for each object no schema checked, with its kind, name and
-    where it came from: a skipped object is never only a number in the summary."""
-    from mxjob_gitops.compiler.validate.validation import Status
-
-    severity = Severity.ERROR if reject else Severity.INFO
-    hint = (
-        "give it a schema (mxjob validate --kubeconform --kubeconform-schema-location) or leave it out"
-        if reject
-        else "--reject-missing-schemas makes this an error"
-    )
-    return [
-        Diagnostic(
-            Code.NO_SCHEMA,
-            severity,
-            f"{result.title} ({result.api_version}) was not checked: no schema for this kind",
-            location=result.origin,
-            hint=hint,
-        )
-        for result in report.objects
-        if result.status is Status.SKIPPED
-    ]
-
-
-def collecting(results: Iterator[ObjectResult]) -> Iterator[ObjectResult]:
-    """The results, with the young generations collected every few thousand objects while the collector is
-    paused: rendering a job leaves a few reference cycles behind (json's encoder closures), the rest is freed
-    by reference counting. As render does (cli/render.py), at about the same pace."""
-    for count, result in enumerate(results, 1):
-        if not count % _COLLECT_EVERY:
-            gc.collect(1)
-        yield result
-
-
-@contextlib.contextmanager
-def young_only_collections() -> Iterator[None]:
-    """Keep the periodic collections to what checking allocates: the documents read and compiled (a million
-    containers for 22,000 objects) stay alive to the end, and the first collection that met them cost a tenth
-    of the whole command. They are moved out of the collector's reach (gc.freeze) and handed back after."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()

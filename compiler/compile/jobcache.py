@@ -38,8 +38,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
-from mxjob_gitops.compiler.base import fanout
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic
+from mxjob_gitops.compiler.base.run import current_run
 from mxjob_gitops.compiler.compile.checker import JobEstimates, PassedObjects, job_output_estimate
 from mxjob_gitops.compiler.compile.job import compile_object
 from mxjob_gitops.compiler.render.job import CompiledJob
@@ -204,14 +204,14 @@ class CompileCache:
                 text = _text(obj)
                 if text is not None and text not in waiting and self._by_text_found(text, *arguments) is None:
                     waiting[text] = obj
-        count = min(fanout.workers, len(waiting) // AHEAD_MIN_JOBS)
+        count = min(current_run().workers, len(waiting) // AHEAD_MIN_JOBS)
         if count < 2:
             return
         texts = list(waiting)
         cuts = [len(texts) * i // count for i in range(count + 1)]
         parts = [[waiting[text] for text in texts[start:end]] for start, end in itertools.pairwise(cuts)]
         task = functools.partial(_compile_part, options, defaults, priorities, sources)
-        for part, results in zip(itertools.pairwise(cuts), fanout.run(task, parts), strict=True):
+        for part, results in zip(itertools.pairwise(cuts), current_run().runner(task, parts), strict=True):
             for text, sent in zip(texts[slice(*part)], results, strict=True):
                 if sent is not None:
                     (result, read_priorities, read_sources), size = sent

@@ -26,10 +26,10 @@ import marshal
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-from mxjob_gitops.compiler.base import fanout
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic, JsonPath, has_errors
 from mxjob_gitops.compiler.base.jsonutil import as_dict
 from mxjob_gitops.compiler.base.limits import job_output_bytes, output_limit
+from mxjob_gitops.compiler.base.run import current_run
 from mxjob_gitops.compiler.compile.checker import Checker, Examined
 from mxjob_gitops.compiler.compile.documents import InputFacts, Manifest
 from mxjob_gitops.compiler.read.source import ParseStream, SourceDocument, iter_objects
@@ -125,7 +125,8 @@ class StreamedRender:
                 _examine_part, self._stored, self._facts, self.options, render if self.ok else None
             )
             outputs: list[R] = []
-            for records in fanout.run(task, _parts(weights, start, end, fanout.workers)):
+            run = current_run()
+            for records in run.runner(task, _parts(weights, start, end, run.workers)):
                 for index, prefix, diagnostics, identities, estimate, valid, output in records:
                     examined = Examined(None, diagnostics, identities, estimate)
                     checker.account(self._stored[index][0], prefix, examined)
@@ -141,7 +142,7 @@ class StreamedRender:
     def in_parts(self) -> bool:
         """Whether rendered() examines and renders the items in parts (known once every input was read)."""
         return (
-            fanout.workers >= 2
+            current_run().workers >= 2
             and self._estimate >= FANOUT_MIN_BYTES
             and max(self._weights, default=0) <= ROUND_BYTES
             and not self._check_first()

@@ -15,6 +15,7 @@ the repository, or copied from elsewhere, does not verify and is never carried o
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import hmac
 import os
@@ -43,41 +44,81 @@ def relative(name: str) -> bool:
     return plain(head) and (not slash or plain(tail))
 
 
-@contextlib.contextmanager
-def _parent(dir_fd: int, name: str, create: bool = False) -> Iterator[tuple[int, str]]:
-    """(the descriptor of the directory holding `name`, its last component): a subdirectory is opened without
-    following a link (created when `create`), and closed afterwards."""
-    head, slash, tail = name.partition("/")
-    if not slash:
-        yield dir_fd, name
-        return
+class Held:
+    """A directory's descriptor and the subdirectories opened below it, kept open until close(): what a render
+    passes for DIR and its staging directory, so that a shard's directory is opened once, not for every file."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._below: dict[str, int] = {}
+        self._missing: set[str] = set()  # found absent (until this Held creates it): a new shard's 1,000 files ask
+
+    def below(self, head: str, create: bool) -> int:
+        fd = self._below.get(head)
+        if fd is None:
+            if head in self._missing and not create:
+                raise FileNotFoundError(errno.ENOENT, "no such directory", head)
+            try:
+                fd = self._below[head] = _open_below(self.fd, head, create)
+            except FileNotFoundError:
+                self._missing.add(head)
+                raise
+            self._missing.discard(head)
+        return fd
+
+    def close(self) -> None:
+        for fd in self._below.values():
+            os.close(fd)
+        self._below.clear()
+        self._missing.clear()
+
+
+Directory = int | Held  # a descriptor, or one whose subdirectories are held open
+
+
+def _open_below(dir_fd: int, head: str, create: bool) -> int:
     try:
-        fd = os.open(head, DIR_FLAGS, dir_fd=dir_fd)
+        return os.open(head, DIR_FLAGS, dir_fd=dir_fd)
     except FileNotFoundError:
         if not create:
             raise
         with contextlib.suppress(FileExistsError):
             os.mkdir(head, 0o777, dir_fd=dir_fd)
-        fd = os.open(head, DIR_FLAGS, dir_fd=dir_fd)
+        return os.open(head, DIR_FLAGS, dir_fd=dir_fd)
+
+
+@contextlib.contextmanager
+def _parent(directory: Directory, name: str, create: bool = False) -> Iterator[tuple[int, str]]:
+    """(the descriptor of the directory holding `name`, its last component): a subdirectory is opened without
+    following a link (created when `create`), and closed afterwards unless `directory` holds it."""
+    head, slash, tail = name.partition("/")
+    fd = directory.fd if isinstance(directory, Held) else directory
+    if not slash:
+        yield fd, name
+        return
+    if isinstance(directory, Held):
+        yield directory.below(head, create), tail
+        return
+    below = _open_below(fd, head, create)
     try:
-        yield fd, tail
+        yield below, tail
     finally:
-        os.close(fd)
+        os.close(below)
 
 
-def lstat(dir_fd: int, name: str) -> os.stat_result:
+def lstat(dir_fd: Directory, name: str) -> os.stat_result:
     """The stat data of DIR/name, no link followed (OSError when it is not there, or its folder is a link)."""
     with _parent(dir_fd, name) as (fd, leaf):
         return os.stat(leaf, dir_fd=fd, follow_symlinks=False)
 
 
-def replace(src_dir_fd: int, dst_dir_fd: int, name: str) -> None:
-    """rename(2) SRC/name onto DST/name (DST's subdirectory created when missing; a link there is refused)."""
-    with _parent(src_dir_fd, name) as (src, leaf), _parent(dst_dir_fd, name, create=True) as (dst, _leaf):
-        os.replace(leaf, leaf, src_dir_fd=src, dst_dir_fd=dst)
+def replace(src_dir_fd: Directory, src_name: str, dst_dir_fd: Directory, name: str) -> None:
+    """rename(2) SRC/src_name onto DST/name (DST's subdirectory created when missing; a link there is refused)."""
+    with _parent(src_dir_fd, src_name) as (src, src_leaf), _parent(dst_dir_fd, name, create=True) as (dst, leaf):
+        os.replace(src_leaf, leaf, src_dir_fd=src, dst_dir_fd=dst)
 
 
-def unlink(dir_fd: int, name: str) -> None:
+def unlink(dir_fd: Directory, name: str) -> None:
     with _parent(dir_fd, name) as (fd, leaf):
         os.unlink(leaf, dir_fd=fd)
 
@@ -118,7 +159,7 @@ def open_directory(path: Path, *, create: bool, follow: bool) -> int:
         raise
 
 
-def kind_of(dir_fd: int, name: str) -> int | None:
+def kind_of(dir_fd: Directory, name: str) -> int | None:
     """The S_IFMT bits of DIR/name without following a link, or None when there is no such entry."""
     try:
         return stat.S_IFMT(lstat(dir_fd, name).st_mode)
@@ -130,7 +171,7 @@ def kind_of(dir_fd: int, name: str) -> int | None:
         raise
 
 
-def read_regular(dir_fd: int, name: str, limit: int) -> bytes | None:
+def read_regular(dir_fd: Directory, name: str, limit: int) -> bytes | None:
     """The bytes of DIR/name if it is a regular file of at most `limit` bytes; None otherwise (a link, a FIFO,
     a device, a directory, missing or too large: never followed, never blocks)."""
     try:
@@ -156,7 +197,7 @@ def read_regular(dir_fd: int, name: str, limit: int) -> bytes | None:
         os.close(fd)
 
 
-def write_new(dir_fd: int, name: str, data: bytes, parents: bool = False) -> None:
+def write_new(dir_fd: Directory, name: str, data: bytes, parents: bool = False) -> None:
     """Create DIR/name (it must not exist: O_EXCL, no link followed) holding `data`; `parents`: its subdirectory
     too, if missing."""
     with _parent(dir_fd, name, create=parents) as (folder, leaf):

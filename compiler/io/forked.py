@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Final, TypeVar, cast
 
 from mxjob_gitops.compiler.base import fanout
-from mxjob_gitops.compiler.base.exact import exact
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -36,26 +35,21 @@ MAX_WORKERS: Final = 8  # past this, the parts read in parallel are too small to
 _CGROUP_CPU_MAX: Final = Path("/sys/fs/cgroup/cpu.max")
 
 
-def install() -> None:
-    """Use forked workers for the rest of this process (at most `default_workers()`, or MXJOB_JOBS)."""
-    fanout.workers = configured_workers()
-    fanout.run = run_forked
-
-
 def configured_workers() -> int:
     """MXJOB_JOBS, a whole number from 1 to MAX_WORKERS in ASCII digits (anything else, ` 3` and `٣` too, is a
-    usage error that names the variable), or default_workers() when unset or blank."""
+    usage error that names the variable), or default_workers() when unset or blank. The run context reads it
+    (io/runcontext.py: one worker when the `parts` fast path is off, MXJOB_JOBS checked all the same)."""
     from mxjob_gitops.compiler.base.asciinum import whole
     from mxjob_gitops.compiler.base.escape import terminal
     from mxjob_gitops.compiler.io.errors import CommandError
 
     text = os.environ.get("MXJOB_JOBS")
     if text is None or not text.strip():
-        return 1 if exact("parts") else default_workers()
+        return default_workers()
     count = whole(text)
     if count is None or not 1 <= count <= MAX_WORKERS:
         raise CommandError(f"MXJOB_JOBS={terminal(text)}: expected a whole number of processes from 1 to {MAX_WORKERS}")
-    return 1 if exact("parts") else count
+    return count
 
 
 def default_workers() -> int:

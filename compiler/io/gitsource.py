@@ -11,7 +11,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from mxjob_gitops.compiler.base.limits import MAX_DIRECTORY_DEPTH, MAX_INPUT_BYTES, run_budget
+from mxjob_gitops.compiler.base.limits import MAX_INPUT_BYTES, run_limits
+from mxjob_gitops.compiler.base.run import run_budget
 from mxjob_gitops.compiler.io.gitrun import git
 from mxjob_gitops.compiler.io.inputs import InputError, Inputs, Parser, charge, is_manifest_path, reading_ahead
 from mxjob_gitops.compiler.io.shown import shown
@@ -87,6 +88,10 @@ def read_revision(
     inputs = Inputs()
     _read_blobs(revision, top, [(name, oid) for name, oid in wanted if oid not in known], known)
     labelled = [(f"{revision}:{shown(top / name)}", known[oid]) for name, oid in wanted]
+    from mxjob_gitops.compiler.io.rendernames import INDEX
+
+    indexed = {PurePosixPath(name).parent for name, _oid, _mode in listing if PurePosixPath(name).name == INDEX}
+    inputs.renderings = {f"{revision}:{shown(top / directory)}" for directory in indexed}
     ahead = reading_ahead(parse)
     if ahead is not None:
         ahead.read_ahead(labelled)
@@ -101,8 +106,8 @@ def read_revision(
 
 
 def _not_too_deep(revision: str, top: Path, relative: Sequence[str], names: Sequence[str]) -> None:
-    """Refuse a file more than MAX_DIRECTORY_DEPTH directories below the PATH that lists it, as cli.walk refuses
-    such a directory in the work tree."""
+    """Refuse a file more directories below the PATH that lists it than the run's limit (run_limits), as io.walk
+    refuses such a directory in the work tree."""
     roots = [len(PurePosixPath(r).parts) if r != "." else 0 for r in relative]
     for name in names:
         parts = PurePosixPath(name).parts
@@ -110,9 +115,9 @@ def _not_too_deep(revision: str, top: Path, relative: Sequence[str], names: Sequ
             (len(parts) - 1 - depth for r, depth in zip(relative, roots, strict=True) if _under(name, r)),
             default=0,
         )
-        if below > MAX_DIRECTORY_DEPTH:
+        if below > (most := run_limits().directory_depth):
             raise InputError(
-                f"{revision}:{shown(top / name)}: directories nest deeper than {MAX_DIRECTORY_DEPTH} levels below "
+                f"{revision}:{shown(top / name)}: directories nest deeper than {most} levels below "
                 "the path given; nothing was read (docs/limits.md)"
             )
 

@@ -256,23 +256,23 @@ Edits = list[tuple[int, JsonPath, Conversion]]
 def _too_many_edits(
     work: list[tuple[Path, str, Edits]], documents: dict[tuple[str, int], SourceDocument]
 ) -> list[Diagnostic]:
-    """The refusal of a run that would rewrite more than MAX_IN_PLACE_JOBS MXJobs (each costs a round trip through
-    ruamel.yaml, about 25 ms), located at the first job past the limit; checked before any is rewritten."""
+    """The refusal of a run that would rewrite more MXJobs than its limit (run_limits; each costs a round trip
+    through ruamel.yaml, about 25 ms), located at the first job past it; checked before any is rewritten."""
     from mxjob_gitops.compiler.base.diagnostics import Code, Location, Severity
-    from mxjob_gitops.compiler.base.limits import MAX_IN_PLACE_JOBS
+    from mxjob_gitops.compiler.base.limits import run_limits
 
+    most = run_limits().in_place_jobs
     seen = 0
     for path, _text, edits in work:
         seen += len(edits)
-        if seen > MAX_IN_PLACE_JOBS:
-            index = edits[len(edits) - (seen - MAX_IN_PLACE_JOBS)][0]
+        if seen > most:
+            index = edits[len(edits) - (seen - most)][0]
             document = documents.get((str(path), index))
             return [
                 Diagnostic(
                     Code.LIMIT_EXCEEDED,
                     Severity.ERROR,
-                    f"--in-place rewrites at most {MAX_IN_PLACE_JOBS:,} MXJobs per run; document {index + 1} is "
-                    "one more",
+                    f"--in-place rewrites at most {most:,} MXJobs per run; document {index + 1} is one more",
                     location=document.locate(()) if document is not None else Location(str(path)),
                     hint="convert the files in several runs, or print the v1 form: `mxjob convert FILE > NEW`",
                 )

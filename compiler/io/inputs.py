@@ -13,17 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import click
-
-from mxjob_gitops.compiler.base import fanout
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, Location, Severity
 from mxjob_gitops.compiler.base.limits import (
-    MAX_DIRECTORY_DEPTH,
     MAX_INPUT_BYTES,
-    MAX_RUN_DOCUMENTS,
     RunBudget,
-    run_budget,
+    run_limits,
 )
+from mxjob_gitops.compiler.base.run import current_run, run_budget
 from mxjob_gitops.compiler.io.errors import CommandError
 from mxjob_gitops.compiler.io.utf8 import NotUtf8, not_utf8
 from mxjob_gitops.compiler.io.walk import TooDeep, walk
@@ -47,6 +43,8 @@ class Inputs:
     documents: list[SourceDocument] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    # The directories (labelled as the files are) that hold an earlier `render -o`'s index (io.units).
+    renderings: set[str] = field(default_factory=set)
 
 
 def is_manifest_path(parts: Sequence[str]) -> bool:
@@ -62,12 +60,10 @@ def discover(
     skip: Sequence[Path] = (),
     allow_empty: bool = False,
     root: Path | None = None,
-    note_renders: bool = False,
 ) -> list[str]:
     """Expand directories into their manifest files in a stable order; '-' and -k DIR (cli.kustomize) stay as
-    they are. `root`: the tree a named path's link may lead into (default the working directory). `note_renders`:
-    say so when a directory holds an earlier `render -o`'s output (render only: validate and diff read rendered
-    output on purpose, as the rendered objects it holds)."""
+    they are. `root`: the tree a named path's link may lead into (default the working directory). A directory
+    holding an earlier `render -o`'s output is read like the others; io.units says how it counts."""
     from mxjob_gitops.compiler.io.kustomize import Kustomization, refuse_raw
 
     found: list[str] = []
@@ -83,7 +79,9 @@ def discover(
             found.append(raw)
         elif path.is_dir():
             refuse_raw(path, raw)
-            found.extend(_walk(path, skipped, note_renders))
+            found.extend(_walk(path, skipped))
+        elif path.is_file() and _is_shard_record(path):
+            recognised = True  # render -o --shard-size's record, named (pre-commit): skipped, as the walk skips it
         elif path.is_file() and path.name in KUSTOMIZE_FILES:
             _note_kustomization(path.parent, named=True)  # pre-commit names every YAML file: recognised, not read
             recognised = True
@@ -98,22 +96,19 @@ def discover(
     return found
 
 
-def _walk(root: Path, skipped: list[Path], note_renders: bool = False) -> list[str]:
+def _walk(root: Path, skipped: list[Path]) -> list[str]:
     """The manifest files below `root`, sorted by path. cli.walk does not enter a linked directory, and hidden
     directories are not entered (nothing below one is read): every directory between `root` and a file is a real
     one, so only a file that is itself a link needs the check of _within."""
     from mxjob_gitops.compiler.compile.shards import RECORD
-    from mxjob_gitops.compiler.io.output_dir import INDEX
+    from mxjob_gitops.compiler.io.rendernames import INDEX
 
     files: list[str] = []
     found: list[tuple[str, Path, bool]] = []
-    indexes: list[Path] = []
     try:
         for folder, entries in walk(root):
             for entry in entries:
                 path = folder / entry.name
-                if entry.name == INDEX:
-                    indexes.append(path)
                 if entry.name == RECORD and (folder / INDEX).is_file():
                     continue  # render -o --shard-size's record of its shards, not an object (docs/shards.md)
                 # Not a regular file: a FIFO, a socket, a dangling link or one to a directory.
@@ -125,11 +120,10 @@ def _walk(root: Path, skipped: list[Path], note_renders: bool = False) -> list[s
         from mxjob_gitops.compiler.base.escape import terminal
 
         raise InputError(
-            f"{terminal(exc.path.as_posix())}: directories nest deeper than {MAX_DIRECTORY_DEPTH} levels below "
+            f"{terminal(exc.path.as_posix())}: directories nest deeper than {run_limits().directory_depth} levels "
+            "below "
             f"{terminal(root.as_posix())}; nothing was read (docs/limits.md)"
         ) from None
-    if note_renders:
-        _note_earlier_renders(sorted(indexes), skipped)
     for label, path, linked in sorted(found, key=lambda entry: entry[0]):
         if linked:
             _within(path, root, label)
@@ -161,49 +155,23 @@ def _within(path: Path, root: Path, label: str) -> None:
         )
 
 
-def _note_earlier_renders(indexes: list[Path], skipped: list[Path]) -> None:
-    """Say so when a directory below ROOT holds an earlier `mxjob render -o`'s output: it is read like any other.
-
-    Only the directories the user names (render's own -o DIR) are left out. A file in the tree never decides what
-    is read: an index file committed beside a spec would otherwise hide that spec from the CI gate
-    (docs/security.md, "Files and directories read"). Reading an earlier output again reports its objects as
-    duplicates (MXJ210), with this note saying why.
-    """
-    from mxjob_gitops.compiler.base.escape import terminal
-    from mxjob_gitops.compiler.io.output_dir import INDEX
-    from mxjob_gitops.compiler.io.verbosity import quiet
-
-    if quiet():
-        return
-    for index in indexes:
-        directory = index.parent
-        if index.is_file() and not any(directory.resolve().is_relative_to(s) for s in skipped):
-            click.echo(
-                f"mxjob: note: {terminal(directory.as_posix())} holds the output of an earlier `mxjob render -o` "
-                f"({INDEX}) and is read as input like every other file; keep rendered output outside the "
-                "directories you pass",
-                err=True,
-            )
-
-
 def _note_kustomization(directory: Path, named: bool = False) -> None:
     """Say that a kustomization file is not read as an object (it describes a build): -k DIR builds it. Met in a
     walked tree, one that only lists its directory's files (which are read) goes without a note."""
     from mxjob_gitops.compiler.base.escape import terminal
     from mxjob_gitops.compiler.io.kustomize import builds_more
-    from mxjob_gitops.compiler.io.verbosity import quiet
 
-    if quiet():
+    notes = current_run().notes
+    if not notes.wanted():
         return
     shown = terminal(directory.as_posix())
     if not builds_more(directory):
         if named:
-            click.echo(f"mxjob: note: {shown}: a kustomization listing its directory's files, skipped", err=True)
+            notes.say(f"mxjob: note: {shown}: a kustomization listing its directory's files, skipped")
         return
-    click.echo(
+    notes.say(
         f"mxjob: note: {shown}: a kustomization, skipped (it describes a build, not objects); "
-        f"give `-k {shown}` to read what it builds",
-        err=True,
+        f"give `-k {shown}` to read what it builds"
     )
 
 
@@ -227,7 +195,7 @@ class SharedParses:
     def reads_ahead(self) -> bool:
         """Whether the next input's texts are to be parsed ahead (`read_ahead`): no text was cut yet, so all are
         new, and compiler.fanout has more than one worker."""
-        return not self._earlier and fanout.workers > 1
+        return not self._earlier and current_run().workers > 1
 
     def read_ahead(self, texts: Sequence[tuple[str, str]]) -> None:
         """Parse these texts (label, text) before their turn, over compiler.fanout's workers (cli.readahead);
@@ -322,15 +290,16 @@ def _reused_over_budget(text: str, file: str, reused: list[Piece]) -> Diagnostic
     """Charge the run's document budget with the documents a text shares with texts read before (they are not
     parsed again, so parse_text does not count them); the refusal where the run goes over, else None."""
     budget = run_budget()
-    left = MAX_RUN_DOCUMENTS - budget.documents
+    most = run_limits().documents
+    left = most - budget.documents
     if len(reused) <= left:
         budget.documents += len(reused)
         return None
-    budget.documents = MAX_RUN_DOCUMENTS + 1
+    budget.documents = most + 1
     return Diagnostic(
         Code.LIMIT_EXCEEDED,
         Severity.ERROR,
-        f"more than {MAX_RUN_DOCUMENTS:,} documents in this run",
+        f"more than {most:,} documents in this run",
         location=SourceText(file, text).position(file, reused[max(left, 0)].offset),
         hint="nothing from this file was used; split the input into several runs (docs/limits.md)",
     )
@@ -349,7 +318,40 @@ def read_inputs(
     parse: Parser = parse_text,
     root: Path | None = None,
 ) -> Inputs:
-    return parsed_inputs(input_texts(paths, skip, allow_empty, root), parse)
+    inputs = parsed_inputs(input_texts(paths, skip, allow_empty, root), parse)
+    inputs.renderings = renderings_of(inputs.files)
+    return inputs
+
+
+def renderings_of(labels: Iterable[str]) -> set[str]:
+    """The `render -o` directories (holding its index file) that these work-tree files lie in, directly or in one of
+    their shard directories (`render -o DIR --shard-size`, docs/shards.md); io.units counts them."""
+    parents = {Path(label).parent for label in labels if not label.startswith("<")}
+    return {home for home in (rendering_dir(parent, _indexed) for parent in parents) if home}
+
+
+def rendering_dir(parent: Path, indexed: Callable[[Path], bool]) -> str:
+    """The `render -o` directory a file's folder belongs to: the folder itself when INDEXED, or the directory above
+    a shard directory (`render -o DIR --shard-size`, docs/shards.md); "" for none."""
+    from mxjob_gitops.compiler.compile.shards import shard_number
+
+    if indexed(parent):
+        return parent.as_posix()
+    if shard_number(parent.name) is not None and indexed(parent.parent):
+        return parent.parent.as_posix()
+    return ""
+
+
+def _is_shard_record(path: Path) -> bool:
+    from mxjob_gitops.compiler.compile.shards import RECORD
+
+    return path.name == RECORD and _indexed(path.parent)
+
+
+def _indexed(directory: Path) -> bool:
+    from mxjob_gitops.compiler.io.rendernames import INDEX
+
+    return (directory / INDEX).is_file()
 
 
 def parsed_inputs(texts: Iterable[tuple[str, str | Unread]], parse: Parser, inputs: Inputs | None = None) -> Inputs:
@@ -378,14 +380,13 @@ def input_texts(
     skip: Sequence[Path] = (),
     allow_empty: bool = False,
     root: Path | None = None,
-    note_renders: bool = False,
 ) -> Iterator[tuple[str, str | Unread]]:
     """Each input's name and text (or why it cannot be read), one at a time."""
     from mxjob_gitops.compiler.io import kustomize
 
     stdin_used = False
     budget = run_budget()
-    for name in discover(paths, skip, allow_empty, root, note_renders):
+    for name in discover(paths, skip, allow_empty, root):
         if name == "-":
             if stdin_used:
                 raise InputError("'-' (standard input) can be given only once")
@@ -468,8 +469,7 @@ def kubernetes_files_only(inputs: Inputs) -> Inputs:
     """Keep files with a document that has apiVersion and kind (or with an error: a broken manifest is still
     reported; a warning alone, such as a YAML 1.1 boolean key in a CI workflow, does not make a file a manifest);
     note every file left out on stderr."""
-    from mxjob_gitops.compiler.io.verbosity import quiet
-
+    notes = current_run().notes
     kept = {
         d.file
         for d in inputs.documents
@@ -479,10 +479,11 @@ def kubernetes_files_only(inputs: Inputs) -> Inputs:
     }
     kept.update(d.location.file for d in inputs.diagnostics if d.location is not None and d.severity == "error")
     for name in inputs.files:
-        if name not in kept and not quiet():
-            click.echo(f"mxjob: note: {name}: skipped, no Kubernetes object in it (no apiVersion and kind)", err=True)
+        if name not in kept and notes.wanted():
+            notes.say(f"mxjob: note: {name}: skipped, no Kubernetes object in it (no apiVersion and kind)")
     return Inputs(
         [d for d in inputs.documents if d.file in kept],
         [d for d in inputs.diagnostics if d.location is None or d.location.file in kept],
         [name for name in inputs.files if name in kept],
+        inputs.renderings,
     )

@@ -12,12 +12,15 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic, Location
 from mxjob_gitops.compiler.base.limits import MAX_INPUT_BYTES
+
+if TYPE_CHECKING:
+    from mxjob_gitops.compiler.validate.validation import Report
 
 ANNOTATION = "config.kubernetes.io/origin"
 _PATH_LINE = re.compile(r"^\s*(?:\{\s*)?path:\s*['\"]?([^'\"\n}]+?)['\"]?\s*\}?\s*$", re.MULTILINE)
@@ -143,6 +146,21 @@ def relocated(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     if not _BUILT:
         return list(diagnostics)
     return [d if d.location is None else replace(d, location=relocate(d.location)) for d in diagnostics]
+
+
+def relocate_report(report: Report) -> None:
+    """Every location of a validate report in a kustomize build moved to its source file and line."""
+    report.diagnostics[:] = relocated(report.diagnostics)
+    report.objects[:] = [
+        replace(
+            result,
+            origin=relocate(result.origin) or result.origin,
+            findings=tuple(replace(f, location=relocate(f.location)) for f in result.findings),
+        )
+        if result.findings or result.status.value == "skipped"
+        else result
+        for result in report.objects
+    ]
 
 
 def _compose(text: str) -> list[yaml.Node]:

@@ -1,4 +1,5 @@
-"""Silence file descriptor 2 around the native YAML parser's parses (compiler.fastread.native_parse_guard)."""
+"""Silence file descriptor 2 around the native YAML parser's parses (the command line's Run.native_guard,
+io/runcontext.py)."""
 
 from __future__ import annotations
 
@@ -25,9 +26,3 @@ def quiet_stderr() -> Iterator[None]:
     finally:
         os.dup2(saved, 2)
         os.close(saved)
-
-
-def install() -> None:
-    from mxjob_gitops.compiler.read import fastread
-
-    fastread.native_parse_guard = quiet_stderr

@@ -15,6 +15,7 @@ from mxjob_gitops.compiler.io.inputs import (
     Parser,
     input_texts,
     parsed_inputs,
+    renderings_of,
 )
 
 
@@ -44,6 +45,13 @@ def read_checkout(
         labelled = [(_label(label, tree, top, revision), text) for label, text in texts]
         for (old, _), (new, _) in zip(texts, labelled, strict=True):
             origins.relabel(old, new, lambda label: _label(label, tree, top, revision))
+        found = renderings_of(label for label, _ in texts)
+        for (old, _), (new, _) in zip(texts, labelled, strict=True):
+            home = Path(old).parent.as_posix()
+            if home in found:
+                inputs.renderings.add(Path(new).parent.as_posix())
+            elif Path(old).parent.parent.as_posix() in found:  # a shard directory's file
+                inputs.renderings.add(Path(new).parent.parent.as_posix())
     return parsed_inputs(labelled, parse, inputs)
 
 

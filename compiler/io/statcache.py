@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mxjob_gitops.compiler.io.dirfd import lstat
+from mxjob_gitops.compiler.io.dirfd import Directory, lstat
 from mxjob_gitops.compiler.io.dirfd import read_regular as read_regular
 
 STALE_DAYS = 30
@@ -93,12 +93,12 @@ class StatCache:
                 cache.known[name] = (digest, fields)
         return cache
 
-    def unchanged_files(self, dir_fd: int) -> set[str]:
+    def unchanged_files(self, dir_fd: Directory) -> set[str]:
         """The recorded names that are regular files with their recorded stat data now (through DIR's descriptor,
         never following a link): what holds() would find, to be looked at before the render needs it."""
         return {name for name, (digest, _fields) in self.known.items() if self.vouches(dir_fd, name, digest)}
 
-    def vouches(self, dir_fd: int, name: str, digest: str) -> bool:
+    def vouches(self, dir_fd: Directory, name: str, digest: str) -> bool:
         """Whether DIR/name is a regular file with its recorded stat data now, recorded for bytes whose hex SHA-256
         is `digest`: holds()'s test that reads nothing, made where the file's bytes are (a render's part in another
         process, compiler.stream.rendered). The process that records then takes it with vouched()."""
@@ -118,7 +118,7 @@ class StatCache:
             raise RuntimeError(f"{name}: vouched for without a record of these bytes")
         self.seen[name] = recorded
 
-    def holds(self, dir_fd: int, name: str, data: bytes, digest: str) -> bool:
+    def holds(self, dir_fd: Directory, name: str, data: bytes, digest: str) -> bool:
         """Whether DIR/name is a regular file holding exactly `data`, whose hex SHA-256 is `digest`: by its recorded
         stat data, else by reading it (through DIR's descriptor, never following a link: cli.dirfd)."""
         recorded = self.known.get(name)

@@ -1,6 +1,6 @@
 """`render -o DIR --shard-size N --repo-url URL`: the shard layout (io.shards) that also writes the GitOps objects
 syncing the shards (render.gitopsunits) into DIR, beside the record and outside every shard, through the same
-transaction."""
+transaction; and output_layout, which of the layouts a `render -o` uses."""
 
 from __future__ import annotations
 
@@ -66,3 +66,22 @@ def unit_layout(
     layout = UnitLayout(size, moves, options.target, settings)
     layout.note = note
     return layout
+
+
+def output_layout(
+    size: int | None,
+    moves: tuple[str, ...],
+    options: RenderOptions,
+    settings: UnitSettings | None,
+    output_dir: Path,
+    given_path: str | None,
+) -> ShardLayout | None:
+    """render -o's layout: none without --shard-size; the shards (io.shards), with --move-job's jobs moved; with
+    --repo-url, also the GitOps objects that sync them (unit_layout)."""
+    if size is None:
+        return None
+    if settings is not None:
+        return unit_layout(size, moves, options, settings, output_dir, given_path)
+    from mxjob_gitops.compiler.compile.shards import job_unit
+
+    return ShardLayout(size, [unit for unit in map(job_unit, moves) if unit is not None])

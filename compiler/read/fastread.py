@@ -50,7 +50,6 @@ and on random edits of them.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import functools
 import itertools
 import marshal
@@ -59,8 +58,8 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
-from mxjob_gitops.compiler.base import fanout
 from mxjob_gitops.compiler.base.limits import MAX_DEPTH, MAX_DOCUMENT_NODES
+from mxjob_gitops.compiler.base.run import current_run
 from mxjob_gitops.compiler.read import goscalar
 from mxjob_gitops.compiler.read.docsplit import DOCUMENT_START, Piece, split_documents
 
@@ -75,11 +74,6 @@ SPLIT_MIN_CHARS: Final = 4 * 1024 * 1024
 # 27.7 MB rendering of 1,000 jobs on 2 CPUs, 4 interleaved rounds: 0.88-1.05 s with equal chunks, 0.85-0.95 s
 # with 1.1, 0.87-1.00 s with 1.2.
 FIRST_CHUNK_WEIGHT: Final = 1.1
-# Wraps every native parse. rapidyaml prints each parse error on file descriptor 2 before it raises (its default
-# error callback; the Python binding cannot replace it), and the exact reader then reports the error properly. The
-# command line points descriptor 2 at the null device meanwhile (compiler/io/quietfd.py sets this); the compiler
-# itself touches no file descriptor, so a library caller keeps its stderr as it is.
-native_parse_guard: Callable[[], contextlib.AbstractContextManager[None]] = contextlib.nullcontext
 
 _INDICATORS: Final = "&*!@`?"
 _AT_TOKEN_START: Final = re.compile(r"(?:^|(?<=[ \[{,:]))(?:[&*!@`]|\?(?=[ \n]|$))", re.MULTILINE)
@@ -128,10 +122,11 @@ def read_documents(
     its reading (compiler.validation.clean_document). `pieces`: split_documents(text), when the caller has cut
     the text already (each chunk then takes its own pieces instead of cutting again); else `cut`, when given, is
     filled with them where the text was read here (the chunks cut it, each in its process)."""
-    count = fanout.workers if len(text) >= SPLIT_MIN_CHARS else 1
+    run = current_run()
+    count = run.workers if len(text) >= SPLIT_MIN_CHARS else 1
     try:
-        with native_parse_guard():
-            parts = fanout.run(functools.partial(_read_chunk, text, values, vouch, pieces), _chunks(text, count))
+        with run.native_guard():  # the command line silences fd 2, where rapidyaml prints each parse error
+            parts = run.runner(functools.partial(_read_chunk, text, values, vouch, pieces), _chunks(text, count))
     except Exception:  # _Refused, rapidyaml's parse errors, orjson's JSONDecodeError: the exact reader decides
         return None
     documents: list[Read] = []

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from mxjob_gitops.compiler.base import fanout
-from mxjob_gitops.compiler.base.limits import run_budget
+from mxjob_gitops.compiler.base.run import current_run, run_budget
 from mxjob_gitops.compiler.read.fastread import SPLIT_MIN_CHARS
 from mxjob_gitops.compiler.read.source import ParseResult, SourceDocument, SourceText, parse_text
 
@@ -32,12 +31,12 @@ def parsed_ahead(texts: Texts) -> Ready:
     """parse_text's result for the texts a worker read without a word (none when the texts are too few)."""
     candidates = [(label, text) for label, text in texts if len(text) < SPLIT_MIN_CHARS]
     total = sum(len(text) for _label, text in candidates)
-    count = min(fanout.workers, total // AHEAD_MIN_CHARS)
+    count = min(current_run().workers, total // AHEAD_MIN_CHARS)
     if count < 2:
         return {}
     parts = _parts(candidates, total, count)
     ready: Ready = {}
-    for part, sent in zip(parts, fanout.run(_parse_part, parts), strict=True):
+    for part, sent in zip(parts, current_run().runner(_parse_part, parts), strict=True):
         for (label, text), documents in zip(part, sent, strict=True):
             if documents is not None:
                 source = SourceText(label, text)

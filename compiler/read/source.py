@@ -18,11 +18,11 @@ from mxjob_gitops.compiler.base.limits import (
     MAX_DEPTH,
     MAX_DOCUMENT_NODES,
     MAX_RUN_ALIAS_NODES,
-    MAX_RUN_DOCUMENTS,
     document_count_problem,
     list_items_problem,
-    run_budget,
+    run_limits,
 )
+from mxjob_gitops.compiler.base.run import run_budget
 from mxjob_gitops.compiler.read.docsplit import Piece
 from mxjob_gitops.compiler.read.fastread import FAST_READ_MIN_CHARS, Read, Vouch, read_documents
 from mxjob_gitops.compiler.read.fastread import load as load_document
@@ -274,14 +274,14 @@ class ParseStream:
     def _too_many_items(self, items: int, index: int, where: Callable[[int], Location]) -> bool:
         """Whether the `items` of a `kind: *List` document take the run past its document budget (compiler.limits
         list_items_problem): then it is reported at the first item past it, and nothing from the file is used."""
-        over = list_items_problem(items) if items > 1 else None
+        over = list_items_problem(items, run_budget()) if items > 1 else None
         if over is None:
             return False
         self.diagnostics.append(
             Diagnostic(
                 Code.LIMIT_EXCEEDED,
                 Severity.ERROR,
-                f"more than {MAX_RUN_DOCUMENTS:,} documents in this run, the items of Lists counted as documents",
+                f"more than {run_limits().documents:,} documents in this run, the items of Lists counted as documents",
                 location=where(min(over, items - 1)),
                 document=index,
                 hint="nothing from this file was used; split the input into several runs (docs/limits.md)",
@@ -386,13 +386,13 @@ def _shown_character(character: object) -> str:
 def documents_over_budget(source: SourceText) -> Diagnostic | None:
     """Charge the run's document budget with this text (compiler.limits.document_count_problem); the located
     refusal when it goes over, else None."""
-    over = document_count_problem(source.text)
+    over = document_count_problem(source.text, run_budget())
     if over is None:
         return None
     return Diagnostic(
         Code.LIMIT_EXCEEDED,
         Severity.ERROR,
-        f"more than {MAX_RUN_DOCUMENTS:,} documents in this run",
+        f"more than {run_limits().documents:,} documents in this run",
         location=source.position(source.file, over),
         hint="nothing from this file was used; split the input into several runs (docs/limits.md)",
     )

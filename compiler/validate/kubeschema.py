@@ -120,6 +120,13 @@ def resolve_version(requested: str) -> str:
     return minor
 
 
+def schema_version(requested: str | None) -> str:
+    """The Kubernetes version whose schemas validate checks against: the one asked for (VersionUnavailable when it
+    is not installed), else the newest installed (1.35 in the base install, 1.37 with the [schemas] extra).
+    What is rendered follows --kubernetes-version alone, as in render, diff and krm."""
+    return resolve_version(requested) if requested is not None else available_versions()[-1]  # oldest first
+
+
 @functools.cache
 def _definitions(version: str, strict: bool) -> dict[str, Any]:
     """The `$defs` of one version: from the bundle if it ships one, else from kubernetes-validate."""

@@ -119,6 +119,28 @@ def validate_plan(plan: Plan, kubernetes_version: str, strict: bool) -> Iterator
             )
 
 
+def unchecked(report: Report, reject: bool) -> list[Diagnostic]:
+    """A note (an error with --reject-missing-schemas) for each object no schema checked, with its kind, name and
+    where it came from: a skipped object is never only a number in the summary."""
+    severity = Severity.ERROR if reject else Severity.INFO
+    hint = (
+        "give it a schema (mxjob validate --kubeconform --kubeconform-schema-location) or leave it out"
+        if reject
+        else "--reject-missing-schemas makes this an error"
+    )
+    return [
+        Diagnostic(
+            Code.NO_SCHEMA,
+            severity,
+            f"{result.title} ({result.api_version}) was not checked: no schema for this kind",
+            location=result.origin,
+            hint=hint,
+        )
+        for result in report.objects
+        if result.status is Status.SKIPPED
+    ]
+
+
 def vouch_for(version: str, strict: bool) -> Vouch | None:
     """The reader's vouch (compiler.fastread.read_documents) that lets validate_plan skip the checks of a
     document: clean_document for this version and strictness (None under MXJOB_EXACT: every object is checked)."""

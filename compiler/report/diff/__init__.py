@@ -26,6 +26,10 @@ class DiffReport:
     refused: tuple[Diagnostic, ...] = ()
     # What the change restarts, job by job (diff.restarts), with the running pods when a cluster was asked.
     restarts: tuple[JobRestart, ...] = ()
+    # The errors of an invalid side, and the files (on either side) whose objects were therefore not compared:
+    # the report covers the rest, and the command exits 2.
+    invalid: tuple[Diagnostic, ...] = ()
+    uncompared: tuple[str, ...] = ()
 
     @property
     def differences(self) -> list[ObjectChange]:

@@ -16,3 +16,5 @@ class BriefReporter:
         for change in report.changes:
             extra = " (will be replaced)" if change.replace else (" (order only)" if not change.counts else "")
             out.write(f"{_MARK[change.status]} {terminal(change.title)} {change.status.value}{extra}\n")
+        for name in report.uncompared:
+            out.write(f"! {terminal(name)} not compared (errors in it)\n")

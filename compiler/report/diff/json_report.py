@@ -101,4 +101,7 @@ class JsonReporter:
         document["restarts"] = [_restart(r) for r in report.restarts]
         if report.refused:
             document["refused"] = [d.to_dict() for d in report.refused]
+        if report.invalid:
+            document["invalid"] = [d.to_dict() for d in report.invalid]
+            document["notCompared"] = list(report.uncompared)
         out.write(json_text(document, indent=2, default=str) + "\n")

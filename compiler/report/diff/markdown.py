@@ -19,6 +19,7 @@ from mxjob_gitops.compiler.diff.restarts import describe as describe_restart
 from mxjob_gitops.compiler.report.diff import DiffReport, describe, notes, summarise, unified
 
 GITHUB_LIMIT = 65_536
+_LISTED = 20  # files and errors of an invalid side listed in the comment; the rest are counted
 _MARKS = {ObjectStatus.ADDED: "+", ObjectStatus.REMOVED: "-", ObjectStatus.MODIFIED: "~"}
 
 
@@ -41,8 +42,9 @@ def summary(report: DiffReport, limit: int) -> str:
     replaced = sum(c.replace for c in changes)
     lines = [f"### mxjob diff {markdown_code(report.base)} → {markdown_code(report.head)}", ""]
     lines.extend(_refused(report))
+    lines.extend(_invalid(report))
     if not changes:
-        lines.append("No differences.")
+        lines.append("No differences in what was compared." if report.uncompared else "No differences.")
         return "\n".join(lines) + "\n"
     lines.append(
         f"**{len(changes)} objects differ**: {counts[ObjectStatus.ADDED]} added, "
@@ -64,6 +66,26 @@ def summary(report: DiffReport, limit: int) -> str:
             break
         text += "\n" + row
     return text + "\n\n"
+
+
+def _invalid(report: DiffReport) -> list[str]:
+    """The errors of an invalid side, first: the files they are in were not compared, the rest was."""
+    if not report.invalid:
+        return []
+    lines = [f"**Not compared: {len(report.uncompared)} file(s) with errors** (the rest is compared below):", ""]
+    lines.extend(f"- {markdown_code(name)}" for name in report.uncompared[:_LISTED])
+    if len(report.uncompared) > _LISTED:
+        lines.append(f"- … {len(report.uncompared) - _LISTED} more files")
+    lines.append("")
+    if len(report.invalid) > _LISTED:
+        lines.append(f"The first {_LISTED} of {len(report.invalid)} errors (all are on stderr):")
+        lines.append("")
+    for d in report.invalid[:_LISTED]:
+        where = markdown_code(str(d.location)) if d.location else ""
+        lines.append(
+            f"- {d.code.value} {where}: {markdown_text(d.message)}" + (f" ({markdown_text(d.hint)})" if d.hint else "")
+        )
+    return [*lines, ""]
 
 
 def _restarts(report: DiffReport, limit: int) -> list[str]:

@@ -32,6 +32,8 @@ class TextReporter:
                 out.write(line + "\n")
         for restart in report.restarts:
             out.write(terminal(describe(restart)) + "\n")
+        for name in report.uncompared:
+            out.write(f"# not compared (errors in it, on stderr): {terminal(name)}\n")
         total = len(report.differences)
         span = terminal(f"{report.base}..{report.head}")
         out.write(f"mxjob diff {span}: {total} object{'' if total == 1 else 's'} differ\n")

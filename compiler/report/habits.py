@@ -1,11 +1,13 @@
-"""Hints for other tools' spellings (kubectl's `-o json`, kubeconform's `-summary`): the group asks `hint` when
-a command meets an option it does not have, and adds the answer to click's message. Imported only then."""
+"""Hints for other tools' spellings (kubectl's `-o json`, kubeconform's `-summary`): the CLI's group asks `hint`
+when a command meets an option it does not have, and adds the answer to click's message. Imported only then.
+
+Pure text: the command is described by its name, its options' spellings and its --format choices (cli.group reads
+them from click)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import click
+from collections.abc import Collection, Sequence
+from typing import NamedTuple
 
 # kubeconform's single-dash flags (kubeconform -h) and what mxjob validate does instead.
 _KUBECONFORM = {
@@ -17,18 +19,25 @@ _KUBECONFORM = {
 _FORMAT_WORDS = ("json", "yaml", "text", "junit", "tap", "wide", "name")
 
 
-def hint(command: click.Command, args: Sequence[str], option: str) -> tuple[str, str]:
+class Command(NamedTuple):
+    """What a hint needs to know of the command that met the unknown option."""
+
+    name: str
+    options: Collection[str]  # every spelling of every option (-v, --verbose, ...)
+    formats: tuple[str, ...]  # the --format choices, () without --format
+
+
+def hint(command: Command, args: Sequence[str], option: str) -> tuple[str, str]:
     """The word the user typed for `option` (click names `-s` for `-summary`) and what they probably meant by
     it ("" for no idea)."""
     token, value = _token(args, option)
-    formats = _format_choices(command)
     if token in ("-o", "--output", "-output"):
-        return token, _output_hint(value, formats, command)
+        return token, _output_hint(value, command)
     if token in _KUBECONFORM and command.name == "validate":
         return token, _KUBECONFORM[token]
     if token.startswith("-") and not token.startswith("--"):
         long = "-" + token
-        if any(long in param.opts for param in command.params if isinstance(param, click.Option)):
+        if long in command.options:
             return token, f"did you mean {long}? (mxjob's long options take two dashes)"
     return token, ""
 
@@ -48,16 +57,10 @@ def _token(args: Sequence[str], option: str) -> tuple[str, str | None]:
     return option, None
 
 
-def _format_choices(command: click.Command) -> tuple[str, ...]:
-    for param in command.params:
-        if isinstance(param, click.Option) and "--format" in param.opts and isinstance(param.type, click.Choice):
-            return tuple(str(choice) for choice in param.type.choices)
-    return ()
-
-
-def _output_hint(value: str | None, formats: tuple[str, ...], command: click.Command) -> str:
+def _output_hint(value: str | None, command: Command) -> str:
     """kubectl's -o/--output FORMAT: mxjob prints with --format; render's -o is its output directory."""
     directory = " (-o/--output-dir DIR writes one file per object into DIR)" if command.name == "render" else ""
+    formats = command.formats
     if not formats:
         return f"mxjob {command.name} has no output format to choose{directory}"
     wanted = value if value in formats else ("yaml" if value in ("yml",) and "yaml" in formats else None)
