@@ -136,9 +136,10 @@ def _address(ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.option(
     "--workers",
     type=WholeRange(1, 64),
-    default=4,
+    default=16,
     show_default=True,
-    help="Jobs reconciled at the same time (one job is never worked on twice at once).",
+    help="Jobs reconciled at the same time (one job is never worked on twice at once): their requests are what a "
+    "burst of exits waits on.",
 )
 @click.option(
     "--watch-timeout",
@@ -217,11 +218,18 @@ def reconcile(
             Bounds(max_pods, max_pods),
         )
         try:
+            from mxjob_gitops.reconciler.apply import EVENT_SENDERS
             from mxjob_gitops.reconciler.controller import identity
 
-            cluster = Cluster.connect(kubeconfig, kube_context, f"mxjob-reconciler/{identity()}")
+            # Every worker and event sender, the two watches of each namespace, and the Lease may each hold a
+            # connection at once.
+            connections = workers + EVENT_SENDERS + 2 * max(len(settings.namespaces), 1) + 1
+            cluster = Cluster.connect(
+                kubeconfig, kube_context, f"mxjob-reconciler/{identity()}", connections=connections
+            )
             cluster.require_mxjobs()
             reconciler = Reconciler(cluster, settings)
+            cluster.count_requests(lambda verb: reconciler.metrics.api_requests.labels(verb).inc())
             logging.getLogger("mxjob.reconcile").info(
                 f"watching {', '.join(settings.namespaces) if settings.namespaces else 'every namespace'}"
             )

@@ -20,13 +20,13 @@ from mxjob_gitops.reconciler.kube import WATCH_READ_GRACE_SECONDS, ClusterError,
 from mxjob_gitops.reconciler.leader import LeaderElector
 from mxjob_gitops.reconciler.runner import POD_SELECTOR, RETRY_CAP_SECONDS, Reconciler, Result, retry_delay
 from mxjob_gitops.reconciler.state import trim_pod
-from mxjob_gitops.reconciler.vocabulary import WatchEventType
+from mxjob_gitops.reconciler.vocabulary import PodPhase, WatchEventType
 from mxjob_gitops.reconciler.workqueue import Key, WorkQueue
 
 log = logging.getLogger("mxjob.reconcile")
 WATCH_TIMEOUT_SECONDS = 60
 BACKOFF_MIN, BACKOFF_MAX = 0.2, 30.0
-WORKERS = 4
+WORKERS = 16
 
 
 def packed(obj: dict[str, Any]) -> bytes:
@@ -49,6 +49,14 @@ def _key(obj: dict[str, Any]) -> Key:
 def _meta(obj: dict[str, Any]) -> dict[str, Any]:
     meta: dict[str, Any] = obj.get("metadata") or {}
     return meta
+
+
+def _news(pod: dict[str, Any]) -> bool:
+    """A pod its job must react to: finished (its exit decides a restart, the job's end or its failure), or being
+    deleted before it finished (lost: evicted, deleted by someone else). Its job is queued ahead of follow-ups
+    when a pod first shows this (reconciler.workqueue)."""
+    phase = (pod.get("status") or {}).get("phase")
+    return phase in (PodPhase.FAILED, PodPhase.SUCCEEDED) or bool(_meta(pod).get("deletionTimestamp"))
 
 
 class Informer:
@@ -216,11 +224,10 @@ class Controller:
         name = str(_meta(obj).get("name"))
         with self._index_lock:
             pods = self._by_job.setdefault(key, {})
-            if deleted:
-                pods.pop(name, None)
-            else:
+            before = pods.pop(name, None) if deleted else pods.get(name)
+            if not deleted:
                 pods[name] = data
-        self.queue.add(key)
+        self.queue.add(key, urgent=not deleted and _news(obj) and (before is None or not _news(unpacked(before))))
 
     def ready(self) -> bool:
         return all(i.synced.is_set() for i in (*self.jobs, *self.pods))

@@ -66,8 +66,10 @@ class Cluster:
         context: str | None = None,
         user_agent: str = USER_AGENT,
         request_timeout: tuple[float, float] = REQUEST_TIMEOUT_SECONDS,
+        connections: int = 0,
     ) -> Cluster:
-        """kubeconfig (flag, KUBECONFIG, ~/.kube/config), else the in-cluster service account."""
+        """kubeconfig (flag, KUBECONFIG, ~/.kube/config), else the in-cluster service account. `connections`: how
+        many requests may be open at once (workers and watches); 0 keeps the client's default."""
         from kubernetes import client, config
         from kubernetes.config.config_exception import ConfigException
 
@@ -84,9 +86,22 @@ class Cluster:
             api_client = client.ApiClient()
         api_client.user_agent = user_agent
         _no_hidden_retries(api_client)
+        if connections:
+            _pool_size(api_client, connections)
         _default_timeout(api_client, request_timeout)
         _throttled_credential_refresh(api_client.configuration)
         return cls(api_client)
+
+    def count_requests(self, count: Callable[[str], None]) -> None:
+        """Call `count(verb)` for every request sent (verb: the HTTP method, or WATCH for a watch)."""
+        rest = self._dynamic.client.rest_client
+        request = rest.request
+
+        def counted(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+            count("WATCH" if "watch=true" in url.partition("?")[2].lower() else method)
+            return request(method, url, *args, **kwargs)
+
+        rest.request = counted
 
     def _resource(self, api_version: str, kind: str) -> Any | None:
         from kubernetes.dynamic.exceptions import ResourceNotFoundError
@@ -251,6 +266,16 @@ def _no_hidden_retries(api_client: Any) -> None:
     pool_manager.connection_pool_kw["retries"] = urllib3.Retry(
         total=0, respect_retry_after_header=False, raise_on_status=False, raise_on_redirect=False
     )
+
+
+def _pool_size(api_client: Any, connections: int) -> None:
+    """Keep up to `connections` open connections to the server. The client's pool holds cpu_count() * 5 of them
+    (kubernetes/client/configuration.py `connection_pool_maxsize`): on 2 cores, 10, fewer than 16 workers and the
+    watches use at once. urllib3 then opens a connection beyond the pool for each request that finds none free and
+    closes it afterwards (urllib3/connectionpool.py `_put_conn`, "Connection pool is full, discarding connection"):
+    a TLS handshake per request, on both sides, in a burst. The pool is made on the first request (discovery),
+    after this."""
+    api_client.rest_client.pool_manager.connection_pool_kw["maxsize"] = connections
 
 
 def _default_timeout(api_client: Any, timeout: tuple[float, float]) -> None:

@@ -63,6 +63,12 @@ class Metrics:
             "Status writes answered 409 (the job changed since it was read); each is read again and decided again.",
             registry=self.registry,
         )
+        self.api_requests = Counter(
+            "mxjob_api_requests_total",
+            "Requests sent to the API server, by verb (WATCH: a watch opened).",
+            ["verb"],
+            registry=self.registry,
+        )
         self.is_leader = Gauge("mxjob_is_leader", "1 while this replica holds the lease.", registry=self.registry)
 
     def observe(self, namespace: str, previous: Mapping[str, Any], plan: Plan) -> None:

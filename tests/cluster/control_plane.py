@@ -22,12 +22,12 @@ POOL_LABEL = "mxjob.test/pool"
 NODE_LEASE_SECONDS = 8
 NODE_GRACE_SECONDS = 12
 EVICTION_TOLERATION_SECONDS = 5
-# kwok's stock Stages (realcomp copies kwok's kustomize/stage), by path under that directory.
+# kwok's stock Stages (realcomp copies kwok's kustomize/stage), by path under that directory; its pod-delete Stage
+# is replaced by ours (stages/pod-delete.yaml says why).
 STOCK_STAGES = (
     "node/fast/node-initialize.yaml",
     "node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
     "pod/fast/pod-ready.yaml",
-    "pod/fast/pod-delete.yaml",
 )
 
 
