@@ -230,3 +230,12 @@ def test_text_colour_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_usage_errors() -> None:
     assert run_cli(["diff", str(EXAMPLES / "train")]).exit_code == 2
     assert run_cli(["diff"]).exit_code == 2
+
+
+@pytest.mark.parametrize(("fmt", "summary"), [("text", ": 1 object differs\n"), ("markdown", "**1 object differs**")])
+def test_one_difference_is_worded_in_the_singular(repo: Path, fmt: str, summary: str) -> None:
+    settings = repo / "jobs" / "other.yaml"
+    settings.write_text(settings.read_text(encoding="utf-8").replace("a: '1'", "a: '2'"), encoding="utf-8")
+    result = run_cli(["diff", "--base", "HEAD", "--format", fmt, "jobs/other.yaml"], cwd=repo)
+    assert result.exit_code == 1, result.stderr
+    assert summary in result.stdout

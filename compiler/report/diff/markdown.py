@@ -47,7 +47,8 @@ def summary(report: DiffReport, limit: int) -> str:
         lines.append("No differences in what was compared." if report.uncompared else "No differences.")
         return "\n".join(lines) + "\n"
     lines.append(
-        f"**{len(changes)} objects differ**: {counts[ObjectStatus.ADDED]} added, "
+        f"**{len(changes)} {'object differs' if len(changes) == 1 else 'objects differ'}**: "
+        f"{counts[ObjectStatus.ADDED]} added, "
         f"{counts[ObjectStatus.REMOVED]} removed, {counts[ObjectStatus.MODIFIED]} modified"
         + (f"; {replaced} pods will be replaced (delete + create)" if replaced else "")
         + "."

@@ -36,4 +36,4 @@ class TextReporter:
             out.write(f"# not compared (errors in it, on stderr): {terminal(name)}\n")
         total = len(report.differences)
         span = terminal(f"{report.base}..{report.head}")
-        out.write(f"mxjob diff {span}: {total} object{'' if total == 1 else 's'} differ\n")
+        out.write(f"mxjob diff {span}: {total} {'object differs' if total == 1 else 'objects differ'}\n")
