@@ -6,16 +6,18 @@ resources, no core API. `--anonymous-admin` makes every request admin, so kubect
 
 from __future__ import annotations
 
+import json
 import subprocess
 import tempfile
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, Any
 
 import yaml
 
 from tests.processes import die_with_parent, stop_processes
 from tests.realapi.cluster import free_port, wait_until
+from tests.realapi.test_crd import differences
 from tests.realcomp import realcomp_bin
 
 START_TIMEOUT = 60.0
@@ -122,3 +124,16 @@ def install(server: ModernServer, path: Path) -> list[str]:
     for name in names:
         server.wait_established(name)
     return names
+
+
+def apply_strictly(server: ModernServer, document: dict[str, Any]) -> list[str]:
+    """Apply one object server-side with strict field validation (the call must succeed with nothing on stderr)
+    and read it back: what its CRD pruned or changed in `spec` (fields the server only added do not count)."""
+    done = server.run(
+        "apply", "--server-side", "--field-manager=mxjob", "--validate=strict", "-f", "-", stdin=json.dumps(document)
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    stored = json.loads(server.kubectl("get", "-f", "-", "-o", "json", stdin=json.dumps(document)))
+    if stored["kind"] == "List":
+        [stored] = stored["items"]
+    return [d for d in differences(document["spec"], stored["spec"], "spec") if "added by the server" not in d]

@@ -11,8 +11,7 @@ import pytest
 import yaml
 
 from tests.conftest import JOB_EXAMPLE_FILES, REPO, run_cli
-from tests.modern.server import ModernServer, install
-from tests.realapi.test_crd import differences
+from tests.modern.server import ModernServer, apply_strictly, install
 from tests.realcomp import realcomp_share
 
 VENDORED = REPO / "tests" / "fixtures" / "crds"
@@ -67,12 +66,5 @@ def test_the_upstream_podgroup_crds_accept_our_podgroups(
     groups = [d for d in yaml.safe_load_all(rendered.stdout) if d and d["kind"] == "PodGroup"]
     assert len(groups) == 1, [d["kind"] for d in yaml.safe_load_all(rendered.stdout) if d]
     [group] = groups
-    done = with_crds.run(
-        "apply", "--server-side", "--field-manager=mxjob", "--validate=strict", "-f", "-", stdin=json.dumps(group)
-    )
-    assert done.returncode == 0 and done.stderr == "", done.stderr
-    stored = json.loads(with_crds.kubectl("get", "-f", "-", "-o", "json", stdin=json.dumps(group)))
-    if stored["kind"] == "List":
-        [stored] = stored["items"]
-    found = [d for d in differences(group["spec"], stored["spec"], "spec") if "added by the server" not in d]
+    found = apply_strictly(with_crds, group)
     assert found == [], "the upstream CRD pruned or changed what we render:\n" + "\n".join(found)

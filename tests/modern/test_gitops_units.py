@@ -14,8 +14,7 @@ import yaml
 
 from tests.conftest import REPO, run_cli
 from tests.helpers import init_repo, job, replica
-from tests.modern.server import ModernServer, install
-from tests.realapi.test_crd import differences
+from tests.modern.server import ModernServer, apply_strictly, install
 from tests.realcomp import realcomp_share
 
 JOBS = 300
@@ -52,14 +51,7 @@ def _render(repo: Path, target: str, *extra: str) -> Path:
 
 
 def _apply(server: ModernServer, document: dict[str, Any]) -> None:
-    done = server.run(
-        "apply", "--server-side", "--field-manager=mxjob", "--validate=strict", "-f", "-", stdin=json.dumps(document)
-    )
-    assert done.returncode == 0 and done.stderr == "", done.stderr
-    stored = json.loads(server.kubectl("get", "-f", "-", "-o", "json", stdin=json.dumps(document)))
-    if stored["kind"] == "List":
-        [stored] = stored["items"]
-    found = [d for d in differences(document["spec"], stored["spec"], "spec") if "added by the server" not in d]
+    found = apply_strictly(server, document)
     assert found == [], f"the CRD pruned or changed {document['kind']} {document['metadata']['name']}:\n" + "\n".join(
         found
     )
