@@ -112,6 +112,8 @@ def test_placement_fills_free_room_first_then_new_shards() -> None:
     assert "shard-0002 holds 16 objects, more than --shard-size 10" in warning
     assert "MXJob a/z grew from 3 to 9 objects" in warning and "--move-job a/z" in warning
     assert "restarts" in warning
+    (again,) = assign(third.record, {"MXJob a/big": 25, "MXJob a/y": 6, "MXJob a/z": 9, "MXJob a/w": 7}, 10).warnings
+    assert "a job in it grew at an earlier render" in again and "shard size is now" not in again
     moved = assign(third.record, {"MXJob a/big": 25, "MXJob a/y": 6, "MXJob a/z": 9, "MXJob a/w": 7}, 10, {"MXJob a/z"})
     assert moved.moved == [("MXJob a/z", "shard-0002", "shard-0004")] and not moved.warnings
     with pytest.raises(ValueError, match="not in the record"):

@@ -186,16 +186,22 @@ def _overfull(previous: ShardRecord | None, record: ShardRecord) -> list[str]:
         if load <= record.size or len(units) == 1:
             continue
         grown = [u for u in sorted(units) if before.get(u) == shard and units[u] > counts.get(u, 0)]
-        why = (
-            "; ".join(f"{u} grew from {counts[u]} to {units[u]} objects" for u in grown)
-            if grown
-            else f"the shard size is now {record.size}"
+        if grown:
+            why = "; ".join(f"{u} grew from {counts[u]} to {units[u]} objects" for u in grown)
+        elif previous is not None and previous.size == record.size:
+            why = "a job in it grew at an earlier render"
+        else:
+            why = f"the shard size is now {record.size}"
+        jobs = [u for u in (*grown, *sorted(units)) if u.startswith("MXJob ")]
+        how = (
+            f"To move one anyway, render again with --move-job {jobs[0].partition(' ')[2]}: its pods are then "
+            "pruned by this shard's unit and re-created by the new shard's"
+            if jobs
+            else "--move-job moves a job only"
         )
-        example = (grown or sorted(units))[0].partition(" ")[2]
         warnings.append(
             f"{shard} holds {load} objects, more than --shard-size {record.size} ({why}); its jobs stay where they "
-            f"are, because moving a job restarts it. To move one anyway, render again with --move-job {example}: "
-            "its pods are then pruned by this shard's unit and re-created by the new shard's"
+            f"are, because moving a job restarts it. {how}"
         )
     return warnings
 
