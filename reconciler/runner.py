@@ -67,6 +67,10 @@ class Result:
     plan: Plan | None = None
     error: str = ""
     retry: bool = True  # try the job again with back-off (False: only a change of the job can help)
+    # Refused and reported (a condition and an event): the watch loop retries a record with back-off, since a
+    # fixed ConfigMap brings no event for the job; a --once pass leaves it to the next pass instead of waiting
+    # out its time for a fix that comes from outside.
+    refused: bool = False
     retry_after: float | None = None  # the server's Retry-After
     follow_up: bool = False  # a restart is under way: look again soon (the old pod gone → create the new)
 
@@ -146,7 +150,7 @@ class Reconciler:
             return Result(error=f"refused ({message}); reporting it failed: {exc}")
         # A record (the job's ConfigMap) is fixed without the job changing: no event brings the job back, so it is
         # retried with back-off; a job too large waits for its own spec to change.
-        return Result(plan, error=f"refused: {message}", retry=reason is not Reason.TOO_LARGE)
+        return Result(plan, error=f"refused: {message}", retry=reason is not Reason.TOO_LARGE, refused=True)
 
     def _reconcile(self, job_obj: dict[str, Any], pods: list[dict[str, Any]]) -> Result:
         listed = pods
@@ -240,7 +244,8 @@ class Reconciler:
             if result.error:
                 problems[key] = result.error
                 failures[key] = failures.get(key, 0) + 1
-                delay = retry_delay(failures[key], result.retry_after, 5.0) if result.retry else None
+                retry = result.retry and not result.refused
+                delay = retry_delay(failures[key], result.retry_after, 5.0) if retry else None
             elif result.follow_up:  # poll for the old pod to be gone: 10 ms, doubling, at most 1 s apart
                 polls[key] = polls.get(key, 0) + 1
                 delay = min(0.01 * 2 ** polls[key], 1.0)
