@@ -34,6 +34,8 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from harness import metric, metric_lines, process_mib  # noqa: E402
+
 from tests.cluster.control_plane import POOL_LABEL, ControlPlane  # noqa: E402
 from tests.cluster.lag import Observer, exit_pods, percentile, restart_recorded  # noqa: E402
 from tests.processes import die_with_parent, reconciler_command, stop_processes  # noqa: E402
@@ -56,32 +58,18 @@ def job_spec(i: int) -> dict[str, Any]:
     return {"apiVersion": "kubeflow.org/v1", "kind": "MXJob", "metadata": {"name": f"job-{i:04d}"}, "spec": spec}
 
 
-def metric(port: int, name: str) -> float:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
-        for line in response.read().decode().splitlines():
-            if line.startswith(name + " ") or line.startswith(name + "{"):
-                return float(line.split()[-1])
-    return 0.0
-
-
 def api_requests(port: int) -> float:
     """The reconciler's requests so far, watches aside (mxjob_api_requests_total)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
-        lines = response.read().decode().splitlines()
-    return sum(
-        float(x.split()[-1]) for x in lines if x.startswith("mxjob_api_requests_total{") and 'verb="WATCH"' not in x
-    )
+    counted = [x for x in metric_lines(port) if x.startswith("mxjob_api_requests_total{") and 'verb="WATCH"' not in x]
+    return sum(float(x.split()[-1]) for x in counted)
 
 
-def peak_rss_mib(pid: int, field: str = "VmHWM") -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+def peak_rss_mib(pid: int) -> float:
+    return process_mib(pid)
 
 
 def rss_mib(pid: int) -> float:
-    return peak_rss_mib(pid, "VmRSS")
+    return process_mib(pid, "VmRSS")
 
 
 def jobs_where(plane: ControlPlane, test: Callable[[dict[str, Any]], bool]) -> dict[str, dict[str, Any]]:

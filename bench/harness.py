@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -195,3 +196,26 @@ def bytecode_as_installed() -> None:
 
     for folder in ("compiler", "reconciler", "mxjob_gitops"):
         compileall.compile_dir(REPO / folder, quiet=1, workers=1)
+
+
+def metric_lines(port: int) -> list[str]:
+    """A running reconciler's /metrics (its --metrics-port), line by line."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+        text: str = response.read().decode()
+    return text.splitlines()
+
+
+def metric(port: int, name: str) -> float:
+    """One sample of a running reconciler's metric `name` (the first series), 0 when it has none yet."""
+    for line in metric_lines(port):
+        if line.startswith(name + " ") or line.startswith(name + "{"):
+            return float(line.split()[-1])
+    return 0.0
+
+
+def process_mib(pid: int, field: str = "VmHWM") -> float:
+    """A field of /proc/PID/status in MiB: VmHWM, the peak resident set (VmRSS: the current one)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    return float("nan")

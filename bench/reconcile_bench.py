@@ -18,12 +18,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from harness import metric, process_mib  # noqa: E402
 
 from mxjob_gitops.reconciler.kube import Cluster  # noqa: E402
 from mxjob_gitops.reconciler.vocabulary import PodPhase  # noqa: E402
@@ -74,20 +75,9 @@ def running_jobs(server: FakeServer) -> int:
     )
 
 
-def peak_rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def reconciles(port: int) -> float:
     """How many reconciles the process has done, from its own /metrics."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
-        for line in response.read().decode().splitlines():
-            if line.startswith("mxjob_reconcile_duration_seconds_count"):
-                return float(line.split()[-1])
-    return 0.0
+    return metric(port, "mxjob_reconcile_duration_seconds_count")
 
 
 def settle(port: int) -> float:
@@ -240,14 +230,6 @@ def exit_latencies(server: FakeServer, jobs: int) -> list[float]:
     return sorted(latencies)
 
 
-def metric(port: int, name: str) -> float:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
-        for line in response.read().decode().splitlines():
-            if line.startswith(name + " ") or line.startswith(name + "{"):
-                return float(line.split()[-1])
-    return 0.0
-
-
 @dataclass(frozen=True)
 class Burst:
     lags: list[float]  # seconds from each exit to the job's status recording it, sorted
@@ -303,7 +285,7 @@ def main() -> int:
             sync = wait_synced(server, jobs, start)
             settle(port)
             sync_cpu = clock.phase()
-            sync_rss = peak_rss_mib(process.pid)
+            sync_rss = process_mib(process.pid)
             since = str(server.state.version)
             events_rate, pods = event_rate(server, port)
             events_cpu = clock.phase()
@@ -315,7 +297,7 @@ def main() -> int:
             exits = burst(server, port, jobs)
             burst_cpu = clock.phase()
             p99 = latencies[max(0, int(len(latencies) * 0.99) - 1)]
-            rss = peak_rss_mib(process.pid)
+            rss = process_mib(process.pid)
         finally:
             process.terminate()
             process.wait(timeout=30)
