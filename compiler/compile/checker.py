@@ -1,7 +1,7 @@
 """The checks of one object after another: each object checked and compiled on its own (Checker.examine: is
 it an object, are its names valid, does a job compile), then what holds across the objects of an input
-(Checker.account: no object produced twice, the output within its size limit). compiler.pipeline runs it over
-documents; compiler.stream examines parts of an input in other processes and accounts for them in order.
+(Checker.account: no object produced twice, the output within its size limit). compiler.engine examines the
+objects of an input where the run's runner puts them and accounts for them here, in input order.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class Checker:
         estimates: JobEstimates | None = None,
     ) -> None:
         """`compile`: compile_object, or a memo of it; `passed`: the objects other than MXJobs that passed every
-        check of `add` before, and `estimates` the output estimates of jobs compiled before, both shared by the
+        check of `examine` before, and `estimates` the output estimates of jobs compiled before, both shared by the
         Checkers of the two sides of a diff (compiler.jobcache)."""
         self.options, self.defaults, self.rendered = options, defaults, rendered
         self.compile = compile or compile_object
@@ -80,17 +80,6 @@ class Checker:
     def all_diagnostics(self) -> list[Diagnostic]:
         return [*self.diagnostics, *([self.too_big] if self.too_big is not None else [])]
 
-    def add(self, document: SourceDocument, prefix: JsonPath, obj: Any) -> CompiledJob | Manifest | None:
-        """The valid item for one object (None when it is invalid); its diagnostics go to self.diagnostics.
-
-        `document` is remembered as where the object's identities were first seen: it need not hold data."""
-        passed = self._passed_before(obj)
-        if passed is not None:  # most objects of a rendering: no record of examine()'s is made for them
-            self._produced((passed,), document, prefix)
-            plain: Manifest = obj
-            return plain
-        return self.account(document, prefix, self.examine(document, prefix, obj))
-
     def _passed_before(self, obj: Any) -> Identity | None:
         """The identity of an object other than an MXJob known to pass every check of examine() (the `passed` memo,
         or objectcheck.passing_identity, remembered in the memo), else None: examine() then checks it."""
@@ -104,7 +93,7 @@ class Checker:
 
     def examine(self, document: SourceDocument, prefix: JsonPath, obj: Any) -> Examined:
         """What checking and compiling one object finds on its own, before the checks across objects: it reads
-        nothing of the objects added before (so compiler.stream may examine parts of an input in other
+        nothing of the objects accounted for before (so compiler.engine may examine parts of an input in other
         processes) and changes nothing but the `compile` and `passed` memos."""
         passed = self._passed_before(obj)
         if passed is not None:
@@ -150,7 +139,7 @@ class Checker:
         return examined.item
 
     def may_compile(self, obj: Any) -> bool:
-        """Whether `add` may compile the object: an MXJob, unless the input holds its rendering (its ConfigMap)."""
+        """Whether `examine` may compile the object: an MXJob, unless the input holds its rendering (its ConfigMap)."""
         return isinstance(obj, dict) and is_mxjob(obj) and identity(obj)[2:] not in self.rendered
 
     def _produced(self, identities: Iterable[Identity], document: SourceDocument, prefix: JsonPath) -> None:
