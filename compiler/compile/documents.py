@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic, JsonPath, Severity, has_errors
+from mxjob_gitops.compiler.base.run import Run
 from mxjob_gitops.compiler.compile.checker import Manifest as Manifest
 from mxjob_gitops.compiler.compile.engine import Engine, Settings
 from mxjob_gitops.compiler.compile.engine import InputFacts as InputFacts
@@ -76,12 +77,14 @@ def compile_documents(
     *,
     defaults: bool = True,
     cache: CompileCache | None = None,
+    run: Run | None = None,
 ) -> Plan:
     """Compile every object of every document (compile_job's core per MXJob); other objects pass through.
 
     Without `defaults` jobs are only converted and checked (for `mxjob convert`). A `cache` shared by two
     calls compiles an MXJob found in both once (`mxjob diff`; see compiler.jobcache). The documents are run
-    through compiler.engine in this process, every valid item kept, even of an invalid input.
+    through compiler.engine in this process, every valid item kept, even of an invalid input. `run`: whose
+    workers compile the jobs ahead for the `cache` (None: the installed run, base.run).
     """
     facts = InputFacts()
     for document in documents:
@@ -91,9 +94,9 @@ def compile_documents(
     if cache is not None:  # the jobs the engine will compile, first spread over compiler.fanout's workers
         checker = settings.checker()
         jobs = [obj for document in documents for _prefix, obj in objects_of(document.data) if checker.may_compile(obj)]
-        cache.compile_ahead(jobs, options, defaults, checker.priorities, checker.sources)
+        cache.compile_ahead(jobs, options, defaults, checker.priorities, checker.sources, run)
     engine: Engine[CompiledJob | Manifest] = Engine(
-        [(document, None) for document in documents], [0] * len(documents), settings
+        [(document, None) for document in documents], [0] * len(documents), settings, run
     )
     plan = Plan(options)
     for document, prefix, items in engine.run(_itself, keep_going=True):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic, JsonPath, has_errors
 from mxjob_gitops.compiler.base.fanout import Runner, one_by_one
-from mxjob_gitops.compiler.base.run import current_run
+from mxjob_gitops.compiler.base.run import Run, current_run
 from mxjob_gitops.compiler.compile.checker import Checker, Examined, Manifest
 from mxjob_gitops.compiler.read.source import SourceDocument, iter_objects
 from mxjob_gitops.compiler.render.job import CompiledJob
@@ -112,9 +112,13 @@ class Engine(Generic[R]):
     """Runs passes over the stored documents (see the module docstring); `checker` holds the last pass's
     accounting, `ok` whether it found no error so far."""
 
-    def __init__(self, stored: list[Stored], weights: Sequence[int], settings: Settings) -> None:
-        """`weights`: each document's estimated output (how rounds and parts are cut)."""
+    def __init__(
+        self, stored: list[Stored], weights: Sequence[int], settings: Settings, run: Run | None = None
+    ) -> None:
+        """`weights`: each document's estimated output (how rounds and parts are cut); `run`: whose runner spreads
+        the parts (None: the installed run, base.run)."""
         self.stored, self.weights, self.settings = stored, weights, settings
+        self.context = run if run is not None else current_run()
         self.checker: Checker | None = None
         self.valid_items = 0  # the valid items of the last pass
         self._checked = 0  # diagnostics of the checker already looked at by `ok`
@@ -149,7 +153,7 @@ class Engine(Generic[R]):
         checker = self.checker = self.settings.checker()
         self._checked, self._failed, self.valid_items = 0, failed, 0
         lazy = workers < 2
-        runner: Runner = one_by_one if lazy else current_run().runner
+        runner: Runner = one_by_one if lazy else self.context.runner
         for start, end in self.rounds():
             wanted = render if keep_going or self.ok else None
             task = functools.partial(_examine_part, self.stored, self.settings, wanted, keep_going, lazy, drop)

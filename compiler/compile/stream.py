@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic, has_errors
 from mxjob_gitops.compiler.base.jsonutil import as_dict
 from mxjob_gitops.compiler.base.limits import job_output_bytes, output_limit
-from mxjob_gitops.compiler.base.run import current_run
+from mxjob_gitops.compiler.base.run import Run, current_run
 from mxjob_gitops.compiler.compile import engine as _engine
 from mxjob_gitops.compiler.compile.engine import Engine, InputFacts, Item, Settings, Stored
 from mxjob_gitops.compiler.read.source import ParseStream, iter_objects
@@ -35,9 +35,11 @@ FANOUT_MIN_BYTES = 2 * 1024 * 1024
 class StreamedRender:
     """Add every input with read(), then iterate rendered() once; `diagnostics` is complete after that."""
 
-    def __init__(self, options: RenderOptions, check_first_above: int | None = None) -> None:
-        """`check_first_above`: check every job before rendering any when the output may be larger (bytes)."""
+    def __init__(self, options: RenderOptions, check_first_above: int | None = None, run: Run | None = None) -> None:
+        """`check_first_above`: check every job before rendering any when the output may be larger (bytes); `run`:
+        whose workers render in parts (None: the installed run, base.run)."""
         self.options = options
+        self.run = run if run is not None else current_run()
         self.check_first_above = check_first_above
         self.checked = False  # every object was checked before the first output was handed out
         self.parse_diagnostics: list[Diagnostic] = []
@@ -75,9 +77,9 @@ class StreamedRender:
         is refused without rendering any of it, and a large rendering need not be held back (see
         io.heldout). With more than one worker (in_parts), the items are examined and rendered in parts, where
         the runner puts them (render is then called in a forked process, and what it gives is sent back)."""
-        engine: Engine[R] = Engine(self._stored, self._weights, Settings(self._facts, self.options))
+        engine: Engine[R] = Engine(self._stored, self._weights, Settings(self._facts, self.options), self.run)
         self._engine = engine
-        workers = current_run().workers if self.in_parts else 1
+        workers = self.run.workers if self.in_parts else 1
         failed = has_errors(self.parse_diagnostics)
         if self._check_first():
             for _record in engine.run(None, workers, failed=failed):
@@ -100,7 +102,7 @@ class StreamedRender:
         """Whether rendered() examines and renders the items in parts (known once every input was read): not
         when a document may render to more than a round (then it is rendered here, item by item)."""
         return (
-            current_run().workers >= 2
+            self.run.workers >= 2
             and self._estimate >= FANOUT_MIN_BYTES
             and max(self._weights, default=0) <= _engine.ROUND_BYTES
         )
