@@ -244,3 +244,27 @@ def test_a_directory_rendered_with_workers_is_the_one_rendered_in_one_process(
         assert "0 written" in again.stderr
         trees.append({p.name: p.read_bytes() for p in out.iterdir() if p.is_file()})
     assert trees[0] == trees[1] and len(trees[0]) > 100
+
+
+def test_the_run_passed_is_the_one_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run passed to the entry points, not installed, takes their budget and spreads their parts; the installed
+    run is left alone."""
+    from mxjob_gitops.compiler.compile import jobcache
+    from mxjob_gitops.compiler.compile.documents import compile_documents
+    from mxjob_gitops.compiler.read.source import parse_text
+
+    monkeypatch.setattr(stream, "FANOUT_MIN_BYTES", 0)
+    monkeypatch.setattr(jobcache, "AHEAD_MIN_JOBS", 1)
+    runner, installed = _Sent(), current_run().budget.documents
+    run = Run(runner=runner, workers=3)
+    texts = _texts({f"f{i}.yaml": [full(f"j{i}", 2)] for i in range(6)})
+    streamed = StreamedRender(RenderOptions(), run=run)
+    for file, text in texts:
+        streamed.read(ParseStream(text, file, run=run))
+    assert len(list(streamed.rendered(lambda item: [item]))) == 6 and streamed.ok
+    assert runner.calls == [3] and run.budget.documents == 6
+    documents = [d for file, text in texts for d in parse_text(text, file, run=run).documents]
+    plan = compile_documents(documents, RenderOptions(), cache=jobcache.CompileCache(), run=run)
+    assert plan.ok and len(plan.items) == 6
+    assert runner.calls == [3, 3] and run.budget.documents == 12  # the jobs compiled ahead, in three parts
+    assert current_run().budget.documents == installed

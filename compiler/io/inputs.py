@@ -480,11 +480,11 @@ def _read_stdin() -> str | Unread:
     return decode_limited(sys.stdin.buffer)
 
 
-def kubernetes_files_only(inputs: Inputs) -> Inputs:
+def kubernetes_files_only(inputs: Inputs, run: Run | None = None) -> Inputs:
     """Keep files with a document that has apiVersion and kind (or with an error: a broken manifest is still
     reported; a warning alone, such as a YAML 1.1 boolean key in a CI workflow, does not make a file a manifest);
-    note every file left out on stderr."""
-    notes = current_run().notes
+    note every file left out (to the notes of `run`, None for the installed run)."""
+    notes = (run if run is not None else current_run()).notes
     kept = {
         d.file
         for d in inputs.documents
