@@ -15,7 +15,6 @@ from mxjob_gitops.compiler.base.run import current_run
 # Every fast path, by name, and where its exact twin is.
 SHORTCUTS: Final = {
     "reader": "read.fastread (rapidyaml, text-cut documents) beside read.source's PyYAML reading",
-    "constructor": "read.construct and remembered scalar tags beside PyYAML's constructor (read.goloader)",
     "identity": "rules.objectcheck.passing_identity beside the full identity check (compile.checker)",
     "memo": "rules.kubevalidate.memo (pod specs found valid before) beside checking every spec",
     "acceptance": "validate.kubeschema.accepted_fast (the compiled validator) beside jsonschema's",
