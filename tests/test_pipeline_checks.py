@@ -57,7 +57,9 @@ def _add(obj: Any, relaxed: bool, shortcut: bool, monkeypatch: pytest.MonkeyPatc
         checker = InputFacts().checker(RenderOptions(kubernetes_version="1.36" if relaxed else "1.35"))
         checker.passed = passed
         document = SourceDocument(obj, "objects.yaml", 0)
-        item = checker.account(document, (), checker.examine(document, (), obj))
+        examined = checker.examine(document, (), obj)
+        checker.account(document, (), examined.diagnostics, examined.identities, examined.estimate)
+        item = examined.item
         return (
             item is obj,
             item is None,

@@ -129,14 +129,21 @@ class Checker:
         identities = list(job_identities(job, self.options, compiled.gang))
         return Examined(compiled, found, identities, self._job_estimate(job))
 
-    def account(self, document: SourceDocument, prefix: JsonPath, examined: Examined) -> CompiledJob | Manifest | None:
-        """Take in what examine() found of the next object of the input, with the checks across objects (a second
-        producer of an object, the output-size limit); the item, or None when the object is invalid."""
-        self.diagnostics.extend(examined.diagnostics)
-        if examined.estimate is not None:
-            self._estimate(examined.estimate, document, prefix)
-        self._produced(examined.identities, document, prefix)
-        return examined.item
+    def account(
+        self,
+        document: SourceDocument,
+        prefix: JsonPath,
+        diagnostics: list[Diagnostic],
+        identities: list[Identity],
+        estimate: int | None,
+    ) -> None:
+        """Take in what examine() found of the next object of the input (its diagnostics, identities and estimate),
+        with the checks across objects: a second producer of an object, the output-size limit."""
+        if diagnostics:
+            self.diagnostics.extend(diagnostics)
+        if estimate is not None:
+            self._estimate(estimate, document, prefix)
+        self._produced(identities, document, prefix)
 
     def may_compile(self, obj: Any) -> bool:
         """Whether `examine` may compile the object: an MXJob, unless the input holds its rendering (its ConfigMap)."""
@@ -146,11 +153,12 @@ class Checker:
         """Remember where each identity was first produced; what an object produces that another object produced
         before is one error (MXJ210) per earlier producer, at the object's metadata.name: the same job in two files
         is one line naming both, not one per Pod and Service."""
+        here = (document, prefix)
         clashes: dict[tuple[int, JsonPath], list[Identity]] = {}
         earlier: dict[tuple[int, JsonPath], tuple[SourceDocument, JsonPath]] = {}
         for ident in identities:
-            first = self.seen.setdefault(ident, (document, prefix))
-            if first[0] is not document or first[1] != prefix:
+            first = self.seen.setdefault(ident, here)
+            if first is not here and (first[0] is not document or first[1] != prefix):
                 key = (id(first[0]), first[1])
                 clashes.setdefault(key, []).append(ident)
                 earlier[key] = first

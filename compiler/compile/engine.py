@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic, JsonPath, has_errors
 from mxjob_gitops.compiler.base.fanout import Runner, one_by_one
 from mxjob_gitops.compiler.base.run import Run, current_run
-from mxjob_gitops.compiler.compile.checker import Checker, Examined, Manifest
+from mxjob_gitops.compiler.compile.checker import Checker, Manifest
 from mxjob_gitops.compiler.read.source import SourceDocument, iter_objects
 from mxjob_gitops.compiler.render.job import CompiledJob
 from mxjob_gitops.compiler.render.options import RenderOptions
@@ -161,7 +161,7 @@ class Engine(Generic[R]):
             for records in runner(task, _parts(self.weights, start, end, workers)):
                 for index, prefix, diagnostics, identities, estimate, valid, output, item in records:
                     document = self.stored[index][0]
-                    checker.account(document, prefix, Examined(None, diagnostics, identities, estimate))
+                    checker.account(document, prefix, diagnostics, identities, estimate)
                     self.valid_items += valid
                     if item is not None and render is not None and (keep_going or self.ok):
                         yield document, prefix, render(item)  # lazily: examined, accounted, then rendered
