@@ -6,7 +6,7 @@ objects of an input where the run's runner puts them and accounts for them here,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,6 +71,7 @@ class Checker:
         self.compile = compile or compile_object
         self.passed, self.estimates = passed, estimates
         self.relaxed = relaxed_service_names(options.kubernetes_version)
+        self.shortcut = not exact("identity")
         self.priorities, self.sources = priorities, sources
         self.diagnostics: list[Diagnostic] = []
         self.seen: dict[Identity, tuple[SourceDocument, JsonPath]] = {}
@@ -80,13 +81,13 @@ class Checker:
     def all_diagnostics(self) -> list[Diagnostic]:
         return [*self.diagnostics, *([self.too_big] if self.too_big is not None else [])]
 
-    def _passed_before(self, obj: Any) -> Identity | None:
+    def passed_before(self, obj: Any) -> Identity | None:
         """The identity of an object other than an MXJob known to pass every check of examine() (the `passed` memo,
-        or objectcheck.passing_identity, remembered in the memo), else None: examine() then checks it."""
+        or objectcheck.passing_identity, remembered in the memo), else None: examine_in_full() then checks it."""
         known = self.passed.get(id(obj)) if self.passed is not None else None
         if known is not None and known[0] is obj and known[1] == self.relaxed:
             return known[2]
-        passing = None if exact("identity") else passing_identity(obj, self.relaxed)
+        passing = passing_identity(obj, self.relaxed) if self.shortcut else None
         if passing is not None and self.passed is not None:
             self.passed[id(obj)] = (obj, self.relaxed, passing)
         return passing
@@ -95,9 +96,13 @@ class Checker:
         """What checking and compiling one object finds on its own, before the checks across objects: it reads
         nothing of the objects accounted for before (so compiler.engine may examine parts of an input in other
         processes) and changes nothing but the `compile` and `passed` memos."""
-        passed = self._passed_before(obj)
+        passed = self.passed_before(obj)
         if passed is not None:
             return Examined(obj, [], [passed])
+        return self.examine_in_full(document, prefix, obj)
+
+    def examine_in_full(self, document: SourceDocument, prefix: JsonPath, obj: Any) -> Examined:
+        """examine() of an object passed_before() does not know."""
         found: list[Diagnostic] = []
         job_spec = isinstance(obj, dict) and is_mxjob(obj)
         problem, at = ("", ()) if job_spec else not_an_object(obj)
@@ -133,8 +138,8 @@ class Checker:
         self,
         document: SourceDocument,
         prefix: JsonPath,
-        diagnostics: list[Diagnostic],
-        identities: list[Identity],
+        diagnostics: Sequence[Diagnostic],
+        identities: Sequence[Identity],
         estimate: int | None,
     ) -> None:
         """Take in what examine() found of the next object of the input (its diagnostics, identities and estimate),

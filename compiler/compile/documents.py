@@ -87,27 +87,26 @@ def compile_documents(
     workers compile the jobs ahead for the `cache` (None: the installed run, base.run).
     """
     facts = InputFacts()
-    for document in documents:
-        for _prefix, obj in objects_of(document.data):
-            facts.learn(document, obj)
+    objects = [(document, obj) for document in documents for _prefix, obj in objects_of(document.data)]
+    for document, obj in objects:
+        facts.learn(document, obj)
     settings = Settings(facts, options, defaults, cache)
     if cache is not None:  # the jobs the engine will compile, first spread over compiler.fanout's workers
         checker = settings.checker()
-        jobs = [obj for document in documents for _prefix, obj in objects_of(document.data) if checker.may_compile(obj)]
+        jobs = [obj for _document, obj in objects if checker.may_compile(obj)]
         cache.compile_ahead(jobs, options, defaults, checker.priorities, checker.sources, run)
+    del objects
     engine: Engine[CompiledJob | Manifest] = Engine(
         [(document, None) for document in documents], [0] * len(documents), settings, run
     )
     plan = Plan(options)
-    for document, prefix, items in engine.run(_itself, keep_going=True):
-        plan.items.extend(items)
-        plan.origins.append((document, prefix))
+    items, origins = plan.items, plan.origins
+    for document, prefix, item, _output in engine.run(None, keep_going=True):
+        if item is not None:  # always: the one part is run here
+            items.append(item)
+            origins.append((document, prefix))
     plan.diagnostics = engine.checker.all_diagnostics() if engine.checker is not None else []
     return plan
-
-
-def _itself(item: CompiledJob | Manifest) -> tuple[CompiledJob | Manifest]:
-    return (item,)
 
 
 def sort_diagnostics(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:

@@ -145,32 +145,38 @@ class Engine(Generic[R]):
         failed: bool = False,
         keep_going: bool = False,
         drop: bool = False,
-    ) -> Iterator[tuple[SourceDocument, JsonPath, Iterable[R]]]:
-        """One pass: (document, prefix, render(item)) of each valid item in input order while no error was found
-        (`failed`: one was found before, e.g. in parsing; `keep_going`: render every valid item anyway). Every
-        object is checked to the end. `workers`: how many parts each round is cut into, run by the run's runner
-        (one: run here, lazily). `drop`: forget each document's bytes once it is examined."""
+    ) -> Iterator[tuple[SourceDocument, JsonPath, Item | None, list[R] | None]]:
+        """One pass: each valid item in input order while no error was found (`failed`: one was found before, e.g.
+        in parsing; `keep_going`: every valid item anyway), as (document, prefix, item, None) when its part was run
+        here lazily (the caller renders it: examined, accounted for, then rendered) or (document, prefix, None,
+        render(item)) when its part was rendered where the runner put it. Nothing when neither `render` nor
+        `keep_going` asks for the items (a pass that only checks). Every object is checked to the end. `workers`:
+        how many parts each round is cut into, run by the run's runner (one: run here, lazily). `drop`: forget each
+        document's bytes once it is examined."""
         checker = self.checker = self.settings.checker()
         self._checked, self._failed, self.valid_items = 0, failed, 0
         lazy = workers < 2
         runner: Runner = one_by_one if lazy else self.context.runner
+        stored, account, wants_items = self.stored, checker.account, render is not None or keep_going
         for start, end in self.rounds():
             wanted = render if keep_going or self.ok else None
-            task = functools.partial(_examine_part, self.stored, self.settings, wanted, keep_going, lazy, drop)
-            pending: list[tuple[SourceDocument, JsonPath, Iterable[R]]] = []
+            task = functools.partial(_examine_part, stored, self.settings, wanted, keep_going, lazy, drop)
+            pending: list[tuple[SourceDocument, JsonPath, None, list[R]]] = []
+            valid_items = 0
             for records in runner(task, _parts(self.weights, start, end, workers)):
                 for index, prefix, diagnostics, identities, estimate, valid, output, item in records:
-                    document = self.stored[index][0]
-                    checker.account(document, prefix, diagnostics, identities, estimate)
-                    self.valid_items += valid
-                    if item is not None and render is not None and (keep_going or self.ok):
-                        yield document, prefix, render(item)  # lazily: examined, accounted, then rendered
+                    document = stored[index][0]
+                    account(document, prefix, diagnostics, identities, estimate)
+                    valid_items += valid
+                    if item is not None and wants_items and (keep_going or self.ok):
+                        yield document, prefix, item, None
                     elif output is not None:
-                        pending.append((document, prefix, output))
+                        pending.append((document, prefix, None, output))
+            self.valid_items += valid_items
             if drop:  # the bytes are no longer needed; the documents stay (diagnostic locations)
                 for index in range(start, end):
-                    if self.stored[index][1] is not None:
-                        self.stored[index] = (self.stored[index][0], b"")
+                    if stored[index][1] is not None:
+                        stored[index] = (stored[index][0], b"")
             if keep_going or self.ok:
                 yield from pending
 
@@ -180,7 +186,7 @@ class Engine(Generic[R]):
 # records are sent: the item stays, only the rendering crosses) or the item itself (a part run here lazily: the
 # engine renders it once it is accounted for). A plain tuple: a part of a rendering sends tens of thousands,
 # and pickle takes a NamedTuple holding a dataclass three times as long.
-_Record = tuple[int, JsonPath, list[Diagnostic], list[Identity], int | None, bool, list[R] | None, Item | None]
+_Record = tuple[int, JsonPath, Sequence[Diagnostic], list[Identity], int | None, bool, list[R] | None, Item | None]
 
 
 def _examine_part(
@@ -216,23 +222,20 @@ def _records(
         if lazy and drop and blob is not None:
             stored[index] = (slim, b"")
         for prefix, obj in iter_objects(document):
-            examined = checker.examine(slim, prefix, obj)
-            failed = failed or (not keep_going and has_errors(examined.diagnostics))
-            item = examined.item
+            passed = checker.passed_before(obj)  # most objects of a rendering: nothing to examine
+            if passed is not None:
+                item: Item | None = obj
+                diagnostics: Sequence[Diagnostic] = ()
+                identities, estimate = [passed], None
+            else:
+                examined = checker.examine_in_full(slim, prefix, obj)
+                item, diagnostics = examined.item, examined.diagnostics
+                identities, estimate = examined.identities, examined.estimate
+                failed = failed or (not keep_going and has_errors(diagnostics))
             output = None
             if not lazy and render is not None and item is not None and not failed:
                 output = list(render(item))
-            kept = item if lazy else None
-            yield (
-                index,
-                prefix,
-                examined.diagnostics,
-                examined.identities,
-                examined.estimate,
-                item is not None,
-                output,
-                kept,
-            )
+            yield (index, prefix, diagnostics, identities, estimate, item is not None, output, item if lazy else None)
 
 
 def _cut(weights: Sequence[int], limit: int) -> list[tuple[int, int]]:

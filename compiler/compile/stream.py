@@ -89,8 +89,11 @@ class StreamedRender:
             self.checked = True
         else:  # a round is accounted for before anything of it is handed out
             self.checked = workers >= 2 and len(engine.rounds()) == 1
-        for _document, _prefix, output in engine.run(render, workers, failed=failed, drop=True):
-            yield from output
+        for _document, _prefix, item, output in engine.run(render, workers, failed=failed, drop=True):
+            if output is not None:  # rendered in a part
+                yield from output
+            elif item is not None:  # examined here and accounted for: rendered now
+                yield from render(item)
 
     @property
     def valid_items(self) -> int:
