@@ -8,7 +8,7 @@ edited between a diff's sides. Each was a bespoke equality test's generator; her
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +32,18 @@ INPUTS = sorted(
 )
 
 
-def inputs_and_renderings() -> Iterator[tuple[str, str]]:
-    """Every example, golden and corpus input, and the rendering of each that renders."""
+@functools.cache
+def inputs_and_renderings() -> tuple[tuple[str, str], ...]:
+    """Every example, golden and corpus input, and the rendering of each that renders (made once, when asked)."""
+    found = []
     for path in INPUTS:
         text = path.read_text(encoding="utf-8")
-        yield path.name, text
+        found.append((path.name, text))
         parsed = parse_text(text, path.name, fast=False)
         plan = compile_documents(parsed.documents, RenderOptions())
         if plan.ok and not parsed.diagnostics:
-            yield path.name + " rendered", "".join("---\n" + to_yaml(m) for m in plan.manifests())
+            found.append((path.name + " rendered", "".join("---\n" + to_yaml(m) for m in plan.manifests())))
+    return tuple(found)
 
 
 # Texts the fast reader reads (every one of them must be taken by it).

@@ -7,7 +7,7 @@ the loader's own constructor (`Fallback`) as soon as it meets anything else: a m
 a tag other than map, seq, str, int, float, bool and null. Scalar values are made by the loader's own
 constructor methods, remembered per (tag, text) (a rendered stream repeats a few thousand scalars);
 floats are made afresh each time, because the loader records a problem for every non-finite one.
-The result, including the problems recorded on the way, equals the slow path's (tests/test_construct.py).
+The result, including the problems recorded on the way, equals the slow path's (tests/test_exact_mode.py).
 """
 
 from __future__ import annotations
