@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler import RenderOptions
@@ -592,6 +592,8 @@ _VALID_MAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a",
 
 @settings(max_examples=80, deadline=None, suppress_health_check=_SLOW)
 @given(objects=st.lists(gen.identity_objects(), min_size=1, max_size=8), version=st.sampled_from(["1.35", "1.36"]))
+@example(objects=[{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "1-front"}}], version="1.35")
+@example(objects=[{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"namespace": ""}}], version="1.35")
 def test_objects_at_the_identity_rules_edges_are_judged_alike(
     objects: list[Any], version: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -671,6 +673,27 @@ def test_rendered_objects_with_one_value_changed_are_judged_alike(
     stream = yaml.safe_dump_all([*samples, mutant], sort_keys=False)
     args = ["validate", "--strict" if strict else "--no-strict", "-"]
     _alike(monkeypatch, args, f"{path}", stdin=stream, taken=("acceptance",))
+
+
+# Objects the compiled validator and the explaining one once told apart (a float where Kubernetes wants an integer).
+_TOLD_APART = [
+    (("spec", "containers", 0, "imagePullPolicyy"), "Always"),  # unknown field
+    (("spec", "containers", 0, "ports"), [{"containerPort": "eighty"}]),  # wrong type
+    (("spec", "containers", 0, "ports"), [{"containerPort": 80.0}]),
+    (("spec", "containers"), None),
+    (("metadata", "labels"), {"a": 1}),
+]
+
+
+@pytest.mark.parametrize(("path", "value"), _TOLD_APART)
+def test_objects_the_validators_once_told_apart_are_judged_alike(
+    path: tuple[str | int, ...], value: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pod_object = next(m for m in gen.example_renderings() if m["kind"] == "Pod")
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {"ports": [{"port": 80.0}]}}
+    stream = yaml.safe_dump_all([pod_object, gen.replaced(pod_object, path, value), service], sort_keys=False)
+    fast = _alike(monkeypatch, ["validate", "-"], stdin=stream, taken=("acceptance",))
+    assert "1 valid, 2 invalid" in fast.stdout + fast.stderr
 
 
 _JOBS = gen.example_jobs()
