@@ -408,6 +408,22 @@ def test_a_rendered_stream_read_in_chunks_validates_alike(
     _alike(monkeypatch, ["validate", "--format", "json", "-"], stdin=large_rendering, taken=("reader", "parts"))
 
 
+# Objects given as they are: checked while read (vouched for when valid), or after.
+_GIVEN = [
+    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "plain"}, "data": {"a": "1"}},
+    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "unknown-field"}, "bogus": 1},
+    {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "float-port"}, "spec": {"ports": [{"port": 80.0}]}},
+    {"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "l"}}]},
+    {"apiVersion": "v1", "kind": "List", "items": []},
+]
+
+
+@pytest.mark.parametrize("strict", ["--strict", "--no-strict"])
+def test_objects_checked_while_read_are_judged_alike(strict: str, pad: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    stream = yaml.safe_dump_all(_GIVEN, sort_keys=False)
+    _alike(monkeypatch, ["validate", strict, pad, "-"], stdin=stream, taken=("reader", "vouching"))
+
+
 def test_the_mutation_catalogs_read_in_chunks_validate_alike(
     readable_catalog: str, pad: str, in_parts: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
