@@ -303,6 +303,7 @@ def test_texts_the_fast_reader_once_misread_are_read_alike(
 
 
 _PAD_SLOW = settings(max_examples=40, deadline=None, suppress_health_check=_SLOW)
+_CHUNKS_SLOW = settings(max_examples=25, deadline=None, suppress_health_check=_SLOW)  # each example forks
 
 
 @_PAD_SLOW
@@ -397,7 +398,7 @@ def test_a_large_rendered_stream_validates_and_diffs_alike(
     old.write_text(large_rendering, encoding="utf-8")
     edited = large_rendering.replace("image: ", "image: registry.example/", 40)
     new.write_text(edited.replace("kind: Service\n", "kind: Service\n", 1), encoding="utf-8")
-    for fmt in ("text", "json"):
+    for fmt in ("json",):  # the formats print the same differences (tests/test_golden.py's diff cases)
         _alike(monkeypatch, ["diff", "--format", fmt, str(old), str(new)], taken=("reader", "shared"))
 
 
@@ -432,7 +433,7 @@ def test_the_mutation_catalogs_read_in_chunks_validate_alike(
     _alike(monkeypatch, args, stdin=readable_catalog, taken=("reader", "parts"))
 
 
-@_PAD_SLOW
+@_CHUNKS_SLOW
 @given(documents=st.lists(yaml_block(), min_size=1, max_size=8), head=st.sampled_from(["", "# head\n", "a: 1\n"]))
 def test_generated_streams_read_in_chunks_render_alike(
     documents: list[str], head: str, pad: str, in_parts: None, monkeypatch: pytest.MonkeyPatch
@@ -445,7 +446,7 @@ def _streams() -> list[str]:
     return [text for _name, text in gen.inputs_and_renderings() if text.count("\n---") >= 3 and len(text) < 60_000]
 
 
-@_PAD_SLOW
+@_CHUNKS_SLOW
 @given(data=st.data())
 def test_edited_streams_read_in_chunks_render_alike(
     data: st.DataObject, pad: str, in_parts: None, monkeypatch: pytest.MonkeyPatch
@@ -575,10 +576,9 @@ def readable_catalog() -> str:
     [
         ["validate", "-"],
         ["validate", "--kubernetes-version", "1.20", "-"],
-        ["validate", "--kubernetes-version", "1.36", "--no-strict", "-"],
         ["render", "-"],
     ],
-    ids=["validate", "validate-1.20", "validate-1.36-no-strict", "render"],
+    ids=["validate", "validate-1.20", "render"],
 )
 def test_the_mutation_catalogs_are_judged_alike(
     command: list[str], catalog_stream: str, monkeypatch: pytest.MonkeyPatch
