@@ -7,10 +7,12 @@ x 10 replicas. Measured: `mxjob render INPUT > FILE` (start-up, parsing, validat
 writing). Baselines, each a whole process writing into a file and run in turn with it (A B C ...):
 `bench/baseline.py json` (json.dumps of the very same objects, loaded from a pickle), the same with
 PyYAML's C dumper, and `cat` of the rendered output (the I/O floor); at 1,000 x 10 also `bench/baseline.py
-emit`, our own emitter alone on the same objects (the Python floor under the json.dumps target). Targets:
-1,000 x 10 <= 1.0x the json.dumps process; one small job <= 0.1 s and <= 2.5x `python -c "import yaml"`. The
-PyYAML baseline runs in every case although it is the slowest process of each round (about 2.5x a render at
-1,000 x 10, 20x at 1 x 10,000): with all three cases `make bench` spends about 15 minutes of its time on it.
+emit`, our own emitter alone on the same objects (the Python floor under the json.dumps target). Targets
+(docs/development.md#benchmark-figures), each against its peer in the same run: 1,000 x 10 <= 1.5x the
+json.dumps process; one small job <= 2.5x `python -c "import yaml"` (Argo CD starts the plugin once per
+application). The PyYAML baseline runs in every case although it is the slowest process of each round (about
+2.5x a render at 1,000 x 10, 20x at 1 x 10,000): with all three cases `make bench` spends about 15 minutes of
+its time on it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,7 +30,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import MXJOB, REPO, interleave, machine, print_comparison, run, run_into, verdict
+from harness import MXJOB, REPO, interleave, machine, print_comparison, run, run_into
 
 sys.path.insert(0, str(REPO))
 
@@ -38,8 +39,8 @@ from mxjob_gitops.compiler.base.limits import DEFAULT_MAX_PODS as MAX_PODS
 from mxjob_gitops.compiler.base.limits import estimated_output_bytes, output_limit
 
 BASELINE = [sys.executable, str(REPO / "bench" / "baseline.py")]
-SMALL_JOB_SECONDS = 0.1
 SMALL_JOB_RATIO = 2.5  # x `python -c "import yaml"`
+RENDER_RATIO = 1.5  # 1,000 jobs x 10: x the json.dumps process of the same objects
 
 
 def _template(image: str, gpus: int) -> dict[str, Any]:
@@ -140,7 +141,7 @@ def bench_case(label: str, jobs: list[dict[str, Any]], pairs: int, tmp: Path, ta
         title,
         names,
         series,
-        target=(1, 1.0) if targeted else None,
+        target=(1, RENDER_RATIO) if targeted else None,
         pairs=[(0, 1), (0, 2), (0, 3), (0, 4), (4, 1)] if targeted else None,
     )
     for path in (source, objects, ours, rendered, theirs):
@@ -207,11 +208,6 @@ def bench_latency(tmp: Path, pairs: int) -> None:
         series,
         target=(1, SMALL_JOB_RATIO),
         pairs=[(0, 1), (0, 2), (0, 3), (0, 4), (4, 1), (0, 5), (5, 1)],
-    )
-    wall, cpu = statistics.median(series[0].seconds), statistics.median(series[0].cpu_seconds)
-    print(
-        f"  target: a small job <= {SMALL_JOB_SECONDS:g} s: {verdict(wall, SMALL_JOB_SECONDS)} "
-        f"(CPU time: {verdict(cpu, SMALL_JOB_SECONDS)})"
     )
 
 

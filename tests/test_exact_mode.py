@@ -4,8 +4,8 @@ The one differential test of the fast paths: the same commands run in process on
 paths on and off (`_both`), and must print the same bytes on stdout and stderr, write the same files and exit
 alike (`_same`). The inputs: every golden case (against its expected files), example and corpus file and their
 renderings, every edit of the mutation catalogs, and the generators of tests/exact_inputs.py and tests/yamlgen.py,
-each aimed at one shortcut: texts that once told the fast reader from the exact one, generated tagged values for
-the fast constructor, objects at the identity rules' edges, pod specs with changed env values for the memo, one
+each aimed at one shortcut: texts that once told the fast reader from the exact one, values that do not fit their
+tags, objects at the identity rules' edges, pod specs with changed env values for the memo, one
 value changed in rendered objects for the compiled validator, jobs at the judge's name limits, lines that trap a
 cut by text and edited trees of jobs for a diff's shared parses and compile memo, three renders into a directory
 for the stat cache; large streams and a runner forced for the forked parts and chunks.
@@ -39,7 +39,7 @@ from mxjob_gitops.compiler.compile.checker import job_output_estimate
 from mxjob_gitops.compiler.compile.job import compile_object
 from mxjob_gitops.compiler.io import forked, runcontext, statcache
 from mxjob_gitops.compiler.io.inputs import SharedParses
-from mxjob_gitops.compiler.read import construct, fastread, readahead, source
+from mxjob_gitops.compiler.read import fastread, readahead, source
 from mxjob_gitops.compiler.render.emit import to_yaml
 from mxjob_gitops.compiler.rules.kubevalidate import memo, pod
 from mxjob_gitops.compiler.validate import validation
@@ -100,7 +100,6 @@ def _spies(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     is the fork). The memo starts empty; forks are allowed beside threads earlier tests left (as
     tests/test_fanout.py's runner tests do), not beside a thread of this test."""
     _count_when(monkeypatch, source, "read_documents", "reader", lambda found, *_: found is not None)
-    _count_when(monkeypatch, construct.FastConstructor, "document", "constructor", lambda *_: True)
     _count_when(monkeypatch, checker, "passing_identity", "identity", lambda found, *_: found is not None)
     _count_when(monkeypatch, validation, "accepted_fast", "acceptance", lambda accepted, *_: bool(accepted))
     _count_when(monkeypatch, validation, "clean_document", "vouching", lambda clean, *_: bool(clean))
@@ -228,7 +227,7 @@ def test_golden_cases_are_the_same_without_fast_paths(case: Path, monkeypatch: p
 @pytest.mark.parametrize("path", [*JOB_EXAMPLE_FILES, *CORPUS], ids=lambda p: p.name)
 def test_examples_and_corpus_read_render_and_validate_alike(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for command in (["render", str(path)], ["render", "--format", "json", str(path)], ["validate", str(path)]):
-        _alike(monkeypatch, command, taken=("constructor",))
+        _alike(monkeypatch, command)
 
 
 @pytest.fixture(scope="module")
@@ -342,20 +341,10 @@ def test_edited_texts_read_alike(data: st.DataObject, pad: str, monkeypatch: pyt
     _alike(monkeypatch, ["render", pad, "-"], text, stdin=text, taken=("reader",))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=_SLOW)
-@given(blocks=st.lists(gen.TAGGED_BLOCK, min_size=1, max_size=3), root=gen.FLOW)
-def test_generated_tagged_values_construct_alike(blocks: list[str], root: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """tests/exact_inputs.py's tagged and untagged values (PyYAML's constructor and the fast one), ConfigMaps'
-    values and a document of their own; read by the exact reader (small, tagged), constructed either way."""
-    stream = gen.config_map("plain", "a: 1\n")  # one the fast constructor builds
-    stream += "".join(gen.config_map(f"tagged-{n}", block) for n, block in enumerate(blocks)) + f"---\n{root}\n"
-    _alike(monkeypatch, ["render", "-"], stream, stdin=stream, taken=("constructor",))
-
-
 @pytest.mark.parametrize("text", [*gen.MISFITS, "a: [!!int x, !!int x, !!int 1, !!int 1]\n"])
 def test_values_that_do_not_fit_their_tags_are_reported_alike(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     for written in (text, gen.config_map("misfit", text)):
-        fast = _alike(monkeypatch, ["render", "-"], written, stdin=written, taken=("constructor",))
+        fast = _alike(monkeypatch, ["render", "-"], written, stdin=written)
         assert fast.exit_code != 0 and "is not a valid !!" in fast.stderr
 
 

@@ -152,3 +152,18 @@ def test_the_command_line_silences_descriptor_2_around_native_parses(capfd: pyte
         os.write(2, b"native parse error\n")
     os.write(2, b"after\n")
     assert capfd.readouterr().err == "after\n"
+
+
+def test_equal_string_values_of_a_fast_read_are_one_object(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rendering repeats a few thousand strings hundreds of thousands of times: the fast reader keeps one object
+    per distinct value (in mappings and in lists, across documents), so that a large stream's values cost their
+    distinct texts once (validate's peak memory, docs/performance.md)."""
+    monkeypatch.setattr(source, "FAST_READ_MIN_CHARS", 0)
+    text = "".join(f"---\nimage: mxnet:1.9\nargs: [--kv-store, dist_sync, job-{i}]\nname: job-{i}\n" for i in range(3))
+    documents = [d.data for d in parse_text(text, "in.yaml").documents]
+    images = [d["image"] for d in documents]
+    flags = [d["args"][0] for d in documents] + [d["args"][1] for d in documents]
+    assert images == ["mxnet:1.9"] * 3 and all(image is images[0] for image in images)
+    assert all(flag is flags[0] for flag in flags[:3]) and all(flag is flags[3] for flag in flags[3:])
+    assert documents[0]["name"] is not documents[1]["name"]  # different texts stay apart
+    assert [d.data for d in parse_text(text, "in.yaml", fast=False).documents] == documents

@@ -44,6 +44,10 @@ HEAVY = (
     "traceback",
     "mxjob_gitops.reconciler",
     "mxjob_gitops.compiler.io.output_dir",
+    # The GitOps objects of shards (render -o DIR --shard-size N --repo-url URL) and what only they use.
+    "mxjob_gitops.compiler.render.gitopsunits",
+    "mxjob_gitops.compiler.integrations.gitopsinput",
+    "hashlib",
     "mxjob_gitops.compiler.cli.diff",
     "mxjob_gitops.compiler.cli.validate",
     "mxjob_gitops.compiler.diff.changes",

@@ -44,6 +44,9 @@ MAX_RUN_DOCUMENTS: Final = 100_000
 MAX_IN_PLACE_JOBS: Final = 1_000
 # Directories below an input path (and path components below it in a Git revision); the walk is iterative.
 MAX_DIRECTORY_DEPTH: Final = 100
+# The largest `render -o DIR --shard-size N` (compiler.compile.shards; the option's range is checked before the
+# shard code is imported).
+MAX_SHARD_SIZE: Final = 100_000
 
 
 @dataclass(frozen=True, slots=True)

@@ -164,6 +164,8 @@ def render_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _check_move(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    if not values:
+        return values
     from mxjob_gitops.compiler.compile.shards import job_unit
 
     for value in values:
@@ -174,7 +176,7 @@ def _check_move(_ctx: click.Context, _param: click.Parameter, values: tuple[str,
 
 def shard_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """render -o's layout options (they change where files go, not what is rendered): --shard-size, --move-job."""
-    from mxjob_gitops.compiler.compile.shards import MAX_SHARD_SIZE
+    from mxjob_gitops.compiler.base.limits import MAX_SHARD_SIZE
 
     command = click.option(
         "--move-job",
@@ -194,11 +196,16 @@ def shard_options(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
-def _checked(check: Callable[[str], str]) -> Callable[[click.Context, click.Parameter, str | None], str | None]:
-    """A click callback that refuses a value `check` finds a problem with (the value escaped in the message)."""
+def _checked(check: str) -> Callable[[click.Context, click.Parameter, str | None], str | None]:
+    """A click callback that refuses a value integrations.gitopsinput's `check` finds a problem with (the value
+    escaped in the message); the module is imported when such an option is given."""
 
     def callback(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-        if value is not None and (problem := check(value)):
+        if value is None:
+            return value
+        from mxjob_gitops.compiler.integrations import gitopsinput
+
+        if problem := getattr(gitopsinput, check)(value):
             from mxjob_gitops.compiler.base.escape import terminal
 
             raise click.BadParameter(f"{terminal(value[:120])!r} {problem}")
@@ -209,9 +216,8 @@ def _checked(check: Callable[[str], str]) -> Callable[[click.Context, click.Para
 
 def unit_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """render -o --shard-size's GitOps objects (docs/argocd.md, docs/flux.md): --repo-url and what it takes; the
-    command receives them as one `units: UnitSettings | None`."""
-    from mxjob_gitops.compiler.integrations import gitopsinput as check
-    from mxjob_gitops.compiler.render.gitopsunits import DEFAULT_PROJECT, DEFAULT_REVISION, UnitSettings
+    command receives them as one `units: UnitSettings | None` (their modules are imported when the command runs:
+    a render without them never needs them)."""
 
     @functools.wraps(command)
     def wrapper(
@@ -230,6 +236,11 @@ def unit_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "--gitops-namespace": gitops_namespace,
         }
         given = [flag for flag, value in flags.items() if value is not None]
+        if repo_url is None and not given:
+            return command(*args, units=None, repo_path=repo_path, **kwargs)
+        from mxjob_gitops.compiler.integrations import gitopsinput as check
+        from mxjob_gitops.compiler.render.gitopsunits import DEFAULT_PROJECT, DEFAULT_REVISION, UnitSettings
+
         if problem := check.misuse(repo_url, given, kwargs.get("shard_size"), kwargs.get("target", "")):
             raise click.UsageError(problem)
         units = None
@@ -242,20 +253,20 @@ def unit_options(command: Callable[..., Any]) -> Callable[..., Any]:
     decorated: Callable[..., Any] = wrapper
     for option in reversed(
         (
-            click.option("--repo-url", callback=_checked(check.url_problem), metavar="URL",
+            click.option("--repo-url", callback=_checked("url_problem"), metavar="URL",
                          help="With -o DIR --shard-size N and --target argocd|flux: also write the objects that sync "
                          "the shards from this Git repository (an ApplicationSet, or Flux Kustomizations and their "
                          "GitRepository) into DIR."),
-            click.option("--revision", callback=_checked(check.revision_problem), metavar="REV",
+            click.option("--revision", callback=_checked("revision_problem"), metavar="REV",
                          help="With --repo-url: the branch, refs/... name or commit to sync (default: HEAD, the "
                          "default branch, which Flux is given as the branch main)."),
-            click.option("--repo-path", callback=_checked(check.repo_path_problem), metavar="PATH",
+            click.option("--repo-path", callback=_checked("repo_path_problem"), metavar="PATH",
                          help="With --repo-url: DIR's path from the repository's root (default: read with git; "
                          "outside a Git work tree, DIR is taken as the root)."),
-            click.option("--project", callback=_checked(check.label_problem), metavar="NAME",
+            click.option("--project", callback=_checked("label_problem"), metavar="NAME",
                          help="With --repo-url and --target argocd: the Applications' Argo CD project (default: "
                          "default)."),
-            click.option("--gitops-namespace", callback=_checked(check.label_problem), metavar="NS",
+            click.option("--gitops-namespace", callback=_checked("label_problem"), metavar="NS",
                          help="With --repo-url: the namespace of the ApplicationSet (default: argocd) or of the Flux "
                          "objects (default: flux-system)."),
         )

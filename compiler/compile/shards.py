@@ -14,11 +14,11 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mxjob_gitops.compiler.base.limits import MAX_SHARD_SIZE
 from mxjob_gitops.compiler.render.job import CompiledJob
 from mxjob_gitops.compiler.rules.objectcheck import identity
 
 RECORD = "shards.yaml"
-MAX_SHARD_SIZE = 100_000
 _SHARD = re.compile(r"shard-([0-9]{4,9})")
 _UNIT = re.compile(r"[A-Za-z][A-Za-z0-9]{0,62} (?:[a-z0-9][a-z0-9.-]{0,252}/)?[A-Za-z0-9][A-Za-z0-9.:_@-]{0,252}")
 _HEADER = (

@@ -212,7 +212,7 @@ def _read_chunk(
     tree = ryml.Tree()
     read: list[tuple[Any, str | None, int, bool]] = []
     keys: set[str] = set()
-    strings: set[str] = set()
+    strings: dict[str, str] = {}
     counted = 2  # the stream's start and end
     for piece in pieces:
         if piece.documents == 0:
@@ -277,14 +277,18 @@ def _libyaml_events(text: str) -> int:
         parser.dispose()
 
 
-def _events(root: Any, keys: set[str], strings: set[str]) -> tuple[int, bool]:
+def _events(root: Any, keys: set[str], strings: dict[str, str]) -> tuple[int, bool]:
     """The parser events of a loaded document (its start and end, a scalar per key and scalar value, a start and
     an end per collection) and whether it holds a float; its keys and strings are collected. Refused: a
     non-finite float, nesting deeper than MAX_DEPTH, more than MAX_DOCUMENT_NODES nodes (keys included, as
-    compiler.limits counts them)."""
+    compiler.limits counts them).
+
+    Equal string values become one object (`strings` maps each to the first one met): orjson shares equal keys
+    but makes every value anew, and a rendering repeats a few thousand strings hundreds of thousands of times
+    (a third of the loaded objects' memory; marshal then sends each once)."""
     if type(root) is not dict and type(root) is not list:
         if type(root) is str:
-            strings.add(root)
+            strings.setdefault(root, root)
         elif type(root) is float and not math.isfinite(root):
             raise _Refused
         return 3, type(root) is float
@@ -292,6 +296,7 @@ def _events(root: Any, keys: set[str], strings: set[str]) -> tuple[int, bool]:
     keyed = 0
     collections = 0
     floats = False
+    share = strings.setdefault
     stack = [(root, 1)]
     pop, push = stack.pop, stack.append
     while stack:
@@ -299,16 +304,18 @@ def _events(root: Any, keys: set[str], strings: set[str]) -> tuple[int, bool]:
         collections += 1
         if depth > MAX_DEPTH:
             raise _Refused
-        items: Any = container
+        items: Any
         if type(container) is dict:
             keys.update(container)
             keyed += len(container)
-            items = container.values()
-        values += len(items)
-        for value in items:
+            items = container.items()
+        else:
+            items = enumerate(container)
+        values += len(container)
+        for at, value in items:
             kind = type(value)
             if kind is str:
-                strings.add(value)
+                container[at] = share(value, value)
             elif kind is dict or kind is list:
                 push((value, depth + 1))
             elif kind is float:
