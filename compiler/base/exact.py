@@ -23,7 +23,6 @@ SHORTCUTS: Final = {
     "shared": "a diff's shared parses and compile memo (io.inputs.SharedParses, compile.jobcache) beside none",
     "statcache": "render -o's stat record (io.statcache) beside reading every file it owns",
     "representatives": "compile.judge judging the pods and Services of each type's highest index beside every one",
-    "lastjob": "the last job's cluster spec and ConfigMap data remembered (render.cluster, render.expand) beside none",
 }
 
 
