@@ -29,8 +29,8 @@ from mxjob_gitops.compiler.render.emit import Emitter, json_list_item
 from mxjob_gitops.compiler.render.gang.plan import GangScheduler
 from mxjob_gitops.compiler.render.options import RenderOptions
 from tests.conftest import run_cli
+from tests.exact_inputs import PASSING, Tree, priority_class, trees
 from tests.helpers import job, replica
-from tests.test_diff_cache import PASSING, Tree, _priority_class, trees
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -84,7 +84,7 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[int, int], _Sent
 
 @st.composite
 def inputs(draw: st.DrawFn) -> Tree:
-    """test_diff_cache's trees, plus copies of a job (a duplicate in another part) and more files to cut."""
+    """tests.exact_inputs' trees, plus copies of a job (a duplicate in another part) and more files to cut."""
     tree = draw(trees())
     for position in range(draw(st.integers(0, 4))):
         tree.setdefault(f"g{position}.yaml", []).append(full(f"extra-{position}", 2))
@@ -92,7 +92,7 @@ def inputs(draw: st.DrawFn) -> Tree:
         first = next(iter(sorted(tree)))
         tree.setdefault("zz-copy.yaml", []).append(tree[first][0])
     if draw(st.booleans()):
-        tree.setdefault("zz-late.yaml", []).append(_priority_class(draw(st.sampled_from((10, 20)))))
+        tree.setdefault("zz-late.yaml", []).append(priority_class(draw(st.sampled_from((10, 20)))))
     return tree
 
 
@@ -203,7 +203,7 @@ def _cases() -> dict[str, Tree]:
     broken["f10.yaml"] = [job("j10", Worker=replica(-1))]
     duplicated = {**jobs, "f11.yaml": [*jobs["f11.yaml"], jobs["f01.yaml"][0]]}
     return {
-        "valid": {**jobs, "objects.yaml": [PASSING[0], PASSING[5]], "zz.yaml": [_priority_class(5)]},
+        "valid": {**jobs, "objects.yaml": [PASSING[0], PASSING[5]], "zz.yaml": [priority_class(5)]},
         "broken": broken,
         "duplicated": duplicated,
     }
