@@ -6,7 +6,7 @@ imagePullSecrets of one name), so only the CRD catches them. Called by compiler.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from mxjob_gitops.compiler.base.diagnostics import Code, JsonPath
 from mxjob_gitops.compiler.rules.kubevalidate.report import Found, as_dict, as_list, duplicate
@@ -65,7 +65,7 @@ def check_template_lists(found: Found, template: dict[str, Any], at: JsonPath) -
                 _unique(found, claims, (*at, "spec", field, index, "resources", "claims"), ("name",), {})
 
 
-def _several(items: Any) -> bool:
+def _several(items: Any) -> TypeGuard[list[Any]]:
     """A list of two items or more: only such a list can hold a duplicate (its path is built only then)."""
     return type(items) is list and len(items) > 1
 
