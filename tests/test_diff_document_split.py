@@ -1,87 +1,17 @@
-"""Documents are cut from a YAML stream by text only where that is exact: shared parses equal parse_text's."""
+"""Documents are cut from a YAML stream by text only where that is exact (compiler/read/docsplit.py): the pieces
+put together are the text, and a text cut along earlier pieces is cut as alone. That a diff's shared parses read
+what parse_text reads is tests/test_exact_mode.py's (tests/exact_inputs.py's lines)."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler.io.inputs import SharedParses
 from mxjob_gitops.compiler.read.docsplit import Piece, split_along, split_documents
-from mxjob_gitops.compiler.read.source import ParseResult, parse_text
+from tests.exact_inputs import LINE_TEXTS, LINES
 
-# Lines that are each their own trap for a cut by text: document markers inside block scalars, indented and
-# not, document ends, directives, quoted and plain scalars running over a marker, flow collections, nulls.
-LINES = (
-    "---",
-    "--- ",
-    "--- a: 1",
-    "---x: 1",
-    " ---",
-    "...",
-    "%YAML 1.1",
-    "%TAG ! tag:example.com,2000:",
-    "# a comment",
-    "",
-    "   ",
-    "\t",
-    "a: 1",
-    "b: [1, 2",
-    "c: {d: 3}",
-    "e: |",
-    "  line",
-    "  ---",
-    "f: 'quoted",
-    'g: "quoted',
-    "  continued'",
-    "h: plain",
-    "  continued",
-    "null",
-    "~",
-    "- item",
-    "  - nested",
-    "i: &anchor {j: 1}",
-    "k: *anchor",
-    "kind: MXJob",
-    "a: 1",
-    "a: 2",
-    "l: !!binary aGVsbG8=",
-    "m: !custom x",
-    "\ufeffn: 1",
-    "o: 1\r",
-    "p: 1e999",
-)
-
-
-def _same(a: ParseResult, b: ParseResult) -> None:
-    assert [d.render() for d in a.diagnostics] == [d.render() for d in b.diagnostics]
-    assert [(d.file, d.index, d.start) for d in a.documents] == [(d.file, d.index, d.start) for d in b.documents]
-    assert [_typed(d.data) for d in a.documents] == [_typed(d.data) for d in b.documents]
-
-
-def _typed(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _typed(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_typed(v) for v in value]
-    return (type(value).__name__, value)
-
-
-texts = st.lists(st.sampled_from(LINES), max_size=14).map("\n".join) | st.lists(
-    st.sampled_from(LINES), max_size=14
-).map(lambda lines: "".join(line + "\n" for line in lines))
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(texts, min_size=1, max_size=3), texts)
-def test_shared_parses_equal_parse_text(others: list[str], text: str) -> None:
-    """Whatever pieces of it were seen before, in other files, a text reads as parse_text reads it."""
-    parse = SharedParses()
-    for position, other in enumerate(others):
-        _same(parse(other, f"other-{position}.yaml"), parse_text(other, f"other-{position}.yaml"))
-    _same(parse(text, "new.yaml"), parse_text(text, "new.yaml"))
-    _same(parse(text, "again.yaml"), parse_text(text, "again.yaml"))
+texts = LINE_TEXTS
 
 
 @given(texts)

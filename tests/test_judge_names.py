@@ -14,25 +14,19 @@ tests/modern/test_judge_differential.py's claims edits show with a real core-val
 
 The names of one type differ only in the decimal index at their end, and each rule is a pattern that any run of
 digits at the end satisfies, plus a length limit: so the longest name, the highest index's, fails whenever any
-fails. The first test checks exactly that for every index of many jobs; the second judges jobs with names at the
-limits both ways (MXJOB_EXACT=representatives: every object) and wants the same verdict and the same places.
+fails. The test checks exactly that for every index of many jobs; tests/test_exact_mode.py judges jobs with names
+at the limits (tests/exact_inputs.py) both ways (MXJOB_EXACT=representatives: every object) and wants the same
+output.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterator
-from typing import Any
 
-import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mxjob_gitops.compiler.base.exact import set_exact
-from mxjob_gitops.compiler.compile.job import compile_job
 from mxjob_gitops.compiler.render.cluster import service_name
-from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.rules import names
 from tests.job_edits import REPO
 
@@ -61,39 +55,3 @@ def test_a_name_rule_that_fails_on_any_index_fails_on_the_highest(job: str, role
         highest = rule(name(count - 1))
         failing = [i for i in range(count) if rule(name(i))]
         assert not failing or highest, f"{what}: index {failing[0]} fails, the highest ({count - 1}) passes"
-
-
-def _job(length: int, workers: int) -> dict[str, Any]:
-    job: dict[str, Any] = yaml.safe_load(DIST.read_text(encoding="utf-8"))
-    job = copy.deepcopy(job)
-    job["metadata"]["name"] = "n" * length
-    job["spec"]["mxReplicaSpecs"]["Worker"]["replicas"] = workers
-    claim = {"spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
-    volume = {"name": "v" * 40, "ephemeral": {"volumeClaimTemplate": claim}}
-    job["spec"]["mxReplicaSpecs"]["Worker"]["template"]["spec"]["volumes"] = [volume]
-    return job
-
-
-def _verdict(job: dict[str, Any], options: RenderOptions, setting: str) -> tuple[bool, set[object]]:
-    set_exact(setting)
-    try:
-        rendering = compile_job(copy.deepcopy(job), options)
-    finally:
-        set_exact("")
-    return rendering.ok, {d.path for d in rendering.errors()}
-
-
-@pytest.mark.parametrize("engine", ["pods", "jobset"])
-@pytest.mark.parametrize("version", ["1.23", "1.35", "1.36"])
-def test_jobs_at_the_name_limits_get_one_verdict_either_way(engine: str, version: str) -> None:
-    """Job names from fitting to one character over (the scheduler's names, then the workers' at 100 and more,
-    are the longest), judged with and without the shortcut."""
-    options = RenderOptions(engine=engine, kubernetes_version=version)
-    verdicts = set()
-    for length in range(47, 54):
-        for workers in (1, 10, 11, 101):
-            job = _job(length, workers)
-            fast = _verdict(job, options, "")
-            assert fast == _verdict(job, options, "representatives"), (length, workers)
-            verdicts.add(fast[0])
-    assert verdicts == {True, False}  # the limit lies inside the lengths tried

@@ -1,6 +1,6 @@
 """Generated YAML for the readers' tests: scalars in every style (plain, quoted, block), keys that need care, block
-and flow collections. tests/test_fastread.py holds the two readers equal on them; tests/test_exact_mode.py runs
-them through the CLI with the fast paths on and off."""
+and flow collections. tests/test_exact_mode.py runs them through the CLI with the
+fast paths on and off; tests/test_fastread.py reads them with kubectl's reader."""
 
 from __future__ import annotations
 

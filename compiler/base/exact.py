@@ -15,7 +15,6 @@ from mxjob_gitops.compiler.base.run import current_run
 # Every fast path, by name, and where its exact twin is.
 SHORTCUTS: Final = {
     "reader": "read.fastread (rapidyaml, text-cut documents) beside read.source's PyYAML reading",
-    "constructor": "read.construct and remembered scalar tags beside PyYAML's constructor (read.goloader)",
     "identity": "rules.objectcheck.passing_identity beside the full identity check (compile.checker)",
     "memo": "rules.kubevalidate.memo (pod specs found valid before) beside checking every spec",
     "acceptance": "validate.kubeschema.accepted_fast (the compiled validator) beside jsonschema's",
@@ -24,7 +23,6 @@ SHORTCUTS: Final = {
     "shared": "a diff's shared parses and compile memo (io.inputs.SharedParses, compile.jobcache) beside none",
     "statcache": "render -o's stat record (io.statcache) beside reading every file it owns",
     "representatives": "compile.judge judging the pods and Services of each type's highest index beside every one",
-    "lastjob": "the last job's cluster spec and ConfigMap data remembered (render.cluster, render.expand) beside none",
 }
 
 

@@ -42,9 +42,9 @@ a stream of its own), which compiler.fanout may read in other processes; every s
 chunk, which is the same as over the whole text (the screens look at characters and at line starts; each chunk
 starts a line). A caller's `vouch` (a check of each document's value) runs where the document was read.
 Locations are not taken from this reader: a diagnostic composes the text again with the exact reader
-(compiler.source.SourceText), so positions are the same on both paths. tests/test_fastread.py holds the two
-readers (and the Go ones) equal on tables, generated documents, every example, golden case and corpus file,
-and on random edits of them.
+(compiler.source.SourceText), so positions are the same on both paths. tests/test_exact_mode.py holds commands
+with and without it equal on tables, generated documents, every example, golden case and corpus file, and on
+random edits of them; tests/test_fastread.py holds it to the Go readers.
 """
 
 from __future__ import annotations

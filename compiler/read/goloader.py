@@ -14,9 +14,7 @@ from typing import Any, ClassVar
 import yaml
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Severity
-from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.read import goscalar
-from mxjob_gitops.compiler.read.construct import Fallback, FastConstructor
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -47,38 +45,12 @@ class GoLoader(_BaseLoader):  # type: ignore[misc, valid-type]
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.problems: list[Problem] = []
-        self._tags: dict[tuple[str, Any], str] = {}
-        self._fast = FastConstructor(self)
-
-    def construct_fast(self, node: yaml.Node) -> Any:
-        """construct_document(node), the same value and problems, through compiler.construct when it can.
-
-        Whatever stops the fast walk (a case it leaves to PyYAML, or an error) sends the document to PyYAML's
-        constructor, so that an error is always the one PyYAML raises first: it reaches nested collections in
-        waves, the walk depth first, and with two errors in one document they could meet different ones."""
-        if exact("constructor"):
-            return self.construct_document(node)
-        before = len(self.problems)
-        try:
-            return self._fast.document(node)
-        except (Fallback, yaml.YAMLError, ValueError, LookupError, TypeError):
-            del self.problems[before:]
-            return self.construct_document(node)
 
     def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> Any:
-        """The implicit tag of a plain scalar, remembered per value: a rendered stream repeats the same few
-        thousand scalars, and PyYAML's regex scan per scalar is the largest part of parsing it."""
-        if kind is not yaml.ScalarNode:
-            return super().resolve(kind, value, implicit)
-        if exact("constructor"):
-            plain = implicit[0] and value != "<<"
-            return goscalar.resolve(value) if plain else super().resolve(kind, value, implicit)
-        key = (value, implicit)
-        tag = self._tags.get(key)
-        if tag is None:
-            plain = implicit[0] and value != "<<"  # `<<` stays a merge key, as in go-yaml
-            tag = self._tags[key] = goscalar.resolve(value) if plain else super().resolve(kind, value, implicit)
-        return tag
+        """The implicit tag of a plain scalar by go-yaml v2's rules (compiler.goscalar); `<<` stays a merge key."""
+        if kind is yaml.ScalarNode and implicit[0] and value != "<<":
+            return goscalar.resolve(value)
+        return super().resolve(kind, value, implicit)
 
     def _problem(
         self, code: Code, message: str, node: yaml.Node, hint: str = "", severity: Severity = Severity.ERROR

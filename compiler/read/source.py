@@ -241,7 +241,7 @@ class ParseStream:
             yield from self._documents(loader, source)
         finally:
             loader.dispose()
-        # In text order: PyYAML's constructor reaches nested collections in waves, the fast one depth first.
+        # In text order: PyYAML's constructor reaches nested collections in waves, not in the order of the text.
         for problem_ in sorted(loader.problems, key=lambda problem: problem.index):
             diagnostics.append(
                 Diagnostic(
@@ -319,7 +319,7 @@ class ParseStream:
                 items = _list_items(node)
                 if self._too_many_items(len(items), index, _at_item_node(source, items)):
                     break
-                data = loader.construct_document(node) if anchors else loader.construct_fast(node)
+                data = loader.construct_document(node)
                 if data is not None:
                     document = SourceDocument(data, file, index, source, node.start_mark.index)
                     if not isinstance(data, dict):

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 from typing import Any
 
-from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.compiler.spec.canonical import drop_empty_value
 from mxjob_gitops.compiler.spec.model import MXJob, Replica
@@ -63,19 +62,8 @@ class ClusterSpec:
         return [drop_empty_value(var) for var in env]
 
 
-# The last job's cluster spec: compiler.judge and the rendering of the same job ask for it one after the other.
-_LAST: list[tuple[MXJob, ClusterSpec]] = []
-
-
 def cluster_spec(job: MXJob) -> ClusterSpec:
-    if _LAST and _LAST[0][0] is job and not exact("lastjob"):
-        return _LAST[0][1]
-    spec = _cluster_spec(job)
-    _LAST[:] = [(job, spec)]
-    return spec
-
-
-def _cluster_spec(job: MXJob) -> ClusterSpec:
+    """The job's cluster spec: what every pod's variables and the ConfigMap are made of."""
     ordered = sorted(job.replicas, key=lambda replica: replica.role)
     ports = {r.role: r.port for r in ordered}
     # Every type of the spec has a cluster key, 0 replicas included: each operator built the list with

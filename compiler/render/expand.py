@@ -11,7 +11,6 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.render.cluster import ClusterSpec, cluster_spec, service_name
 from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.compiler.spec.model import MXJob, Replica
@@ -37,10 +36,6 @@ def _metadata(name: str, namespace: str | None, labels: dict[str, str]) -> dict[
     return metadata
 
 
-# The last job's ConfigMap data: compiler.judge and the rendering of the same job ask for it one after the other.
-_LAST_DATA: list[tuple[MXJob, ClusterSpec, dict[str, str], dict[str, str]]] = []
-
-
 def render_config_map(job: MXJob, spec: ClusterSpec, render: dict[str, str]) -> Manifest:
     """The job's cluster spec, the run policy and how it was rendered: what the reconciler reads."""
     labels = {c.LABEL_OPERATOR_NAME: c.OPERATOR_NAME, c.LABEL_JOB_NAME: job.name}
@@ -53,14 +48,6 @@ def render_config_map(job: MXJob, spec: ClusterSpec, render: dict[str, str]) -> 
 
 
 def _config_map_data(job: MXJob, spec: ClusterSpec, render: dict[str, str]) -> dict[str, str]:
-    if (
-        not exact("lastjob")
-        and _LAST_DATA
-        and _LAST_DATA[0][0] is job
-        and _LAST_DATA[0][1] is spec
-        and _LAST_DATA[0][2] == render
-    ):
-        return dict(_LAST_DATA[0][3])
     run_policy = job.document["spec"]["runPolicy"]
     job_info = {
         "jobMode": job.job_mode,
@@ -72,8 +59,7 @@ def _config_map_data(job: MXJob, spec: ClusterSpec, render: dict[str, str]) -> d
         "cluster.json": spec.shared_json,
         c.CONFIG_JOB_KEY: json.dumps(job_info, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
     }
-    _LAST_DATA[:] = [(job, spec, dict(render), data)]
-    return dict(data)
+    return data
 
 
 def render_service(job: MXJob, replica: Replica, index: int) -> Manifest:

@@ -19,7 +19,7 @@ def passing_identity(obj: Any, relaxed: bool) -> Identity | None:
     """The identity of an object other than an MXJob on which Checker.add's checks (not_an_object,
     legacy_kind_problem, identity_problems) find nothing, found at a third of their cost (a rendering holds tens of
     thousands of such objects); None where they may find something: they then run for their diagnostics.
-    tests/test_pipeline_checks.py holds checker.Checker.add with it to add() without it."""
+    tests/test_exact_mode.py holds the commands with it to the commands without it (MXJOB_EXACT=identity)."""
     if type(obj) is not dict:
         return None
     kind, api_version, metadata = obj.get("kind"), obj.get("apiVersion"), obj.get("metadata")
