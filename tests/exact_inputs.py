@@ -139,7 +139,7 @@ def multiline_flow(draw: st.DrawFn) -> str:
 # Values a tag does not fit (PyYAML raises ValueError, KeyError or IndexError inside for these), twice each.
 MISFITS = ["a: !!int abc\n", "a: [!!float x]\n", "a: {b: !!bool maybe}\n", "a: !!int\n", "- !!float\n"]
 
-# --- objects near the identity rules' edges (compiler/compile/checker.py, rules/objectcheck.passing_identity) -----
+# --- objects near the identity rules' edges (compiler/compile/checker.py, rules/names.py) ------------------------
 
 # Valid values come several times over: most objects of a stream pass, and an object fails by one field.
 KINDS = [*["ConfigMap", "Service", "Role"] * 4, "Namespace", "MXJob", "mxjob", "MxJob", "", "bad kind", "9Pod", 5, None]

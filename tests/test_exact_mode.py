@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 from mxjob_gitops.compiler import RenderOptions
 from mxjob_gitops.compiler.base import exact, limits
 from mxjob_gitops.compiler.base import run as compiler_run
-from mxjob_gitops.compiler.compile import checker, jobcache, judge, stream
+from mxjob_gitops.compiler.compile import jobcache, judge, stream
 from mxjob_gitops.compiler.compile.checker import job_output_estimate
 from mxjob_gitops.compiler.compile.job import compile_object
 from mxjob_gitops.compiler.io import forked, runcontext, statcache
@@ -100,7 +100,6 @@ def _spies(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     is the fork). The memo starts empty; forks are allowed beside threads earlier tests left (as
     tests/test_fanout.py's runner tests do), not beside a thread of this test."""
     _count_when(monkeypatch, source, "read_documents", "reader", lambda found, *_: found is not None)
-    _count_when(monkeypatch, checker, "passing_identity", "identity", lambda found, *_: found is not None)
     _count_when(monkeypatch, validation, "accepted_fast", "acceptance", lambda accepted, *_: bool(accepted))
     _count_when(monkeypatch, validation, "clean_document", "vouching", lambda clean, *_: bool(clean))
     monkeypatch.setattr(pod, "_VALID_SPECS", _CountedSpecs())
@@ -248,7 +247,7 @@ def test_every_input_and_rendering_read_fast_renders_and_validates_alike(
         _alike(monkeypatch, ["render", pad, path])
         read += _FAST_TAKEN["reader"] > 1  # the pad, then the text
     assert read >= 40, "the fast reader read too few of the inputs"
-    _alike(monkeypatch, ["validate", pad, *texts], taken=("reader", "vouching", "acceptance", "memo", "identity"))
+    _alike(monkeypatch, ["validate", pad, *texts], taken=("reader", "vouching", "acceptance", "memo"))
 
 
 # --- the readers -----------------------------------------------------------------------------------------------------
@@ -520,7 +519,7 @@ def test_a_fast_path_can_be_turned_off_alone_and_a_wrong_name_is_a_usage_error(
     assert wrong.stdout == ""
 
 
-# --- the checks: identity, memo, compiled validator, checks while reading, representatives -------------------------
+# --- the checks: memo, compiled validator, checks while reading, representatives -------------------------
 
 
 def _catalog_stream() -> str:
@@ -572,9 +571,9 @@ def readable_catalog() -> str:
 def test_the_mutation_catalogs_are_judged_alike(
     command: list[str], catalog_stream: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The pod-spec memo, the compiled schema acceptance, the identity shortcut, vouching and the representatives
+    """The pod-spec memo, the compiled schema acceptance, vouching and the representatives
     all meet every edit of the catalogs: the verdicts, their wording and the exit code must not change."""
-    taken = ("identity", "representatives") if command[0] == "render" else ("memo", "acceptance", "identity")
+    taken = ("representatives",) if command[0] == "render" else ("memo", "acceptance")
     fast = _alike(monkeypatch, command, stdin=catalog_stream, taken=taken)
     assert fast.exit_code == 1  # the catalogs hold invalid objects, and each is checked
     if command[0] == "validate":
@@ -604,7 +603,7 @@ def test_objects_at_the_identity_rules_edges_are_judged_alike(
 ) -> None:
     """tests/exact_inputs.py's objects (a Service named 1-front is valid from 1.36 on), after one that passes."""
     stream = yaml.safe_dump_all([_VALID_MAP, *objects], sort_keys=False)
-    _alike(monkeypatch, ["render", "--kubernetes-version", version, "-"], stream, stdin=stream, taken=("identity",))
+    _alike(monkeypatch, ["render", "--kubernetes-version", version, "-"], stream, stdin=stream)
 
 
 @functools.cache

@@ -15,7 +15,6 @@ from mxjob_gitops.compiler.base.run import current_run
 # Every fast path, by name, and where its exact twin is.
 SHORTCUTS: Final = {
     "reader": "read.fastread (rapidyaml, text-cut documents) beside read.source's PyYAML reading",
-    "identity": "rules.objectcheck.passing_identity beside the full identity check (compile.checker)",
     "memo": "rules.kubevalidate.memo (pod specs found valid before) beside checking every spec",
     "acceptance": "validate.kubeschema.accepted_fast (the compiled validator) beside jsonschema's",
     "vouching": "checks made while reading (validate.validation.vouch_for) beside checks after",

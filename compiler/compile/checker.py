@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, Severity, error
-from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.base.limits import estimated_output_bytes, output_problem
 from mxjob_gitops.compiler.compile.job import compile_object, locate
 from mxjob_gitops.compiler.read.source import SourceDocument
@@ -21,7 +20,7 @@ from mxjob_gitops.compiler.render.job import CompiledJob
 from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.rules.kubevalidate.pod import relaxed_service_names
 from mxjob_gitops.compiler.rules.names import identity_problems
-from mxjob_gitops.compiler.rules.objectcheck import Identity, identity, not_an_object, passing_identity
+from mxjob_gitops.compiler.rules.objectcheck import Identity, identity, not_an_object
 from mxjob_gitops.compiler.spec import constants as c
 from mxjob_gitops.compiler.spec.convert import is_mxjob
 from mxjob_gitops.compiler.spec.legacy import legacy_kind_problem
@@ -71,7 +70,6 @@ class Checker:
         self.compile = compile or compile_object
         self.passed, self.estimates = passed, estimates
         self.relaxed = relaxed_service_names(options.kubernetes_version)
-        self.shortcut = not exact("identity")
         self.priorities, self.sources = priorities, sources
         self.diagnostics: list[Diagnostic] = []
         self.seen: dict[Identity, tuple[SourceDocument, JsonPath]] = {}
@@ -82,15 +80,12 @@ class Checker:
         return [*self.diagnostics, *([self.too_big] if self.too_big is not None else [])]
 
     def passed_before(self, obj: Any) -> Identity | None:
-        """The identity of an object other than an MXJob known to pass every check of examine() (the `passed` memo,
-        or objectcheck.passing_identity, remembered in the memo), else None: examine_in_full() then checks it."""
+        """The identity of an object other than an MXJob that passed every check of examine() before under the same
+        Service name rule (the `passed` memo a diff's two sides share), else None: examine_in_full() then checks it."""
         known = self.passed.get(id(obj)) if self.passed is not None else None
         if known is not None and known[0] is obj and known[1] == self.relaxed:
             return known[2]
-        passing = passing_identity(obj, self.relaxed) if self.shortcut else None
-        if passing is not None and self.passed is not None:
-            self.passed[id(obj)] = (obj, self.relaxed, passing)
-        return passing
+        return None
 
     def examine(self, document: SourceDocument, prefix: JsonPath, obj: Any) -> Examined:
         """What checking and compiling one object finds on its own, before the checks across objects: it reads
