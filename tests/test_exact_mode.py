@@ -758,7 +758,8 @@ def _diff_alike(
     gen.write_tree(new, new_tree)
     args = ["diff", "--color", "never", "--format", fmt, *options, str(old), str(new)]
     monkeypatch.setenv("MXJOB_JOBS", "1")
-    fast = _alike(monkeypatch, args, taken=("shared",))
+    # A side with no file left is refused before anything is read ("no ... files found"): nothing to share.
+    fast = _alike(monkeypatch, args, taken=("shared",) if old_tree and new_tree else ())
     with monkeypatch.context() as forced:
         forced.setenv("MXJOB_JOBS", "3")
         forced.setattr(jobcache, "AHEAD_MIN_JOBS", 1)
@@ -789,6 +790,13 @@ def test_edited_trees_diff_alike(
     move, duplicate a name, break a job, change a PriorityClass value)."""
     new_tree = data.draw(gen.edited(old_tree))
     _diff_alike(monkeypatch, old_tree, new_tree, options, fmt, tmp_path_factory.mktemp("trees"))
+
+
+def test_a_tree_emptied_by_its_edits_diffs_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file deleted on the new side: both ways refuse it alike (exit 2, nothing shared to take)."""
+    old_tree = {"f0.yaml": [gen.small_job("alpha", 1, "mxnet:1.9", None, True)]}
+    fast = _diff_alike(monkeypatch, old_tree, {}, [], "text", tmp_path)
+    assert fast.exit_code == 2 and "files found in" in fast.stderr, fast.stderr
 
 
 def test_a_priority_class_value_changed_elsewhere_renders_the_unchanged_job_again(

@@ -1,11 +1,11 @@
-"""A render whose items are examined and rendered in parts (compiler.stream.rendered, run over compiler.fanout's
-workers) gives what one process gives: the same outputs, diagnostics, validity and item count.
+"""The compile engine (compiler.engine) run in parts over compiler.fanout's workers gives what its one part run
+here gives: the same outputs, diagnostics, validity and item count.
 
-Held to StreamedRender.items() rendered in this process, on generated inputs that carry every check across
-objects (duplicates inside a part and across parts, a PriorityClass after the job that uses it, invalid jobs
-and objects in any part, a List, the output-size limit), cut into any number of parts and rounds, each part's
-records sent through pickle as a child sends them; and the whole `mxjob render` command with forked workers
-held to the same command in one process: standard output, standard error, exit code, and `-o` directories.
+On generated inputs that carry every check across objects (duplicates inside a part and across parts, a
+PriorityClass after the job that uses it, invalid jobs and objects in any part, a List, the output-size limit),
+cut into any number of parts and rounds, each part's records sent through pickle as a child sends them; and
+`mxjob render` with forked workers on inputs with errors in a later round (tests/test_exact_mode.py holds the
+command with parts on and off on valid inputs, tests/test_fanout.py the runner's contract).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler.base import limits
-from mxjob_gitops.compiler.base.run import current_run
-from mxjob_gitops.compiler.compile import checker, stream
+from mxjob_gitops.compiler.base.run import Run, current_run, running
+from mxjob_gitops.compiler.compile import checker, engine, stream
 from mxjob_gitops.compiler.compile.documents import item_manifests
 from mxjob_gitops.compiler.compile.stream import StreamedRender
 from mxjob_gitops.compiler.read.source import ParseStream
@@ -29,8 +29,8 @@ from mxjob_gitops.compiler.render.emit import Emitter, json_list_item
 from mxjob_gitops.compiler.render.gang.plan import GangScheduler
 from mxjob_gitops.compiler.render.options import RenderOptions
 from tests.conftest import run_cli
+from tests.exact_inputs import PASSING, Tree, priority_class, trees
 from tests.helpers import job, replica
-from tests.test_diff_cache import PASSING, Tree, _priority_class, trees
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -51,7 +51,12 @@ class _Sent:
         return [pickle.loads(pickle.dumps(task(part, False))) for part in parts]
 
 
-def _rendered(texts: list[tuple[str, str]], options: RenderOptions, parts: bool) -> tuple[Any, ...]:
+def _rendered(texts: list[tuple[str, str]], options: RenderOptions, here: bool = False) -> tuple[Any, ...]:
+    """Outputs, diagnostics, validity and item count of the render under the installed run (`here`: the default
+    run, in one process)."""
+    if here:
+        with running(Run()):
+            return _rendered(texts, options)
     streamed = StreamedRender(options)
     for file, text in texts:
         streamed.read(ParseStream(text, file))
@@ -60,10 +65,7 @@ def _rendered(texts: list[tuple[str, str]], options: RenderOptions, parts: bool)
     def render(item: Any) -> Iterator[str]:
         return map(emitter.to_yaml, item_manifests(item, options, emitter.expect_prefix))
 
-    if parts:
-        outputs = list(streamed.rendered(render))
-    else:
-        outputs = [text for item in streamed.items() if streamed.ok for text in render(item)]
+    outputs = list(streamed.rendered(render))
     return outputs, [d.render() for d in streamed.diagnostics], streamed.ok, streamed.valid_items
 
 
@@ -74,7 +76,7 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[int, int], _Sent
         monkeypatch.setattr(current_run(), "runner", runner)
         monkeypatch.setattr(current_run(), "workers", workers)
         monkeypatch.setattr(stream, "FANOUT_MIN_BYTES", 0)
-        monkeypatch.setattr(stream, "ROUND_BYTES", round_bytes)
+        monkeypatch.setattr(engine, "ROUND_BYTES", round_bytes)
         return runner
 
     yield install
@@ -82,7 +84,7 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[int, int], _Sent
 
 @st.composite
 def inputs(draw: st.DrawFn) -> Tree:
-    """test_diff_cache's trees, plus copies of a job (a duplicate in another part) and more files to cut."""
+    """tests.exact_inputs' trees, plus copies of a job (a duplicate in another part) and more files to cut."""
     tree = draw(trees())
     for position in range(draw(st.integers(0, 4))):
         tree.setdefault(f"g{position}.yaml", []).append(full(f"extra-{position}", 2))
@@ -90,7 +92,7 @@ def inputs(draw: st.DrawFn) -> Tree:
         first = next(iter(sorted(tree)))
         tree.setdefault("zz-copy.yaml", []).append(tree[first][0])
     if draw(st.booleans()):
-        tree.setdefault("zz-late.yaml", []).append(_priority_class(draw(st.sampled_from((10, 20)))))
+        tree.setdefault("zz-late.yaml", []).append(priority_class(draw(st.sampled_from((10, 20)))))
     return tree
 
 
@@ -127,9 +129,9 @@ def test_rendered_in_parts_is_what_one_process_renders(
             lambda estimate, _pods: limits.output_problem(estimate, 0) if estimate > output_limit else None,
         )
     texts = _texts(tree)
-    expected = _rendered(texts, options, parts=False)
+    expected = _rendered(texts, options, here=True)
     runner = sent(workers, round_bytes)
-    _assert_same(_rendered(texts, options, parts=True), expected)
+    _assert_same(_rendered(texts, options), expected)
     # a document that may render to more than a round is never held whole: then everything is rendered here
     assert bool(runner.calls) == (_largest_document(texts, options) <= round_bytes)
 
@@ -142,13 +144,14 @@ def _largest_document(texts: list[tuple[str, str]], options: RenderOptions) -> i
 
 
 def _assert_same(got: tuple[Any, ...], expected: tuple[Any, ...]) -> None:
-    """Equal, except that of an invalid input (whose output the command never shows) a render in parts may have
-    given fewer items before it knew: a round is accounted for before its items are handed out."""
+    """Equal, except that of an invalid input (whose output the command never shows) each may have given some of
+    the items before the first error: in one process up to the error, in parts the rounds accounted for before."""
     assert got[1:] == expected[1:]
     if got[2]:
         assert got[0] == expected[0]
     else:
-        assert got[0] == expected[0][: len(got[0])]
+        shorter, longer = sorted((got[0], expected[0]), key=len)
+        assert longer[: len(shorter)] == shorter
 
 
 def full(name: str, workers: int) -> dict[str, Any]:
@@ -160,12 +163,12 @@ def test_a_duplicate_across_parts_is_found_where_one_process_finds_it(sent: Call
         "a.yaml": [full("same", 2), full("other", 1)],
         "b.yaml": [full("third", 1), PASSING[0], full("same", 1), PASSING[0]],
     }
-    expected = _rendered(_texts(tree), RenderOptions(), parts=False)
+    expected = _rendered(_texts(tree), RenderOptions(), here=True)
     # the job (one line for its ConfigMap, 3 pods and their Services and the MXJob); the ConfigMap `settings`
     assert sum("also produced by" in line or "also defined at" in line for line in expected[1]) == 2
     assert len(expected[1]) == 2
     runner = sent(4, 10**9)
-    _assert_same(_rendered(_texts(tree), RenderOptions(), parts=True), expected)
+    _assert_same(_rendered(_texts(tree), RenderOptions()), expected)
     assert runner.calls == [4]
 
 
@@ -173,9 +176,9 @@ def test_an_error_in_a_later_round_stops_the_output_but_not_the_checks(sent: Cal
     tree: Tree = {f"f{i}.yaml": [full(f"j{i}", 2)] for i in range(6)}
     tree["f3.yaml"][0]["spec"]["mxReplicaSpecs"]["Worker"]["replicas"] = -1
     tree["f5.yaml"].append({"apiVersion": "v1", "kind": "Secret", "metadata": {}})
-    expected = _rendered(_texts(tree), RenderOptions(), parts=False)
+    expected = _rendered(_texts(tree), RenderOptions(), here=True)
     runner = sent(2, _largest_document(_texts(tree), RenderOptions()))  # a round closes at its second job
-    got = _rendered(_texts(tree), RenderOptions(), parts=True)
+    got = _rendered(_texts(tree), RenderOptions())
     _assert_same(got, expected)
     # the round before the error was handed out: two jobs of 10 objects each
     assert len(got[0]) == 20 and not got[2] and len(got[1]) == 2
@@ -200,43 +203,68 @@ def _cases() -> dict[str, Tree]:
     broken["f10.yaml"] = [job("j10", Worker=replica(-1))]
     duplicated = {**jobs, "f11.yaml": [*jobs["f11.yaml"], jobs["f01.yaml"][0]]}
     return {
-        "valid": {**jobs, "objects.yaml": [PASSING[0], PASSING[5]], "zz.yaml": [_priority_class(5)]},
+        "valid": {**jobs, "objects.yaml": [PASSING[0], PASSING[5]], "zz.yaml": [priority_class(5)]},
         "broken": broken,
         "duplicated": duplicated,
     }
 
 
-@pytest.mark.parametrize("case", ["valid", "broken", "duplicated"])
-@pytest.mark.parametrize("args", [[], ["--format", "json"], ["--max-pods", "4"]])
+@pytest.mark.parametrize(
+    ("case", "args"), [("broken", []), ("duplicated", ["--format", "json"]), ("valid", ["--max-pods", "4"])]
+)
 def test_the_command_with_workers_prints_what_one_process_prints(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str, args: list[str]
 ) -> None:
     folder = _tree_files(tmp_path / "in", _cases()[case])
     monkeypatch.setattr(stream, "FANOUT_MIN_BYTES", 0)
-    monkeypatch.setattr(stream, "ROUND_BYTES", 20_000)  # several rounds
+    monkeypatch.setattr(engine, "ROUND_BYTES", 20_000)  # several rounds
     runs = []
     for workers in ("1", "3"):
         monkeypatch.setenv("MXJOB_JOBS", workers)
         runs.append(run_cli(["render", *args, str(folder)]))
     assert runs[0] == runs[1]
-    assert runs[0].exit_code == (0 if case == "valid" and args[:1] != ["--max-pods"] else 1)
+    assert runs[0].exit_code == 1
 
 
-@pytest.mark.parametrize("fmt", ["yaml", "json"])
 def test_a_directory_rendered_with_workers_is_the_one_rendered_in_one_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """In several rounds; rendered again, every file is found unchanged (vouched for in the parts)."""
     folder = _tree_files(tmp_path / "in", _cases()["valid"])
     monkeypatch.setattr(stream, "FANOUT_MIN_BYTES", 0)
-    monkeypatch.setattr(stream, "ROUND_BYTES", 20_000)
+    monkeypatch.setattr(engine, "ROUND_BYTES", 20_000)
     monkeypatch.setenv("MXJOB_RENDER_CACHE", str(tmp_path / "cache"))
     trees = []
     for workers in ("1", "3"):
         monkeypatch.setenv("MXJOB_JOBS", workers)
         out = tmp_path / f"out-{workers}"
-        first = run_cli(["render", "--format", fmt, "-o", str(out), str(folder)])
-        again = run_cli(["render", "--format", fmt, "-o", str(out), str(folder)])
+        first = run_cli(["render", "-o", str(out), str(folder)])
+        again = run_cli(["render", "-o", str(out), str(folder)])
         assert first.exit_code == again.exit_code == 0, first.stderr
         assert "0 written" in again.stderr
         trees.append({p.name: p.read_bytes() for p in out.iterdir() if p.is_file()})
     assert trees[0] == trees[1] and len(trees[0]) > 100
+
+
+def test_the_run_passed_is_the_one_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run passed to the entry points, not installed, takes their budget and spreads their parts; the installed
+    run is left alone."""
+    from mxjob_gitops.compiler.compile import jobcache
+    from mxjob_gitops.compiler.compile.documents import compile_documents
+    from mxjob_gitops.compiler.read.source import parse_text
+
+    monkeypatch.setattr(stream, "FANOUT_MIN_BYTES", 0)
+    monkeypatch.setattr(jobcache, "AHEAD_MIN_JOBS", 1)
+    runner, installed = _Sent(), current_run().budget.documents
+    run = Run(runner=runner, workers=3)
+    texts = _texts({f"f{i}.yaml": [full(f"j{i}", 2)] for i in range(6)})
+    streamed = StreamedRender(RenderOptions(), run=run)
+    for file, text in texts:
+        streamed.read(ParseStream(text, file, run=run))
+    assert len(list(streamed.rendered(lambda item: [item]))) == 6 and streamed.ok
+    assert runner.calls == [3] and run.budget.documents == 6
+    documents = [d for file, text in texts for d in parse_text(text, file, run=run).documents]
+    plan = compile_documents(documents, RenderOptions(), cache=jobcache.CompileCache(), run=run)
+    assert plan.ok and len(plan.items) == 6
+    assert runner.calls == [3, 3] and run.budget.documents == 12  # the jobs compiled ahead, in three parts
+    assert current_run().budget.documents == installed

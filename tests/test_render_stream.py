@@ -1,21 +1,26 @@
-"""Streamed render: same output and diagnostics as compile_documents, and never a partial stream on stdout."""
+"""Streamed render: the same output and diagnostics as compile_documents, held back until all is known (never a
+partial stream on stdout), the input dropped as it is compiled, every job checked first when the output is large."""
 
 from __future__ import annotations
 
 import io
 import json
+import pickle
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler import RenderOptions, compile_documents, parse_text
+from mxjob_gitops.compiler.base.run import current_run
 from mxjob_gitops.compiler.compile import stream
 from mxjob_gitops.compiler.compile.documents import item_manifests
+from mxjob_gitops.compiler.compile.engine import Engine
 from mxjob_gitops.compiler.compile.stream import StreamedRender
 from mxjob_gitops.compiler.io import heldout
 from mxjob_gitops.compiler.read.source import ParseStream
@@ -25,6 +30,8 @@ from tests.conftest import run_cli
 from tests.helpers import job, replica
 
 REPO = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
+R = TypeVar("R")
 PRIORITY = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 9}
 
 
@@ -58,11 +65,19 @@ def _yaml(manifests: Any) -> str:
     return out.getvalue()
 
 
+def _sent(task: Callable[[T, bool], R], parts: Sequence[T]) -> list[R]:
+    """A fanout runner that does every part as a child would (`here` false, the result pickled and loaded)."""
+    return [pickle.loads(pickle.dumps(task(part, False))) for part in parts]
+
+
+@pytest.mark.parametrize("workers", [1, 3])
 @pytest.mark.parametrize("check_first", [False, True])
 @pytest.mark.parametrize("count", [1, 2, 3, 4])
 def test_streamed_render_matches_compile_documents(
-    monkeypatch: pytest.MonkeyPatch, count: int, check_first: bool
+    monkeypatch: pytest.MonkeyPatch, count: int, check_first: bool, workers: int
 ) -> None:
+    """The engine fed with marshal bytes (one part here, or parts sent as from children) and fed with parsed
+    documents (compile_documents) finds the same; a render gives each valid item while no error was found."""
     if check_first:  # as if the input came near the output-size limit: every job checked before rendering
         monkeypatch.setattr(stream, "output_limit", lambda _max_pods: 0)
     texts = _texts()[:count] if count < 4 else _texts()
@@ -75,23 +90,36 @@ def test_streamed_render_matches_compile_documents(
         parse_diagnostics.extend(parsed.diagnostics)
         streamed.read(ParseStream(text, file))
     plan = compile_documents(documents, options)
-    streamed_items = list(streamed.items())
+    if workers > 1:
+        monkeypatch.setattr(current_run(), "runner", _sent)
+        monkeypatch.setattr(current_run(), "workers", workers)
+        monkeypatch.setattr(stream, "FANOUT_MIN_BYTES", 0)
+        assert streamed.in_parts
+    outputs = list(streamed.rendered(lambda item: [_yaml(item_manifests(item, options))]))
     assert [d.render() for d in streamed.diagnostics] == [d.render() for d in [*parse_diagnostics, *plan.diagnostics]]
-    # checking first stops at the checks when any fails; otherwise every valid item comes, as from the plan
-    items = [] if check_first and not plan.ok else plan.items
-    expected = _yaml(m for item in items for m in plan.item_manifests(item))
-    assert _yaml(m for item in streamed_items for m in item_manifests(item, options)) == expected
     assert streamed.ok == (plan.ok and not parse_diagnostics)
+    # checked before anything was handed out: checked first, or in parts of one round accounted for first
+    assert streamed.checked == ((check_first and streamed.ok) or (workers > 1 and not check_first))
+    assert streamed.valid_items == len(plan.items)
+    expected = [_yaml(plan.item_manifests(item)) for item in plan.items]
+    if streamed.ok:
+        assert outputs == expected
+    else:  # what was rendered before the first error was found, to be thrown away; nothing when checked first
+        assert outputs == expected[: len(outputs)] and not (check_first and outputs)
 
 
 def test_streamed_render_drops_each_document_once_compiled() -> None:
+    """What a serial render holds of its input: the documents not yet compiled, as bytes (then the round size
+    and the largest job bound what is held; see test_render_parts)."""
     streamed = StreamedRender(RenderOptions())
     text = "\n---\n".join(to_json(job(f"j{i}", Worker=replica(1))) for i in range(3))
     streamed.read(ParseStream(text, "in.yaml"))
-    items = streamed.items()
-    next(items)
-    assert len(streamed._stored) == 2  # what is still held: the two jobs not yet compiled
+    outputs = streamed.rendered(lambda item: [item])
+    next(outputs)
+    assert [bool(blob) for _slim, blob in streamed._stored] == [False, True, True]
     assert all(slim.data is None for slim, _ in streamed._stored)
+    list(outputs)
+    assert not any(blob for _slim, blob in streamed._stored)
 
 
 @settings(max_examples=60, deadline=None)
@@ -188,13 +216,13 @@ def test_a_rendering_into_a_pipe_is_checked_first_only_above_the_spill_limit(
     monkeypatch.setattr(heldout, "LIMIT", 10)
     monkeypatch.setattr(heldout, "SPILL_LIMIT", spill_limit)
     compiles: list[int] = []
-    compile_pass = StreamedRender._compile
+    compile_pass = Engine.run
 
-    def counted(self: StreamedRender, *args: Any, **kwargs: Any) -> Any:
+    def counted(self: Engine[Any], *args: Any, **kwargs: Any) -> Any:
         compiles.append(1)
         return compile_pass(self, *args, **kwargs)
 
-    monkeypatch.setattr(StreamedRender, "_compile", counted)
+    monkeypatch.setattr(Engine, "run", counted)
     jobs = [job(f"j{i}", Scheduler=replica(1), Server=replica(1), Worker=replica(2)) for i in range(3)]
     source = tmp_path / "in.yaml"
     source.write_text("\n---\n".join(to_json(d) for d in jobs), encoding="utf-8")
@@ -223,4 +251,4 @@ def test_a_large_rendering_into_a_pipe_is_checked_first() -> None:
     for above, checked in ((None, False), (10**9, False), (10, True)):
         streamed = StreamedRender(options, check_first_above=above)
         streamed.read(ParseStream(text, "in.yaml"))
-        assert len(list(streamed.items())) == 3 and streamed.checked == checked and streamed.ok
+        assert len(list(streamed.rendered(lambda item: [item]))) == 3 and streamed.checked == checked and streamed.ok

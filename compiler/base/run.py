@@ -1,6 +1,7 @@
 """One run of the compiler: what every stage of one command invocation shares, in one object (Run) instead of
-module globals. The command line builds it once per invocation (io/runcontext.py) and installs it for the
-command's duration (`running`); the stages ask `current_run()`.
+module globals. The command line builds it once per invocation (io/runcontext.py), installs it for the
+command's duration (`running`) and passes it to the entry points that take `run` (None: `current_run()`, the
+installed run); the stages that are not passed one ask `current_run()`.
 
 - `budget`: what the run has read so far, over every input channel (base.limits.RunBudget);
 - `off`: the fast paths turned off (base.exact: MXJOB_EXACT);

@@ -17,6 +17,7 @@ from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.report.diagnostics import write_diagnostics
 
 if TYPE_CHECKING:
+    from mxjob_gitops.compiler.base.run import Run
     from mxjob_gitops.compiler.compile.jobcache import CompileCache
 
 FORMATS = ("yaml", "json")
@@ -45,9 +46,10 @@ def compile_inputs(
     failure: int = FINDINGS,
     defaults: bool = True,
     cache: CompileCache | None = None,
+    run: Run | None = None,
 ) -> Plan:
     """Compile read inputs; on any error print every diagnostic and stop with `failure` before any output."""
-    plan = compile_documents(inputs.documents, options, defaults=defaults, cache=cache)
+    plan = compile_documents(inputs.documents, options, defaults=defaults, cache=cache, run=run)
     report_or_stop([*inputs.diagnostics, *plan.diagnostics], quiet=quiet, failure=failure)
     return plan
 
@@ -56,7 +58,10 @@ def build_plan(
     paths: Sequence[str], options: RenderOptions, *, quiet: bool, defaults: bool = True, skip: Sequence[Path] = ()
 ) -> Plan:
     """Read and compile every input (exit 1 on errors); an input without objects is a usage error."""
-    plan = compile_inputs(read_inputs(paths, skip), options, quiet=quiet, defaults=defaults)
+    from mxjob_gitops.compiler.io.runcontext import built_run
+
+    run = built_run()
+    plan = compile_inputs(read_inputs(paths, skip, run=run), options, quiet=quiet, defaults=defaults, run=run)
     if not plan.items:
         raise fail(NO_OBJECTS, USAGE)
     return plan

@@ -136,6 +136,7 @@ def diff(
     from mxjob_gitops.compiler.diff.changes import DiffOptions, diff_manifests
     from mxjob_gitops.compiler.diff.diffview import ViewOptions
     from mxjob_gitops.compiler.diff.restarts import plan_restarts
+    from mxjob_gitops.compiler.io.runcontext import built_run
     from mxjob_gitops.compiler.io.running import observed_restarts
     from mxjob_gitops.compiler.io.splitparts import write_parts
     from mxjob_gitops.compiler.io.startup import import_paused
@@ -153,13 +154,15 @@ def diff(
         options = dataclasses.replace(options, keep_rendered=True)
         if live:
             cluster = LiveCluster(kubeconfig, kube_context, prune_scope)
-            side = functools.partial(compile_inputs, quiet=True, failure=USAGE)
+            side = functools.partial(compile_inputs, quiet=True, failure=USAGE, run=built_run())
             old, new, base_label, head_label, refused, invalid, uncompared = live_sides(
-                paths, base, head, cluster, options, side
+                paths, base, head, cluster, options, side, run=built_run()
             )
         else:
             printer = functools.partial(report_diagnostics, quiet=True)
-            old, new, base_label, head_label, refused, invalid, uncompared = sides(paths, base, head, options, printer)
+            old, new, base_label, head_label, refused, invalid, uncompared = sides(
+                paths, base, head, options, printer, run=built_run()
+            )
         if old or new:
             # compiler.changes compares differing objects with DeepDiff. Its import also imports pydantic when
             # installed (deepdiff/helper.py, to tell pydantic models apart), half of its 0.09 s; objects here

@@ -134,8 +134,9 @@ def cli(ctx: click.Context) -> None:
     """
     from mxjob_gitops.compiler.base.run import running
     from mxjob_gitops.compiler.cli.guard import guarded
-    from mxjob_gitops.compiler.io.runcontext import command_run
+    from mxjob_gitops.compiler.io.runcontext import RUN_KEY, command_run
 
     with guarded():  # a bad MXJOB_EXACT or MXJOB_JOBS is a usage error, exit 2
         run = command_run()
+    ctx.meta[RUN_KEY] = run  # passed by the commands to the compiler (io.runcontext.built_run)
     ctx.with_resource(running(run))  # the command's run context (compiler.base.run), until the command ends

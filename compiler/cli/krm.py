@@ -30,6 +30,7 @@ from mxjob_gitops.compiler.render.options import RenderOptions
 def krm(options: RenderOptions) -> None:
     """Read a ResourceList on stdin, render its MXJobs, write a ResourceList with results on stdout."""
     from mxjob_gitops.compiler.io.krmfunction import run_function
+    from mxjob_gitops.compiler.io.runcontext import built_run
 
     with guarded():
-        raise Exit(FINDINGS if run_function(sys.stdin.buffer, options) else OK)
+        raise Exit(FINDINGS if run_function(sys.stdin.buffer, options, built_run()) else OK)

@@ -90,17 +90,20 @@ def render(
     if move_jobs and shard_size is None:
         raise click.UsageError("--move-job moves a job between shards: give -o DIR --shard-size N with it")
     from mxjob_gitops.compiler.io.renderout import render_stream, render_to_dir
+    from mxjob_gitops.compiler.io.runcontext import built_run
 
     paths = paths_or_stdin(paths)
     guard = shard_size is None and options.target.value in ("argocd", "flux")  # the size guard: MXJ330
     with guarded(), paused_gc():
         if output_dir is None:
-            render_stream(paths, options, fmt, guard, finish, _report)
+            render_stream(paths, options, fmt, guard, finish, _report, run=built_run())
             return
         from mxjob_gitops.compiler.io.unitlayout import output_layout
 
         layout = output_layout(shard_size, move_jobs, options, units, output_dir, repo_path)
-        render_to_dir(paths, options, fmt, output_dir, follow_output_symlink, layout, guard, finish, _report)
+        render_to_dir(
+            paths, options, fmt, output_dir, follow_output_symlink, layout, guard, finish, _report, run=built_run()
+        )
 
 
 def finish(streamed: StreamedInput) -> None:

@@ -78,6 +78,7 @@ def validate(
     Reports every problem: MXJob input errors at file:line:column, and schema violations of every
     rendered object (Pods, Services, ConfigMaps, PodGroups, the MXJob, and objects passed through).
     """
+    from mxjob_gitops.compiler.io.runcontext import built_run
     from mxjob_gitops.compiler.io.validating import validate_paths
     from mxjob_gitops.compiler.report.validate import reporter
     from mxjob_gitops.compiler.validate.kubeschema import VersionUnavailable, schema_version
@@ -98,6 +99,7 @@ def validate(
             kubeconform_locations=kubeconform_locations if use_kubeconform else None,
             errors_only=quiet(),
             print_limit=printed_limit(verbosity()),
+            run=built_run(),
         )
         reporter(fmt).write(report, sys.stdout)
         raise Exit(OK if report.ok else FINDINGS)

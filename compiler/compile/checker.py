@@ -1,12 +1,12 @@
 """The checks of one object after another: each object checked and compiled on its own (Checker.examine: is
 it an object, are its names valid, does a job compile), then what holds across the objects of an input
-(Checker.account: no object produced twice, the output within its size limit). compiler.pipeline runs it over
-documents; compiler.stream examines parts of an input in other processes and accounts for them in order.
+(Checker.account: no object produced twice, the output within its size limit). compiler.engine examines the
+objects of an input where the run's runner puts them and accounts for them here, in input order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,12 +65,13 @@ class Checker:
         estimates: JobEstimates | None = None,
     ) -> None:
         """`compile`: compile_object, or a memo of it; `passed`: the objects other than MXJobs that passed every
-        check of `add` before, and `estimates` the output estimates of jobs compiled before, both shared by the
+        check of `examine` before, and `estimates` the output estimates of jobs compiled before, both shared by the
         Checkers of the two sides of a diff (compiler.jobcache)."""
         self.options, self.defaults, self.rendered = options, defaults, rendered
         self.compile = compile or compile_object
         self.passed, self.estimates = passed, estimates
         self.relaxed = relaxed_service_names(options.kubernetes_version)
+        self.shortcut = not exact("identity")
         self.priorities, self.sources = priorities, sources
         self.diagnostics: list[Diagnostic] = []
         self.seen: dict[Identity, tuple[SourceDocument, JsonPath]] = {}
@@ -80,35 +81,28 @@ class Checker:
     def all_diagnostics(self) -> list[Diagnostic]:
         return [*self.diagnostics, *([self.too_big] if self.too_big is not None else [])]
 
-    def add(self, document: SourceDocument, prefix: JsonPath, obj: Any) -> CompiledJob | Manifest | None:
-        """The valid item for one object (None when it is invalid); its diagnostics go to self.diagnostics.
-
-        `document` is remembered as where the object's identities were first seen: it need not hold data."""
-        passed = self._passed_before(obj)
-        if passed is not None:  # most objects of a rendering: no record of examine()'s is made for them
-            self._produced((passed,), document, prefix)
-            plain: Manifest = obj
-            return plain
-        return self.account(document, prefix, self.examine(document, prefix, obj))
-
-    def _passed_before(self, obj: Any) -> Identity | None:
+    def passed_before(self, obj: Any) -> Identity | None:
         """The identity of an object other than an MXJob known to pass every check of examine() (the `passed` memo,
-        or objectcheck.passing_identity, remembered in the memo), else None: examine() then checks it."""
+        or objectcheck.passing_identity, remembered in the memo), else None: examine_in_full() then checks it."""
         known = self.passed.get(id(obj)) if self.passed is not None else None
         if known is not None and known[0] is obj and known[1] == self.relaxed:
             return known[2]
-        passing = None if exact("identity") else passing_identity(obj, self.relaxed)
+        passing = passing_identity(obj, self.relaxed) if self.shortcut else None
         if passing is not None and self.passed is not None:
             self.passed[id(obj)] = (obj, self.relaxed, passing)
         return passing
 
     def examine(self, document: SourceDocument, prefix: JsonPath, obj: Any) -> Examined:
         """What checking and compiling one object finds on its own, before the checks across objects: it reads
-        nothing of the objects added before (so compiler.stream may examine parts of an input in other
+        nothing of the objects accounted for before (so compiler.engine may examine parts of an input in other
         processes) and changes nothing but the `compile` and `passed` memos."""
-        passed = self._passed_before(obj)
+        passed = self.passed_before(obj)
         if passed is not None:
             return Examined(obj, [], [passed])
+        return self.examine_in_full(document, prefix, obj)
+
+    def examine_in_full(self, document: SourceDocument, prefix: JsonPath, obj: Any) -> Examined:
+        """examine() of an object passed_before() does not know."""
         found: list[Diagnostic] = []
         job_spec = isinstance(obj, dict) and is_mxjob(obj)
         problem, at = ("", ()) if job_spec else not_an_object(obj)
@@ -140,28 +134,36 @@ class Checker:
         identities = list(job_identities(job, self.options, compiled.gang))
         return Examined(compiled, found, identities, self._job_estimate(job))
 
-    def account(self, document: SourceDocument, prefix: JsonPath, examined: Examined) -> CompiledJob | Manifest | None:
-        """Take in what examine() found of the next object of the input, with the checks across objects (a second
-        producer of an object, the output-size limit); the item, or None when the object is invalid."""
-        self.diagnostics.extend(examined.diagnostics)
-        if examined.estimate is not None:
-            self._estimate(examined.estimate, document, prefix)
-        self._produced(examined.identities, document, prefix)
-        return examined.item
+    def account(
+        self,
+        document: SourceDocument,
+        prefix: JsonPath,
+        diagnostics: Sequence[Diagnostic],
+        identities: Sequence[Identity],
+        estimate: int | None,
+    ) -> None:
+        """Take in what examine() found of the next object of the input (its diagnostics, identities and estimate),
+        with the checks across objects: a second producer of an object, the output-size limit."""
+        if diagnostics:
+            self.diagnostics.extend(diagnostics)
+        if estimate is not None:
+            self._estimate(estimate, document, prefix)
+        self._produced(identities, document, prefix)
 
     def may_compile(self, obj: Any) -> bool:
-        """Whether `add` may compile the object: an MXJob, unless the input holds its rendering (its ConfigMap)."""
+        """Whether `examine` may compile the object: an MXJob, unless the input holds its rendering (its ConfigMap)."""
         return isinstance(obj, dict) and is_mxjob(obj) and identity(obj)[2:] not in self.rendered
 
     def _produced(self, identities: Iterable[Identity], document: SourceDocument, prefix: JsonPath) -> None:
         """Remember where each identity was first produced; what an object produces that another object produced
         before is one error (MXJ210) per earlier producer, at the object's metadata.name: the same job in two files
         is one line naming both, not one per Pod and Service."""
+        here = (document, prefix)
         clashes: dict[tuple[int, JsonPath], list[Identity]] = {}
         earlier: dict[tuple[int, JsonPath], tuple[SourceDocument, JsonPath]] = {}
         for ident in identities:
-            first = self.seen.setdefault(ident, (document, prefix))
-            if first[0] is not document or first[1] != prefix:
+            first = self.seen.setdefault(ident, here)
+            if first is not here and (first[0] is not document or first[1] != prefix):
                 key = (id(first[0]), first[1])
                 clashes.setdefault(key, []).append(ident)
                 earlier[key] = first

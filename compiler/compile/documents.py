@@ -7,17 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic, JsonPath, Severity, has_errors
-from mxjob_gitops.compiler.compile.checker import Checker
+from mxjob_gitops.compiler.base.run import Run
 from mxjob_gitops.compiler.compile.checker import Manifest as Manifest
+from mxjob_gitops.compiler.compile.engine import Engine, Settings
+from mxjob_gitops.compiler.compile.engine import InputFacts as InputFacts
 from mxjob_gitops.compiler.read.source import SourceDocument, objects_of
 from mxjob_gitops.compiler.render.job import CompiledJob, render_job
 from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.rules.objectcheck import Identity as Identity
 from mxjob_gitops.compiler.rules.objectcheck import identity as identity  # re-exported: part of the public API
-from mxjob_gitops.compiler.spec import constants as c
 
 if TYPE_CHECKING:
     from mxjob_gitops.compiler.compile.jobcache import CompileCache
@@ -76,78 +77,36 @@ def compile_documents(
     *,
     defaults: bool = True,
     cache: CompileCache | None = None,
+    run: Run | None = None,
 ) -> Plan:
     """Compile every object of every document (compile_job's core per MXJob); other objects pass through.
 
     Without `defaults` jobs are only converted and checked (for `mxjob convert`). A `cache` shared by two
-    calls compiles an MXJob found in both once (`mxjob diff`; see compiler.jobcache).
+    calls compiles an MXJob found in both once (`mxjob diff`; see compiler.jobcache). The documents are run
+    through compiler.engine in this process, every valid item kept, even of an invalid input. `run`: whose
+    workers compile the jobs ahead for the `cache` (None: the installed run, base.run).
     """
-    plan = Plan(options)
-    objects = [(document, prefix, obj) for document in documents for prefix, obj in objects_of(document.data)]
     facts = InputFacts()
-    for document, _prefix, obj in objects:
+    objects = [(document, obj) for document in documents for _prefix, obj in objects_of(document.data)]
+    for document, obj in objects:
         facts.learn(document, obj)
-    checker = facts.checker(options, defaults, cache)
-    if cache is not None:  # the jobs the Checker will compile, first spread over compiler.fanout's workers
-        jobs = [obj for _document, _prefix, obj in objects if checker.may_compile(obj)]
-        cache.compile_ahead(jobs, options, defaults, checker.priorities, checker.sources)
-    for document, prefix, obj in objects:
-        item = checker.add(document, prefix, obj)
-        if item is not None:
-            plan.items.append(item)
-            plan.origins.append((document, prefix))
-    plan.diagnostics = checker.all_diagnostics()
+    settings = Settings(facts, options, defaults, cache)
+    if cache is not None:  # the jobs the engine will compile, first spread over compiler.fanout's workers
+        checker = settings.checker()
+        jobs = [obj for _document, obj in objects if checker.may_compile(obj)]
+        cache.compile_ahead(jobs, options, defaults, checker.priorities, checker.sources, run)
+    del objects
+    engine: Engine[CompiledJob | Manifest] = Engine(
+        [(document, None) for document in documents], [0] * len(documents), settings, run
+    )
+    plan = Plan(options)
+    items, origins = plan.items, plan.origins
+    for document, prefix, item, _output in engine.run(None, keep_going=True):
+        if item is not None:  # always: the one part is run here
+            items.append(item)
+            origins.append((document, prefix))
+    plan.diagnostics = engine.checker.all_diagnostics() if engine.checker is not None else []
     return plan
-
-
-@dataclass(slots=True)
-class InputFacts:
-    """What compiling an object learns from the other objects of the input: the PriorityClass values (with where
-    each was found) and the jobs whose ConfigMap is present (the input is a rendering, not a spec, for those)."""
-
-    priorities: dict[str, int] = field(default_factory=dict)
-    sources: dict[str, str] = field(default_factory=dict)
-    rendered: set[tuple[str, str]] = field(default_factory=set)
-
-    def learn(self, document: SourceDocument, obj: Any) -> None:
-        """Take in one object of the document (a later PriorityClass of the same name wins)."""
-        kind = obj.get("kind") if isinstance(obj, dict) else None
-        if kind != "PriorityClass" and kind != "ConfigMap":
-            return
-        metadata = obj.get("metadata")
-        if not isinstance(metadata, dict):
-            return
-        if kind == "PriorityClass":
-            name, value = metadata.get("name"), obj.get("value")
-            if isinstance(name, str) and isinstance(value, int):
-                self.priorities[name] = value
-                self.sources[name] = f"PriorityClass object at {document.file}, document {document.index + 1}"
-            return
-        labels = metadata.get("labels")
-        if isinstance(labels, dict) and c.LABEL_JOB_NAME in labels:
-            self.rendered.add((identity(obj)[2], str(labels[c.LABEL_JOB_NAME])))
-
-    def absorb(self, other: InputFacts) -> None:
-        """Take in what another part of the input taught (read after this one)."""
-        self.priorities.update(other.priorities)
-        self.sources.update(other.sources)
-        self.rendered |= other.rendered
-
-    def checker(self, options: RenderOptions, defaults: bool = True, cache: CompileCache | None = None) -> Checker:
-        """A Checker for the objects of this input (a `cache` shared with another input's: compiler.jobcache)."""
-        priorities, sources = self.priority_classes(options)
-        rendered = self.rendered if options.keep_rendered else set()
-        if cache is None:
-            return Checker(options, defaults, priorities, sources, rendered)
-        return Checker(options, defaults, priorities, sources, rendered, cache.compile, cache.passed, cache.estimates)
-
-    def priority_classes(self, options: RenderOptions) -> tuple[dict[str, int], dict[str, str]]:
-        """The PriorityClass values known offline: the input's, overridden by --priority-class."""
-        values, sources = dict(self.priorities), dict(self.sources)
-        for name, value in options.priority_classes:
-            values[name] = value
-            sources[name] = "--priority-class"
-        return values, sources
 
 
 def sort_diagnostics(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:

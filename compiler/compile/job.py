@@ -25,6 +25,7 @@ from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, e
 from mxjob_gitops.compiler.base.limits import pod_count_problems
 from mxjob_gitops.compiler.compile.judge import judge_rendering
 from mxjob_gitops.compiler.read.source import SourceDocument
+from mxjob_gitops.compiler.render.cluster import cluster_spec
 from mxjob_gitops.compiler.render.gang.base import GANG_ANNOTATION
 from mxjob_gitops.compiler.render.gang.plan import choose_scheduler, gang_forms, plan_gang
 from mxjob_gitops.compiler.render.job import CompiledJob, JobRendering, Manifest
@@ -132,7 +133,8 @@ def compile_object(
         )
     if has_errors(found):
         return None, in_source(conversion, found)
-    compiled = CompiledJob(conversion, job, gang)
+    # The cluster spec is built here once: the judge's objects and the rendering are both made of it.
+    compiled = CompiledJob(conversion, job, gang, cluster_spec(job) if options.engine == "pods" else None)
     found.extend(judge_rendering(compiled, options, obj))  # the final objects, after every decoration
     if has_errors(found):
         return None, in_source(conversion, found)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic
-from mxjob_gitops.compiler.base.run import current_run
+from mxjob_gitops.compiler.base.run import Run, current_run
 from mxjob_gitops.compiler.compile.checker import JobEstimates, PassedObjects, job_output_estimate
 from mxjob_gitops.compiler.compile.job import compile_object
 from mxjob_gitops.compiler.render.job import CompiledJob
@@ -194,9 +194,12 @@ class CompileCache:
         defaults: bool,
         priorities: Mapping[str, int],
         sources: Mapping[str, str],
+        run: Run | None = None,
     ) -> None:
-        """Compile the jobs among `objects` that `compile` would not find, over compiler.fanout's workers (see the
-        module docstring); nothing when there are fewer than AHEAD_MIN_JOBS for each of two workers or more."""
+        """Compile the jobs among `objects` that `compile` would not find, over the workers of `run` (None: the
+        installed run; see the module docstring); nothing when there are fewer than AHEAD_MIN_JOBS for each of two
+        workers or more."""
+        run = run if run is not None else current_run()
         arguments = (options, defaults, priorities, sources)
         waiting: dict[str, dict[str, Any]] = {}  # JSON text -> the first object with it, not known yet
         for obj in objects:
@@ -204,14 +207,14 @@ class CompileCache:
                 text = _text(obj)
                 if text is not None and text not in waiting and self._by_text_found(text, *arguments) is None:
                     waiting[text] = obj
-        count = min(current_run().workers, len(waiting) // AHEAD_MIN_JOBS)
+        count = min(run.workers, len(waiting) // AHEAD_MIN_JOBS)
         if count < 2:
             return
         texts = list(waiting)
         cuts = [len(texts) * i // count for i in range(count + 1)]
         parts = [[waiting[text] for text in texts[start:end]] for start, end in itertools.pairwise(cuts)]
         task = functools.partial(_compile_part, options, defaults, priorities, sources)
-        for part, results in zip(itertools.pairwise(cuts), current_run().runner(task, parts), strict=True):
+        for part, results in zip(itertools.pairwise(cuts), run.runner(task, parts), strict=True):
             for text, sent in zip(texts[slice(*part)], results, strict=True):
                 if sent is not None:
                     (result, read_priorities, read_sources), size = sent

@@ -90,7 +90,7 @@ def representatives(compiled: CompiledJob, options: RenderOptions) -> Iterator[M
     if exact("representatives"):  # every object of the rendering, as render_job writes it
         yield from render_job(compiled, options)
         return
-    spec = cluster_spec(job)
+    spec = compiled.cluster or cluster_spec(job)
     objects = [render_config_map(job, spec, render_record(compiled, options))]
     if not job.run_policy.suspend:
         live = [replica for replica in job.replicas if replica.replicas > 0]

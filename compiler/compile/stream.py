@@ -1,72 +1,57 @@
-"""A render whose Python objects are bounded by the largest job: each object is compiled, rendered and dropped.
-
-compile_documents holds every parsed document and compiled job until the last manifest is written (about
-37 KB of Python objects per 10-replica job). A StreamedRender reads each file one document at a time and
-keeps a document only as its marshal bytes (about the size of its YAML), because two things need every
-document before the first job compiles: the PriorityClass objects of the input and, with keep_rendered,
-the ConfigMaps that mark a job as already rendered. Its items() then loads, compiles and yields each item
-in input order; the caller renders it and lets it go. What stays O(input): the input texts (for
-diagnostic positions), the marshal bytes, and the identity of every object produced (for duplicates).
-Diagnostics are exactly compile_documents' own (checker.Checker is shared), so the caller must hold the
-output back until items() is exhausted and `ok` is known.
-
-rendered(render) gives render(item) of each valid item instead, and spreads the work over compiler.fanout's
-workers: the input is cut into rounds of bounded output size, each round into parts, and each part's objects
-are examined (checked, compiled: Checker.examine) and rendered where the runner puts them. What examine
-leaves to the checks across objects (a second producer of an object, the output-size limit) is done here,
-on each part's records in input order (Checker.account), so diagnostics are those of items() exactly.
+"""The streamed render of `mxjob render`: every input read before the first job compiles, each document kept
+only as its marshal bytes (about the size of its YAML), because two things need every document first: the
+PriorityClass objects of the input and, with keep_rendered, the ConfigMaps that mark a job as already rendered.
+rendered(render) then runs compiler.engine over the stored documents: each object examined (checked,
+compiled), accounted for in input order and, while no error was found, rendered; in one process (item by item:
+what is held is the input texts for diagnostic positions, the marshal bytes not yet compiled and the identity
+of every object produced) or in parts over the run's workers. Diagnostics are exactly compile_documents' own
+(the same engine), so the caller must hold the output back until rendered() is exhausted and `ok` is known.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import itertools
 import marshal
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
-from mxjob_gitops.compiler.base.diagnostics import Diagnostic, JsonPath, has_errors
+from mxjob_gitops.compiler.base.diagnostics import Diagnostic, has_errors
 from mxjob_gitops.compiler.base.jsonutil import as_dict
 from mxjob_gitops.compiler.base.limits import job_output_bytes, output_limit
-from mxjob_gitops.compiler.base.run import current_run
-from mxjob_gitops.compiler.compile.checker import Checker, Examined
-from mxjob_gitops.compiler.compile.documents import InputFacts, Manifest
-from mxjob_gitops.compiler.read.source import ParseStream, SourceDocument, iter_objects
-from mxjob_gitops.compiler.render.job import CompiledJob
+from mxjob_gitops.compiler.base.run import Run, current_run
+from mxjob_gitops.compiler.compile import engine as _engine
+from mxjob_gitops.compiler.compile.engine import Engine, InputFacts, Item, Settings, Stored
+from mxjob_gitops.compiler.read.source import ParseStream, iter_objects
 from mxjob_gitops.compiler.render.options import RenderOptions
-from mxjob_gitops.compiler.rules.objectcheck import Identity
 from mxjob_gitops.compiler.spec.convert import is_mxjob
 
 R = TypeVar("R")
-# rendered(): a round is cut when its estimated output passes this (what the parts of one round send back is
-# held here until the round is accounted for), and an input whose whole estimate is below FANOUT_MIN_BYTES is
-# done in this process (a process started for it would cost more than it saves).
-ROUND_BYTES = 64 * 1024 * 1024
+
+# An input whose whole estimate is below FANOUT_MIN_BYTES is done in this process (a process started for it
+# would cost more than it saves).
 FANOUT_MIN_BYTES = 2 * 1024 * 1024
 
 
 class StreamedRender:
-    """Add every input with read(), then iterate items() once; `diagnostics` is complete after that."""
+    """Add every input with read(), then iterate rendered() once; `diagnostics` is complete after that."""
 
-    def __init__(self, options: RenderOptions, check_first_above: int | None = None) -> None:
-        """`check_first_above`: check every job before rendering any when the output may be larger (bytes)."""
+    def __init__(self, options: RenderOptions, check_first_above: int | None = None, run: Run | None = None) -> None:
+        """`check_first_above`: check every job before rendering any when the output may be larger (bytes); `run`:
+        whose workers render in parts (None: the installed run, base.run)."""
         self.options = options
+        self.run = run if run is not None else current_run()
         self.check_first_above = check_first_above
-        self.checked = False  # every object was checked before the first item was yielded
+        self.checked = False  # every object was checked before the first output was handed out
         self.parse_diagnostics: list[Diagnostic] = []
-        self._stored: list[tuple[SourceDocument, bytes]] = []
+        self._stored: list[Stored] = []
         self._weights: list[int] = []  # each stored document's _rough_estimate
-        self.valid_items = 0  # items yielded by items() or rendered by rendered()
         self._facts = InputFacts()
-        self._checker: Checker | None = None
-        self._checked = 0  # diagnostics of the checker already looked at by `ok`
-        self._failed = False
+        self._engine: Engine[Any] | None = None
         self._estimate = 0  # a rough output size (see _rough_estimate)
 
     def read(self, stream: ParseStream) -> None:
         """Parse one input document by document, keeping each as bytes (nothing of it when the file is refused)."""
-        stored: list[tuple[SourceDocument, bytes]] = []
+        stored: list[Stored] = []
         weights: list[int] = []
         facts = InputFacts()
         for document in stream:
@@ -83,171 +68,66 @@ class StreamedRender:
             self._facts.absorb(facts)
             self._estimate += sum(weights)
 
-    def items(self) -> Iterator[CompiledJob | Manifest]:
-        """Each valid item in input order, compiled from its stored bytes (the bytes are dropped as it goes).
+    def rendered(self, render: Callable[[Item], Iterable[R]]) -> Iterator[R]:
+        """What render(item) gives for each valid item, in input order, while no error was found (`ok`); every
+        object is checked to the end. Of an input with an error, what was given before is to be thrown away.
 
         When the input may come near the output-size limit (or above check_first_above), every object is
-        checked before the first item is yielded (compiled twice): an input over the limit is refused without
-        rendering any of it, and a large rendering need not be held back (see cli.heldout).
-        """
+        checked before the first item is rendered (a first pass that renders nothing): an input over the limit
+        is refused without rendering any of it, and a large rendering need not be held back (see
+        io.heldout). With more than one worker (in_parts), the items are examined and rendered in parts, where
+        the runner puts them (render is then called in a forked process, and what it gives is sent back)."""
+        engine: Engine[R] = Engine(self._stored, self._weights, Settings(self._facts, self.options), self.run)
+        self._engine = engine
+        workers = self.run.workers if self.in_parts else 1
+        failed = has_errors(self.parse_diagnostics)
         if self._check_first():
-            for _item in self._compile(self._stored):
+            for _record in engine.run(None, workers, failed=failed):
                 pass
             if not self.ok:
                 return
             self.checked = True
-        self._stored.reverse()
-        for item in self._compile(self._stored, drop=True):
-            self.valid_items += 1
-            yield item
+        else:  # a round is accounted for before anything of it is handed out
+            self.checked = workers >= 2 and len(engine.rounds()) == 1
+        for _document, _prefix, item, output in engine.run(render, workers, failed=failed, drop=True):
+            if output is not None:  # rendered in a part
+                yield from output
+            elif item is not None:  # examined here and accounted for: rendered now
+                yield from render(item)
 
-    def rendered(self, render: Callable[[CompiledJob | Manifest], Iterable[R]]) -> Iterator[R]:
-        """What render(item) gives for each valid item, in input order, while no error was found (`ok`); the
-        same diagnostics as items(). Of an input with an error, what was given before is to be thrown away.
-
-        With more than one fanout worker, the items are examined and rendered in parts, where the runner puts
-        them (render is then called in a forked process, and what it gives is sent back); see the module
-        docstring. A document whose rendering may be larger than a round is never held whole: such an input is
-        rendered here, item by item and output by output, as the serial branch does for every input."""
-        if not self.in_parts:
-            for item in self.items():
-                if self.ok:
-                    yield from render(item)
-            return
-        weights = self._weights
-        checker = self._checker = self._facts.checker(self.options)
-        self._checked = 0
-        rounds = _cut(weights, ROUND_BYTES)
-        self.checked = len(rounds) == 1  # the round is accounted for before anything of it is handed out
-        for start, end in rounds:
-            # After an error the rest is only checked, as items() does: nothing more is rendered.
-            task = functools.partial(
-                _examine_part, self._stored, self._facts, self.options, render if self.ok else None
-            )
-            outputs: list[R] = []
-            run = current_run()
-            for records in run.runner(task, _parts(weights, start, end, run.workers)):
-                for index, prefix, diagnostics, identities, estimate, valid, output in records:
-                    examined = Examined(None, diagnostics, identities, estimate)
-                    checker.account(self._stored[index][0], prefix, examined)
-                    self.valid_items += valid
-                    if output is not None:
-                        outputs.extend(output)
-            for index in range(start, end):  # the bytes are no longer needed; the documents stay (locations)
-                self._stored[index] = (self._stored[index][0], b"")
-            if self.ok:
-                yield from outputs
+    @property
+    def valid_items(self) -> int:
+        """The valid items of the input (once rendered() is exhausted)."""
+        return self._engine.valid_items if self._engine is not None else 0
 
     @property
     def in_parts(self) -> bool:
-        """Whether rendered() examines and renders the items in parts (known once every input was read)."""
+        """Whether rendered() examines and renders the items in parts (known once every input was read): not
+        when a document may render to more than a round (then it is rendered here, item by item)."""
         return (
-            current_run().workers >= 2
+            self.run.workers >= 2
             and self._estimate >= FANOUT_MIN_BYTES
-            and max(self._weights, default=0) <= ROUND_BYTES
-            and not self._check_first()
+            and max(self._weights, default=0) <= _engine.ROUND_BYTES
         )
 
     def _check_first(self) -> bool:
-        """Whether every job is to be checked before any is rendered (see items())."""
+        """Whether every job is to be checked before any is rendered (see rendered())."""
         threshold = output_limit(self.options.max_pods) // 2
         if self.check_first_above is not None:
             threshold = min(threshold, self.check_first_above)
         return self._estimate > threshold
 
-    def _compile(
-        self, stored: list[tuple[SourceDocument, bytes]], drop: bool = False
-    ) -> Iterator[CompiledJob | Manifest]:
-        checker = self._checker = self._facts.checker(self.options)
-        self._checked = 0
-        for slim, blob in _popped(stored) if drop else stored:
-            document = dataclasses.replace(slim, data=marshal.loads(blob))
-            for prefix, obj in iter_objects(document):
-                item = checker.add(slim, prefix, obj)
-                if item is not None:
-                    yield item
-
     @property
     def diagnostics(self) -> list[Diagnostic]:
-        """Parse diagnostics, then those of compiling (all of them once items() is exhausted)."""
-        compiled = self._checker.all_diagnostics() if self._checker is not None else []
+        """Parse diagnostics, then those of compiling (all of them once rendered() is exhausted)."""
+        checker = self._engine.checker if self._engine is not None else None
+        compiled = checker.all_diagnostics() if checker is not None else []
         return [*self.parse_diagnostics, *compiled]
 
     @property
     def ok(self) -> bool:
-        """No error so far: while it holds, the items seen can be rendered (and must be held back until the end)."""
-        checker = self._checker
-        if self._failed or checker is None:
-            return not self._failed and not has_errors(self.parse_diagnostics)
-        new, self._checked = checker.diagnostics[self._checked :], len(checker.diagnostics)
-        self._failed = has_errors(self.parse_diagnostics) or has_errors(new) or checker.too_big is not None
-        return not self._failed
-
-
-# One object of a part, as _examine_part sends it: its document's index in StreamedRender._stored, its prefix,
-# what examine found (diagnostics, identities, estimate: the item stays, only the rendering crosses), whether the
-# item is valid, and render(item) when it is and its part had no error before it. A plain tuple: a part of a
-# rendering sends tens of thousands, and pickle takes a NamedTuple holding a dataclass three times as long.
-_Record = tuple[int, JsonPath, list[Diagnostic], list[Identity], int | None, bool, list[R] | None]
-
-
-def _examine_part(
-    stored: Sequence[tuple[SourceDocument, bytes]],
-    facts: InputFacts,
-    options: RenderOptions,
-    render: Callable[[CompiledJob | Manifest], Iterable[R]] | None,
-    part: tuple[int, int],
-    _here: bool,
-) -> list[_Record[R]]:
-    """The records of the documents stored[start:end] (a compiler.fanout task)."""
-    checker = facts.checker(options)
-    records: list[_Record[R]] = []
-    failed = False
-    for index in range(*part):
-        slim, blob = stored[index]
-        document = dataclasses.replace(slim, data=marshal.loads(blob))
-        for prefix, obj in iter_objects(document):
-            examined = checker.examine(slim, prefix, obj)
-            failed = failed or has_errors(examined.diagnostics)
-            valid = examined.item is not None
-            output = (
-                list(render(examined.item)) if render is not None and examined.item is not None and not failed else None
-            )
-            records.append((index, prefix, examined.diagnostics, examined.identities, examined.estimate, valid, output))
-    return records
-
-
-def _cut(weights: Sequence[int], limit: int) -> list[tuple[int, int]]:
-    """Consecutive (start, end) ranges of the documents, each closed once its weights pass `limit`."""
-    ranges: list[tuple[int, int]] = []
-    start, total = 0, 0
-    for index, weight in enumerate(weights):
-        total += weight
-        if total > limit:
-            ranges.append((start, index + 1))
-            start, total = index + 1, 0
-    if start < len(weights) or not ranges:
-        ranges.append((start, len(weights)))
-    return ranges
-
-
-def _parts(weights: Sequence[int], start: int, end: int, count: int) -> list[tuple[int, int]]:
-    """stored[start:end] cut into at most `count` consecutive ranges of about equal weight (none empty)."""
-    total = sum(weights[start:end]) or 1
-    bounds = [start]
-    running = 0
-    for index in range(start, end):
-        running += weights[index]
-        if len(bounds) < count and running * count >= total * len(bounds) and index + 1 < end:
-            bounds.append(index + 1)
-    bounds.append(end)
-    return [(a, b) for a, b in itertools.pairwise(bounds) if a < b] or [(start, end)]
-
-
-def _popped(stored: list[tuple[SourceDocument, bytes]]) -> Iterator[tuple[SourceDocument, bytes]]:
-    """The entries of a reversed list, each dropped from it as it is handed out."""
-    while stored:
-        yield stored.pop()
+        """No error so far: while it holds, the outputs seen can be kept (and must be held back until the end)."""
+        return not has_errors(self.parse_diagnostics) and (self._engine is None or self._engine.ok)
 
 
 def _rough_estimate(obj: object) -> int:

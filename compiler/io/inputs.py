@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import enum
+import functools
 import itertools
 import os
 import stat
@@ -19,7 +20,7 @@ from mxjob_gitops.compiler.base.limits import (
     RunBudget,
     run_limits,
 )
-from mxjob_gitops.compiler.base.run import current_run, run_budget
+from mxjob_gitops.compiler.base.run import Notes, Run, current_run
 from mxjob_gitops.compiler.io.errors import CommandError
 from mxjob_gitops.compiler.io.utf8 import NotUtf8, not_utf8
 from mxjob_gitops.compiler.io.walk import TooDeep, walk
@@ -60,11 +61,15 @@ def discover(
     skip: Sequence[Path] = (),
     allow_empty: bool = False,
     root: Path | None = None,
+    run: Run | None = None,
 ) -> list[str]:
     """Expand directories into their manifest files in a stable order; '-' and -k DIR (cli.kustomize) stay as
     they are. `root`: the tree a named path's link may lead into (default the working directory). A directory
-    holding an earlier `render -o`'s output is read like the others; io.units says how it counts."""
+    holding an earlier `render -o`'s output is read like the others; io.units says how it counts. `run`: where the
+    notes go (None: the installed run)."""
     from mxjob_gitops.compiler.io.kustomize import Kustomization, refuse_raw
+
+    notes = (run if run is not None else current_run()).notes
 
     found: list[str] = []
     skipped = [p.resolve() for p in skip]
@@ -79,11 +84,13 @@ def discover(
             found.append(raw)
         elif path.is_dir():
             refuse_raw(path, raw)
-            found.extend(_walk(path, skipped))
+            found.extend(_walk(path, skipped, notes))
         elif path.is_file() and _is_shard_record(path):
             recognised = True  # render -o --shard-size's record, named (pre-commit): skipped, as the walk skips it
         elif path.is_file() and path.name in KUSTOMIZE_FILES:
-            _note_kustomization(path.parent, named=True)  # pre-commit names every YAML file: recognised, not read
+            _note_kustomization(
+                notes, path.parent, named=True
+            )  # pre-commit names every YAML file: recognised, not read
             recognised = True
         elif path.is_file():
             found.append(raw)
@@ -96,7 +103,7 @@ def discover(
     return found
 
 
-def _walk(root: Path, skipped: list[Path]) -> list[str]:
+def _walk(root: Path, skipped: list[Path], notes: Notes) -> list[str]:
     """The manifest files below `root`, sorted by path. cli.walk does not enter a linked directory, and hidden
     directories are not entered (nothing below one is read): every directory between `root` and a file is a real
     one, so only a file that is itself a link needs the check of _within."""
@@ -115,7 +122,7 @@ def _walk(root: Path, skipped: list[Path]) -> list[str]:
                 if is_manifest_path((entry.name,)) and os.path.isfile(path):
                     found.append((path.as_posix(), path, os.path.islink(path)))
                 elif entry.name in KUSTOMIZE_FILES and not any(folder.resolve().is_relative_to(s) for s in skipped):
-                    _note_kustomization(folder)
+                    _note_kustomization(notes, folder)
     except TooDeep as exc:
         from mxjob_gitops.compiler.base.escape import terminal
 
@@ -155,13 +162,12 @@ def _within(path: Path, root: Path, label: str) -> None:
         )
 
 
-def _note_kustomization(directory: Path, named: bool = False) -> None:
+def _note_kustomization(notes: Notes, directory: Path, named: bool = False) -> None:
     """Say that a kustomization file is not read as an object (it describes a build): -k DIR builds it. Met in a
     walked tree, one that only lists its directory's files (which are read) goes without a note."""
     from mxjob_gitops.compiler.base.escape import terminal
     from mxjob_gitops.compiler.io.kustomize import builds_more
 
-    notes = current_run().notes
     if not notes.wanted():
         return
     shown = terminal(directory.as_posix())
@@ -183,9 +189,11 @@ class SharedParses:
     renamed to the file, index and position it was read at; sharing is safe because compiling never writes into
     its input (compiler.convert.writable_v1 copies the parts it changes). A file with parse diagnostics is
     parsed whole every time, exactly as parse_text reports it, so each side reports its own. The texts of the
-    first input read, all new, may be parsed ahead in compiler.fanout's workers (`read_ahead`)."""
+    first input read, all new, may be parsed ahead in compiler.fanout's workers (`read_ahead`). `run`: whose
+    budget, workers and fast paths (None: the installed run)."""
 
-    def __init__(self) -> None:
+    def __init__(self, run: Run | None = None) -> None:
+        self.run = run if run is not None else current_run()
         self._known: dict[str, tuple[Any, int] | None] = {}  # piece text -> (data, start in it) or no document
         self._earlier: list[Piece] = []  # the pieces of every text cut so far, in order
         self._where: dict[str, int] = {}  # a piece's text -> its index in _earlier
@@ -195,14 +203,14 @@ class SharedParses:
     def reads_ahead(self) -> bool:
         """Whether the next input's texts are to be parsed ahead (`read_ahead`): no text was cut yet, so all are
         new, and compiler.fanout has more than one worker."""
-        return not self._earlier and current_run().workers > 1
+        return not self._earlier and self.run.workers > 1
 
     def read_ahead(self, texts: Sequence[tuple[str, str]]) -> None:
         """Parse these texts (label, text) before their turn, over compiler.fanout's workers (cli.readahead);
         `forget_ahead` drops what was not taken (a text whose documents were known already)."""
         from mxjob_gitops.compiler.read.readahead import parsed_ahead
 
-        self._ready = parsed_ahead(texts)
+        self._ready = parsed_ahead(texts, self.run)
 
     def forget_ahead(self) -> None:
         self._ready = {}
@@ -211,9 +219,9 @@ class SharedParses:
         """parse_text(text, file, ...): its result as parsed ahead, when it was."""
         ready = self._ready.pop(file, None)
         if ready is not None and ready[0] is text:  # parsed in another process: charged to this run here
-            over = documents_over_budget(SourceText(file, text))
+            over = documents_over_budget(SourceText(file, text), self.run)
             return ready[1] if over is None else ParseResult([], [over])
-        return parse_text(text, file, **given)
+        return parse_text(text, file, run=self.run, **given)
 
     def __call__(self, text: str, file: str) -> ParseResult:
         if not self._earlier:  # nothing known: read it whole, and let the fast reader cut it (in its processes)
@@ -231,7 +239,7 @@ class SharedParses:
             return self._whole(text, file)
         self._keep(pieces)
         unknown = [p for p in pieces if p.text not in self._known]
-        over = _reused_over_budget(text, file, [p for p in pieces if p.text in self._known])
+        over = _reused_over_budget(text, file, [p for p in pieces if p.text in self._known], self.run)
         if over is not None:
             return ParseResult([], [over])
         failed = self._learn(unknown, text, file, pieces if len(unknown) == len(pieces) else None)
@@ -264,7 +272,7 @@ class SharedParses:
             parsed = self._whole(text, file, pieces=whole)
             self._remember(pieces, text, file, parsed)
             return parsed
-        parsed = parse_text("".join(p.text for p in pieces), file)
+        parsed = parse_text("".join(p.text for p in pieces), file, run=self.run)
         return None if self._remember(pieces, text, file, parsed) else self._whole(text, file)
 
     def _remember(self, pieces: list[Piece], text: str, file: str, parsed: ParseResult) -> bool:
@@ -286,10 +294,10 @@ class SharedParses:
         return True
 
 
-def _reused_over_budget(text: str, file: str, reused: list[Piece]) -> Diagnostic | None:
+def _reused_over_budget(text: str, file: str, reused: list[Piece], run: Run) -> Diagnostic | None:
     """Charge the run's document budget with the documents a text shares with texts read before (they are not
     parsed again, so parse_text does not count them); the refusal where the run goes over, else None."""
-    budget = run_budget()
+    budget = run.budget
     most = run_limits().documents
     left = most - budget.documents
     if len(reused) <= left:
@@ -315,10 +323,14 @@ def read_inputs(
     paths: Sequence[str],
     skip: Sequence[Path] = (),
     allow_empty: bool = False,
-    parse: Parser = parse_text,
+    parse: Parser | None = None,
     root: Path | None = None,
+    run: Run | None = None,
 ) -> Inputs:
-    inputs = parsed_inputs(input_texts(paths, skip, allow_empty, root), parse)
+    """Every input read and parsed (by `parse`, parse_text under `run` when None); `run`: whose budget and notes
+    (None: the installed run)."""
+    parse = parse if parse is not None else functools.partial(parse_text, run=run)
+    inputs = parsed_inputs(input_texts(paths, skip, allow_empty, root, run), parse)
     inputs.renderings = renderings_of(inputs.files)
     return inputs
 
@@ -380,13 +392,16 @@ def input_texts(
     skip: Sequence[Path] = (),
     allow_empty: bool = False,
     root: Path | None = None,
+    run: Run | None = None,
 ) -> Iterator[tuple[str, str | Unread]]:
-    """Each input's name and text (or why it cannot be read), one at a time."""
+    """Each input's name and text (or why it cannot be read), one at a time; charged to the budget of `run` (None:
+    the installed run)."""
     from mxjob_gitops.compiler.io import kustomize
 
     stdin_used = False
-    budget = run_budget()
-    for name in discover(paths, skip, allow_empty, root):
+    run = run if run is not None else current_run()
+    budget = run.budget
+    for name in discover(paths, skip, allow_empty, root, run):
         if name == "-":
             if stdin_used:
                 raise InputError("'-' (standard input) can be given only once")
@@ -465,11 +480,11 @@ def _read_stdin() -> str | Unread:
     return decode_limited(sys.stdin.buffer)
 
 
-def kubernetes_files_only(inputs: Inputs) -> Inputs:
+def kubernetes_files_only(inputs: Inputs, run: Run | None = None) -> Inputs:
     """Keep files with a document that has apiVersion and kind (or with an error: a broken manifest is still
     reported; a warning alone, such as a YAML 1.1 boolean key in a CI workflow, does not make a file a manifest);
-    note every file left out on stderr."""
-    notes = current_run().notes
+    note every file left out (to the notes of `run`, None for the installed run)."""
+    notes = (run if run is not None else current_run()).notes
     kept = {
         d.file
         for d in inputs.documents

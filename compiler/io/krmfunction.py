@@ -13,11 +13,13 @@ from mxjob_gitops.compiler.io.resourcelist import options_from, write_resource_l
 from mxjob_gitops.compiler.render.options import RenderOptions
 
 if TYPE_CHECKING:
+    from mxjob_gitops.compiler.base.run import Run
     from mxjob_gitops.compiler.render.emit import Emitter
 
 
-def run_function(stdin: BinaryIO, options: RenderOptions) -> bool:
-    """Read, render and respond; True when the function failed (its results say why)."""
+def run_function(stdin: BinaryIO, options: RenderOptions, run: Run | None = None) -> bool:
+    """Read, render and respond; True when the function failed (its results say why). `run`: the run it reads and
+    compiles under (None: the installed run)."""
     from mxjob_gitops.compiler.compile.documents import compile_documents
     from mxjob_gitops.compiler.io.inputs import STDIN_NAME, decode_limited, unreadable
     from mxjob_gitops.compiler.read.source import parse_text
@@ -26,7 +28,7 @@ def run_function(stdin: BinaryIO, options: RenderOptions) -> bool:
     text = decode_limited(stdin)
     if not isinstance(text, str):
         return _respond({}, [], [unreadable(text, STDIN_NAME)], failed=True)
-    parsed = parse_text(text, STDIN_NAME)
+    parsed = parse_text(text, STDIN_NAME, run=run)
     documents = [d for d in parsed.documents if isinstance(d.data, dict)]
     resource_list = documents[0].data if len(documents) == 1 else {}
     items = resource_list.get("items")
@@ -45,7 +47,7 @@ def run_function(stdin: BinaryIO, options: RenderOptions) -> bool:
     diagnostics.extend(problems)
     if problems:
         return _respond(resource_list, items, diagnostics, failed=True)
-    plan = compile_documents(documents, options)
+    plan = compile_documents(documents, options, run=run)
     diagnostics.extend(plan.diagnostics)
     failed = not plan.ok or any(d.severity is Severity.ERROR for d in diagnostics)
     emitter = Emitter()

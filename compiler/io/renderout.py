@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from mxjob_gitops.compiler.base.run import current_run
+from mxjob_gitops.compiler.base.run import Run, current_run
 from mxjob_gitops.compiler.io.errors import Exit
 from mxjob_gitops.compiler.io.streamed import StreamedInput
 from mxjob_gitops.compiler.io.verbosity import quiet
@@ -30,14 +30,21 @@ Report = Callable[[Sequence["Diagnostic"]], None]  # the command's printer of di
 
 
 def render_stream(
-    paths: tuple[str, ...], options: RenderOptions, fmt: str, guard: bool, finish: Finish, report: Report
+    paths: tuple[str, ...],
+    options: RenderOptions,
+    fmt: str,
+    guard: bool,
+    finish: Finish,
+    report: Report,
+    *,
+    run: Run | None = None,
 ) -> None:
     """Render to standard output one job at a time (compiler.stream), the output held back until all is valid;
     with `guard`, MXJ330 when the output passes what one Argo CD Application or Flux Kustomization holds."""
     from mxjob_gitops.compiler.io.heldout import HeldOutput, regular_stdout
     from mxjob_gitops.compiler.render.emit import json_list_item, write_json_texts, write_yaml_texts
 
-    streamed = StreamedInput(paths, options, [], check_first=not regular_stdout())
+    streamed = StreamedInput(paths, options, [], check_first=not regular_stdout(), run=run)
     held = HeldOutput(checked=lambda: streamed.render.checked)
     meter = None
     if guard:
@@ -67,6 +74,8 @@ def render_to_dir(
     guard: bool,
     finish: Finish,
     report: Report,
+    *,
+    run: Run | None = None,
 ) -> None:
     """Render into DIR one job at a time: files are staged as they come and committed only when the whole input
     was valid (io.output_dir), in shards when a `layout` is given. A failed render leaves no directory it created
@@ -85,7 +94,8 @@ def render_to_dir(
     from mxjob_gitops.compiler.render.emit import to_json
 
     lock_timeout(LOCK_TIMEOUT_SECONDS)  # a bad MXJOB_LOCK_TIMEOUT is a usage error before anything is read or made
-    streamed = StreamedInput(paths, options, [output_dir], check_first=False)
+    run = run if run is not None else current_run()
+    streamed = StreamedInput(paths, options, [output_dir], check_first=False, run=run)
     if not streamed.ok:
         finish(streamed)  # an input that does not parse: not even the directory is created
     serialise, suffix = (to_json, ".json") if fmt == "json" else (streamed.emitter.to_yaml, ".yaml")
@@ -107,7 +117,7 @@ def render_to_dir(
     for line in layout.report(quiet()) if layout is not None else ():
         click.echo(f"mxjob: {output_dir}: {line}", err=True)
     _warn_size(meter, options, report, directory=True)
-    if (notes := current_run().notes).wanted():
+    if (notes := run.notes).wanted():
         notes.say(
             f"mxjob: {output_dir}: {summary.written} written, {summary.unchanged} unchanged, {summary.removed} removed"
         )

@@ -12,12 +12,23 @@ import click
 
 from mxjob_gitops.compiler.base.exact import shortcuts_off
 from mxjob_gitops.compiler.base.limits import set_run_limits
-from mxjob_gitops.compiler.base.run import Run
+from mxjob_gitops.compiler.base.run import Run, current_run
 from mxjob_gitops.compiler.io.errors import CommandError
 from mxjob_gitops.compiler.io.forked import configured_workers, run_forked
 from mxjob_gitops.compiler.io.limitenv import limits_from
 from mxjob_gitops.compiler.io.quietfd import quiet_stderr
 from mxjob_gitops.compiler.io.verbosity import quiet
+
+# Where cli.group keeps the run it built for the command (click's context meta, shared by the command's context).
+RUN_KEY = "mxjob_gitops.run"
+
+
+def built_run() -> Run:
+    """The run cli.group built for the running command, which the commands pass to the compiler's entry points
+    (the installed run outside a command)."""
+    ctx = click.get_current_context(silent=True)
+    run = ctx.meta.get(RUN_KEY) if ctx is not None else None
+    return run if isinstance(run, Run) else current_run()
 
 
 class StderrNotes:

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic, Severity, has_errors
+from mxjob_gitops.compiler.base.run import Run, current_run
 from mxjob_gitops.compiler.compile.documents import Manifest, Plan, compile_documents, identity
 from mxjob_gitops.compiler.compile.jobcache import CompileCache
 from mxjob_gitops.compiler.io.errors import CommandError
-from mxjob_gitops.compiler.io.inputs import Inputs
+from mxjob_gitops.compiler.io.inputs import Inputs, Parser
 from mxjob_gitops.compiler.io.live import LiveCluster, live_plugin
 from mxjob_gitops.compiler.io.units import merge_renderings, rendered_identities, split_rendered
 from mxjob_gitops.compiler.render.options import RenderOptions
@@ -49,12 +50,17 @@ class Side:
 
 
 def compile_side(
-    inputs: Inputs, options: RenderOptions, cache: CompileCache | None, prefix: str = "", note: bool = True
+    inputs: Inputs,
+    options: RenderOptions,
+    cache: CompileCache | None,
+    prefix: str = "",
+    note: bool = True,
+    run: Run | None = None,
 ) -> Side:
     """INPUTS compiled as one side: the specs (with CACHE), each committed rendering on its own and merged once."""
     units = split_rendered(inputs, note)
-    plan = compile_documents(units[0].documents, options, cache=cache)
-    others = [compile_documents(unit.documents, options) for unit in units[1:]]
+    plan = compile_documents(units[0].documents, options, cache=cache, run=run)
+    others = [compile_documents(unit.documents, options, run=run) for unit in units[1:]]
     found = [*inputs.diagnostics, *plan.diagnostics, *(d for other in others for d in other.diagnostics)]
     side = Side(plan, [], found, list(inputs.files), prefix)
     if others:  # the valid items of each: a stale rendering is reported only when nothing else is wrong
@@ -93,33 +99,48 @@ def _without(side: Side, broken: set[str]) -> Plan:
 Sides = tuple[list[Manifest], list[Manifest], str, str, list[Diagnostic], list[Diagnostic], tuple[str, ...]]
 
 
-def sides(paths: tuple[str, ...], base: str | None, head: str | None, options: RenderOptions, report: Report) -> Sides:
+def sides(
+    paths: tuple[str, ...],
+    base: str | None,
+    head: str | None,
+    options: RenderOptions,
+    report: Report,
+    *,
+    run: Run | None = None,
+) -> Sides:
     """Both sides' manifests, less those of jobs and objects the two sides share (equal, so no difference).
 
     Each side is read and compiled in turn; a file with the same bytes on both sides is parsed once, an MXJob
     found on both sides is compiled once (compiler.jobcache), and an item both sides share is not rendered at
     all. A committed `render -o` directory counts as render and validate count it (io.units); the objects of a
-    file with an error on either side are not compared, and the report names the file (io.sides)."""
-    from mxjob_gitops.compiler.base.exact import exact
+    file with an error on either side are not compared, and the report names the file (io.sides). `run`: the run
+    both sides are read and compiled under (None: the installed run; a revision's files are read under the
+    installed run)."""
     from mxjob_gitops.compiler.compile.jobcache import CompileCache
     from mxjob_gitops.compiler.io.gitsource import read_revision
     from mxjob_gitops.compiler.io.inputs import SharedParses, read_inputs
     from mxjob_gitops.compiler.read.source import parse_text
 
-    parse, cache = (parse_text, None) if exact("shared") else (SharedParses(), CompileCache())
+    run = run if run is not None else current_run()
+    parse: Parser
+    if "shared" in run.off:
+        parse, cache = functools.partial(parse_text, run=run), None
+    else:
+        parse, cache = SharedParses(run), CompileCache()
     blobs: dict[str, str] = {}  # Git object id -> text: a blob in both revisions is read once
-    side = functools.partial(compile_side, options=options, cache=cache)
+    side = functools.partial(compile_side, options=options, cache=cache, run=run)
     if base is None:
         if head is not None or len(paths) != 2:
             raise CommandError("give --base REF [--head REF] PATH..., or exactly two paths OLD NEW")
-        old = side(read_inputs([paths[0]], parse=parse), prefix=paths[0], note=False)
-        return _compared(report, old, side(read_inputs([paths[1]], parse=parse), prefix=paths[1]), paths[0], paths[1])
+        old = side(read_inputs([paths[0]], parse=parse, run=run), prefix=paths[0], note=False)
+        new = side(read_inputs([paths[1]], parse=parse, run=run), prefix=paths[1])
+        return _compared(report, old, new, paths[0], paths[1])
     if not paths:
         raise CommandError("--base needs the PATH... to render on both sides")
     old = side(read_revision(base, paths, parse, blobs), prefix=f"{base}:", note=False)
     if head is None:
         present = [p for p in paths if p == "-" or Path(p).exists()]
-        new = side(read_inputs(present, allow_empty=True, parse=parse) if present else Inputs())
+        new = side(read_inputs(present, allow_empty=True, parse=parse, run=run) if present else Inputs())
         return _compared(report, old, new, base, "working tree")
     return _compared(report, old, side(read_revision(head, paths, parse, blobs), prefix=f"{head}:"), base, head)
 
@@ -146,6 +167,8 @@ def live_sides(
     cluster: LiveCluster,
     options: RenderOptions,
     compile_inputs: Callable[[Inputs, RenderOptions], Plan],
+    *,
+    run: Run | None = None,
 ) -> Sides:
     """The cluster against the rendered PATH... (or --head REF); jobs without a namespace go to the one kubectl
     would use (the kubeconfig context's), so an identical deployment shows no difference."""
@@ -161,7 +184,7 @@ def live_sides(
     fetch = live_plugin("fetch")
     if options.namespace is None:
         options = dataclasses.replace(options, namespace=live_plugin("namespace")(cluster.kubeconfig, cluster.context))
-    plan = compile_inputs(read_revision(head, paths) if head else read_inputs(paths), options)
+    plan = compile_inputs(read_revision(head, paths) if head else read_inputs(paths, run=run), options)
     new = list(plan.manifests())
     try:
         live = fetch(new, cluster.kubeconfig, cluster.context, cluster.prune_scope)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic, has_errors
+from mxjob_gitops.compiler.base.run import Run
 from mxjob_gitops.compiler.compile.documents import Identity, Manifest, compile_documents, identity, item_manifests
 from mxjob_gitops.compiler.compile.stream import StreamedRender
 from mxjob_gitops.compiler.io import heldout
@@ -32,20 +33,29 @@ class StreamedInput:
     """The inputs read into a StreamedRender, and what each valid item renders into, checked to the end
     (compiler.compile.stream: the items may be compiled and rendered in other processes)."""
 
-    def __init__(self, paths: tuple[str, ...], options: RenderOptions, skip: list[Path], check_first: bool) -> None:
+    def __init__(
+        self,
+        paths: tuple[str, ...],
+        options: RenderOptions,
+        skip: list[Path],
+        check_first: bool,
+        run: Run | None = None,
+    ) -> None:
+        """`run`: the run the inputs are read and rendered under (None: the installed run, base.run)."""
         # Already-rendered output (a job with its ConfigMap) is passed through, not expanded again: the rule of
         # validate and diff, so that all three read the same input alike and render(render(x)) is render(x).
         options = dataclasses.replace(options, keep_rendered=True)
         self.options = options
-        self.render = StreamedRender(options, check_first_above=heldout.SPILL_LIMIT if check_first else None)
+        self.render = StreamedRender(options, heldout.SPILL_LIMIT if check_first else None, run)
+        run = self.render.run
         # A committed `render -o` directory beside the specs: checked on its own and merged once (io.units).
-        texts, units = rendering_units(list(input_texts(paths, skip)))
+        texts, units = rendering_units(list(input_texts(paths, skip, run=run)))
         for label, text in texts:
             if isinstance(text, str):
-                self.render.read(ParseStream(text, label))
+                self.render.read(ParseStream(text, label, run=run))
             else:
                 self.render.parse_diagnostics.append(unreadable(text, label))
-        self._units = [compile_documents(unit.documents, options) for unit in units]
+        self._units = [compile_documents(unit.documents, options, run=run) for unit in units]
         self.unit_diagnostics = [
             *(d for unit in units for d in unit.diagnostics),
             *(d for plan in self._units for d in plan.diagnostics),

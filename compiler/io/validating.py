@@ -10,6 +10,7 @@ import functools
 from collections.abc import Sequence
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Severity, has_errors
+from mxjob_gitops.compiler.base.run import Run
 from mxjob_gitops.compiler.compile.documents import compile_documents
 from mxjob_gitops.compiler.io.inputs import kubernetes_files_only, read_inputs
 from mxjob_gitops.compiler.io.origins import relocate_report
@@ -31,19 +32,21 @@ def validate_paths(
     kubeconform_locations: tuple[str, ...] | None,
     errors_only: bool,
     print_limit: int,
+    run: Run | None = None,
 ) -> Report:
     """The report of every input and every object it renders (`kubeconform_locations`: None without --kubeconform;
-    `errors_only`: -q, warnings and notes left out of the report in every format)."""
+    `errors_only`: -q, warnings and notes left out of the report in every format; `run`: the run the inputs are
+    read and compiled under, None for the installed run)."""
     # Objects given as they are are checked while they are read, in the processes that read a large input
     # (compiler.fanout); what passes is not checked again (compiler.validation.vouch_for).
-    inputs = read_inputs(paths, parse=functools.partial(parse_text, vouch=vouch_for(version, strict)))
+    inputs = read_inputs(paths, parse=functools.partial(parse_text, vouch=vouch_for(version, strict), run=run), run=run)
     if skip_non_kubernetes:
-        inputs = kubernetes_files_only(inputs)
+        inputs = kubernetes_files_only(inputs, run)
     # Rendered output (a `render` stream or `-o` directory) carries each job's ConfigMap: its MXJob is checked
     # as the object it is, not expanded a second time (the same rule as `mxjob diff`). A committed `render -o`
     # directory beside the specs is checked as a unit of its own (io.units).
     units = split_rendered(inputs)
-    plans = [compile_documents(u.documents, dataclasses.replace(options, keep_rendered=True)) for u in units]
+    plans = [compile_documents(u.documents, dataclasses.replace(options, keep_rendered=True), run=run) for u in units]
     found = [*inputs.diagnostics, *(d for plan in plans for d in plan.diagnostics)]
     found.extend(stale_renderings(plans) if not has_errors(found) else [])
     if errors_only:

@@ -59,7 +59,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 from mxjob_gitops.compiler.base.limits import MAX_DEPTH, MAX_DOCUMENT_NODES
-from mxjob_gitops.compiler.base.run import current_run
+from mxjob_gitops.compiler.base.run import Run, current_run
 from mxjob_gitops.compiler.read import goscalar
 from mxjob_gitops.compiler.read.docsplit import DOCUMENT_START, Piece, split_documents
 
@@ -112,6 +112,7 @@ def read_documents(
     vouch: Vouch | None = None,
     pieces: Sequence[Piece] | None = None,
     cut: list[Piece] | None = None,
+    run: Run | None = None,
 ) -> list[Read] | None:
     """Each document of the stream as (its JSON text: `load` gives its value; with `values`, the value itself,
     index of its first character, whether it holds a float, what `vouch` says of it (False without one)), nulls
@@ -121,8 +122,9 @@ def read_documents(
     asks for values. `vouch` runs wherever the document was read, so a large text's checks are shared out with
     its reading (compiler.validation.clean_document). `pieces`: split_documents(text), when the caller has cut
     the text already (each chunk then takes its own pieces instead of cutting again); else `cut`, when given, is
-    filled with them where the text was read here (the chunks cut it, each in its process)."""
-    run = current_run()
+    filled with them where the text was read here (the chunks cut it, each in its process). `run`: whose workers
+    and runner (None: the installed run)."""
+    run = run if run is not None else current_run()
     count = run.workers if len(text) >= SPLIT_MIN_CHARS else 1
     try:
         with run.native_guard():  # the command line silences fd 2, where rapidyaml prints each parse error

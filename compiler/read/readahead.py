@@ -11,10 +11,11 @@ A text large enough for the fast reader to cut in chunks (compiler.fastread.SPLI
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, Final
 
-from mxjob_gitops.compiler.base.run import current_run, run_budget
+from mxjob_gitops.compiler.base.run import Run, current_run
 from mxjob_gitops.compiler.read.fastread import SPLIT_MIN_CHARS
 from mxjob_gitops.compiler.read.source import ParseResult, SourceDocument, SourceText, parse_text
 
@@ -27,16 +28,18 @@ Sent = list[tuple[Any, int, int | None, bool | None]]  # each document's value, 
 Ready = dict[str, tuple[str, ParseResult]]  # label -> (the text parsed, parse_text's result for it)
 
 
-def parsed_ahead(texts: Texts) -> Ready:
-    """parse_text's result for the texts a worker read without a word (none when the texts are too few)."""
+def parsed_ahead(texts: Texts, run: Run | None = None) -> Ready:
+    """parse_text's result for the texts a worker read without a word (none when the texts are too few); `run`:
+    whose workers, runner and budget (None: the installed run)."""
+    run = run if run is not None else current_run()
     candidates = [(label, text) for label, text in texts if len(text) < SPLIT_MIN_CHARS]
     total = sum(len(text) for _label, text in candidates)
-    count = min(current_run().workers, total // AHEAD_MIN_CHARS)
+    count = min(run.workers, total // AHEAD_MIN_CHARS)
     if count < 2:
         return {}
     parts = _parts(candidates, total, count)
     ready: Ready = {}
-    for part, sent in zip(parts, current_run().runner(_parse_part, parts), strict=True):
+    for part, sent in zip(parts, run.runner(functools.partial(_parse_part, run), parts), strict=True):
         for (label, text), documents in zip(part, sent, strict=True):
             if documents is not None:
                 source = SourceText(label, text)
@@ -58,14 +61,14 @@ def _parts(texts: Texts, total: int, count: int) -> list[list[tuple[str, str]]]:
     return parts
 
 
-def _parse_part(part: Texts, _here: bool) -> list[Sent | None]:
+def _parse_part(run: Run, part: Texts, _here: bool) -> list[Sent | None]:
     """Each text's documents as parse_text reads them, or None where it reports anything, counts aliases or fails."""
-    budget = run_budget()
+    budget = run.budget
     sent: list[Sent | None] = []
     for label, text in part:
         aliases = budget.alias_nodes
         try:
-            parsed = parse_text(text, label)
+            parsed = parse_text(text, label, run=run)
         except Exception:  # the reading in its turn meets it again
             sent.append(None)
             continue

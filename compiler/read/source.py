@@ -13,7 +13,6 @@ from typing import Any
 import yaml
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
-from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.base.limits import (
     MAX_DEPTH,
     MAX_DOCUMENT_NODES,
@@ -22,7 +21,7 @@ from mxjob_gitops.compiler.base.limits import (
     list_items_problem,
     run_limits,
 )
-from mxjob_gitops.compiler.base.run import run_budget
+from mxjob_gitops.compiler.base.run import Run, current_run
 from mxjob_gitops.compiler.read.docsplit import Piece
 from mxjob_gitops.compiler.read.fastread import FAST_READ_MIN_CHARS, Read, Vouch, read_documents
 from mxjob_gitops.compiler.read.fastread import load as load_document
@@ -157,6 +156,7 @@ def parse_text(
     vouch: Vouch | None = None,
     pieces: Sequence[Piece] | None = None,
     cut: list[Piece] | None = None,
+    run: Run | None = None,
 ) -> ParseResult:
     """Split a YAML or JSON stream into documents; empty documents are skipped as kubectl does.
 
@@ -166,9 +166,10 @@ def parse_text(
     non-mapping documents is to report, and positions still come from this reader); `fast=False` never uses it.
     `vouch` is the fast reader's (compiler.fastread.read_documents): documents it read are marked with its answer;
     `pieces` and `cut` too (the text's compiler.docsplit.split_documents, when the caller has cut it already; or
-    to be filled with it where the fast reader cut it).
+    to be filled with it where the fast reader cut it). `run`: whose budget, fast paths and workers (None: the
+    installed run, base.run).
     """
-    stream = ParseStream(text, file, fast=fast, whole=True, vouch=vouch, pieces=pieces, cut=cut)
+    stream = ParseStream(text, file, fast=fast, whole=True, vouch=vouch, pieces=pieces, cut=cut, run=run)
     documents = list(stream)
     return ParseResult([] if stream.discard else documents, stream.diagnostics)
 
@@ -190,10 +191,12 @@ class ParseStream:
         vouch: Vouch | None = None,
         pieces: Sequence[Piece] | None = None,
         cut: list[Piece] | None = None,
+        run: Run | None = None,
     ) -> None:
         """`fast=False`: never compiler.fastread (the tests' reference). `whole`: the caller keeps every document
         (parse_text), so the fast reader may hand over values at once instead of JSON text to load in turn.
-        `vouch`, `pieces`, `cut`: see parse_text."""
+        `vouch`, `pieces`, `cut`, `run`: see parse_text."""
+        self.run = run if run is not None else current_run()
         self.text, self.file, self.fast, self.whole, self.vouch = text, file, fast, whole, vouch
         self.pieces, self.cut = pieces, cut
         self.diagnostics: list[Diagnostic] = []
@@ -202,14 +205,15 @@ class ParseStream:
     def __iter__(self) -> Iterator[SourceDocument]:
         text, file, diagnostics = self.text, self.file, self.diagnostics
         source = SourceText(file, text)
-        too_many_documents = documents_over_budget(source)
+        too_many_documents = documents_over_budget(source, self.run)
         if too_many_documents is not None:
             diagnostics.append(too_many_documents)
             return
         # Large texts, and every text once the run has read that much (rapidyaml's import has paid for itself): the
         # fast reader refuses a text over a limit, reported below.
-        if self.fast and not exact("reader") and max(len(text), run_budget().input_bytes) >= FAST_READ_MIN_CHARS:
-            fast = read_documents(text, values=self.whole, vouch=self.vouch, pieces=self.pieces, cut=self.cut)
+        run = self.run
+        if self.fast and "reader" not in run.off and max(len(text), run.budget.input_bytes) >= FAST_READ_MIN_CHARS:
+            fast = read_documents(text, values=self.whole, vouch=self.vouch, pieces=self.pieces, cut=self.cut, run=run)
             if fast is not None:
                 yield from self._fast_documents(fast, source)
                 return
@@ -274,7 +278,7 @@ class ParseStream:
     def _too_many_items(self, items: int, index: int, where: Callable[[int], Location]) -> bool:
         """Whether the `items` of a `kind: *List` document take the run past its document budget (compiler.limits
         list_items_problem): then it is reported at the first item past it, and nothing from the file is used."""
-        over = list_items_problem(items, run_budget()) if items > 1 else None
+        over = list_items_problem(items, self.run.budget) if items > 1 else None
         if over is None:
             return False
         self.diagnostics.append(
@@ -299,7 +303,7 @@ class ParseStream:
                 node = loader.get_node()
                 problem = alias_problem(node) if anchors else None
                 if anchors and problem is None:
-                    budget = run_budget()
+                    budget = self.run.budget
                     budget.alias_nodes += alias_expansion(node)
                     if budget.alias_nodes > MAX_RUN_ALIAS_NODES:
                         problem = (f"aliases in this run expand past {MAX_RUN_ALIAS_NODES:,} nodes in all", node)
@@ -383,10 +387,10 @@ def _shown_character(character: object) -> str:
     return f"U+{character:04X}" if isinstance(character, int) else repr(character)
 
 
-def documents_over_budget(source: SourceText) -> Diagnostic | None:
+def documents_over_budget(source: SourceText, run: Run | None = None) -> Diagnostic | None:
     """Charge the run's document budget with this text (compiler.limits.document_count_problem); the located
-    refusal when it goes over, else None."""
-    over = document_count_problem(source.text, run_budget())
+    refusal when it goes over, else None. `run`: None for the installed run."""
+    over = document_count_problem(source.text, (run if run is not None else current_run()).budget)
     if over is None:
         return None
     return Diagnostic(

@@ -130,14 +130,16 @@ def expand(
     include_job: bool = True,
     render: dict[str, str] | None = None,
     expect_prefix: Callable[[str], None] | None = None,
+    spec: ClusterSpec | None = None,
 ) -> Iterator[Manifest]:
     """ConfigMap, Services, then Pods (scheduler first), then the MXJob: the order GitOps keeps.
 
     `render` records the options that shaped the pods (target, gang scheduler) in the ConfigMap, so the
     reconciler can render a deleted pod again exactly as Git holds it. `expect_prefix` (an Emitter's) is
-    told the long prefix every MX_CONFIG value of this job shares.
+    told the long prefix every MX_CONFIG value of this job shares. `spec`: the job's cluster spec when the compile
+    built it already.
     """
-    spec = cluster_spec(job)
+    spec = spec or cluster_spec(job)
     if expect_prefix is not None:
         expect_prefix(spec.mx_config_prefix)
     yield render_config_map(job, spec, render or {})

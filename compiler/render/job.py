@@ -30,6 +30,9 @@ class CompiledJob:
     conversion: Conversion
     job: MXJob | None
     gang: Gang | None = None
+    # What every pod of the job shares (the pods engine), built once by the compile: its judge and the rendering
+    # that follows both read it. None: built where needed.
+    cluster: ClusterSpec | None = field(default=None, compare=False, repr=False)
 
 
 def render_job(
@@ -38,7 +41,9 @@ def render_job(
     """The manifests of one compiled job, through the decorations its options select (expect_prefix: see expand)."""
     job = _defaulted(compiled)
     record = render_record(compiled, options)
-    manifests = expand(job, include_job=options.include_job, render=record, expect_prefix=expect_prefix)
+    manifests = expand(
+        job, include_job=options.include_job, render=record, expect_prefix=expect_prefix, spec=compiled.cluster
+    )
     return decorate(manifests, JobContext(job, options, compiled.gang))
 
 
@@ -112,7 +117,7 @@ class JobRendering:
         factory = self._factories.get(replica.type)
         if factory is None:
             if not self._spec:
-                self._spec.append(cluster_spec(job))
+                self._spec.append(self._valid().cluster or cluster_spec(job))
             factory = self._factories[replica.type] = PodFactory(job, replica, self._spec[0])
         return next(decorate([factory.pod(index)], JobContext(job, self.options, self._valid().gang)))
 

@@ -42,17 +42,26 @@ def check_rules(data: dict[str, Any]) -> list[Diagnostic]:
     return [d for d in found if not (d.code is Code.ZERO_REPLICAS and d.path in refused)]
 
 
-def _null_items(value: Any, path: JsonPath) -> Iterator[Diagnostic]:
+def _null_items(value: Any, path: JsonPath) -> list[Diagnostic]:
     """`- null` in a list: the schemas accept it (nullable objects), the API server does not."""
+    found: list[Diagnostic] = []
+    if isinstance(value, dict | list):
+        _collect_null_items(value, path, found)
+    return found
+
+
+def _collect_null_items(value: dict[str, Any] | list[Any], path: JsonPath, found: list[Diagnostic]) -> None:
+    """Depth first, in document order; only maps and lists are entered (a scalar cannot hold a list)."""
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from _null_items(item, (*path, key))
-    elif isinstance(value, list):
-        for position, item in enumerate(value):
-            if item is None:
-                yield error(Code.WRONG_TYPE, "a list item is null", (*path, position), "remove the empty item")
-            else:
-                yield from _null_items(item, (*path, position))
+            if isinstance(item, dict | list):
+                _collect_null_items(item, (*path, key), found)
+        return
+    for position, item in enumerate(value):
+        if item is None:
+            found.append(error(Code.WRONG_TYPE, "a list item is null", (*path, position), "remove the empty item"))
+        elif isinstance(item, dict | list):
+            _collect_null_items(item, (*path, position), found)
 
 
 def _check_name(metadata: dict[str, Any], replicas: dict[str, Any]) -> Iterator[Diagnostic]:

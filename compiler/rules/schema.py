@@ -62,15 +62,16 @@ def _validator() -> Draft202012Validator:
 
 def has_float(value: Any) -> bool:
     """Whether any number in the document is a float (the fast validator would take 2.0 as an integer)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, float):
-            return True
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+    if isinstance(value, float):
+        return True
+    stack = [value] if isinstance(value, dict | list) else []
+    while stack:  # only maps and lists are stacked; their scalars are looked at where they are met
+        node = stack.pop()
+        for item in node.values() if isinstance(node, dict) else node:
+            if isinstance(item, float):
+                return True
+            if isinstance(item, dict | list):
+                stack.append(item)
     return False
 
 

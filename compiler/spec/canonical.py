@@ -1,6 +1,7 @@
 """Write an MXJob the way the API server stores it (called by the pipeline after the schema check), so no drift.
 
-The walk follows the job's JSON schema, so each rule applies exactly where the Kubernetes type sits:
+The walk follows the job's JSON schema, so each rule applies exactly where the Kubernetes type sits, and enters only
+the parts of the schema where one of these rules can apply (a plan per schema node, built once):
 - every resource.Quantity becomes its canonical string (compiler/base/quantity.py); values of a ResourceList (a map of
   quantities: requests, limits, overhead) are also rounded up to a milli, as `SetDefaults_ResourceList` does;
 - an env var with an empty `value` loses the key: EnvVar.Value is `omitempty` in k8s.io/api/core/v1/types.go, so
@@ -42,7 +43,10 @@ FIXES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 
 def canonicalise(document: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
     """`document` (valid against `schema`) in the form the API server returns; unchanged parts are shared."""
-    result: dict[str, Any] = _walk(document, schema, schema["$defs"], owner="", resource_list=False)
+    plan = _plan(schema, schema["$defs"], owner="", resource_list=False)
+    if plan is None:
+        return document
+    result: dict[str, Any] = _walk(document, plan)
     return result
 
 
@@ -60,35 +64,96 @@ def _changed(before: Any, after: Any) -> bool:
     return type(after) is not type(before) or after != before
 
 
-def _walk(value: Any, node: dict[str, Any], defs: dict[str, Any], owner: str, resource_list: bool) -> Any:
-    """The canonical value: a new map or list where something inside changed, the same object otherwise.
+class _Plan:
+    """What the walk does at one schema node, built once per node: the node is a Quantity (`milli`: in a core
+    ResourceList), or a map whose `fix` applies (EnvVar, ContainerPort), and which of its properties,
+    additionalProperties and items can change. A child that can change nothing is None: the walk never enters it
+    (command, args, metadata, most of a pod spec), which is what makes the walk cheap."""
 
-    `owner` is the definition the value sits in, `resource_list` whether it is a value of a core ResourceList.
-    """
-    name, node = _resolve(node, defs)
+    __slots__ = ("extra", "fix", "items", "keys", "milli", "properties", "quantity")
+
+    def __init__(self) -> None:
+        self.quantity = False
+        self.milli = False
+        self.fix: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+        self.keys: frozenset[str] = frozenset()  # every property, those that cannot change included
+        self.properties: dict[str, _Plan] = {}  # the properties that can change
+        self.extra: _Plan | None = None
+        self.items: _Plan | None = None
+
+    def changes(self) -> bool:
+        return bool(self.quantity or self.fix or self.properties or self.extra or self.items)
+
+
+# By the id of the (unresolved) schema node, the owner and the ResourceList flag; kept alive with the node.
+_PLANS: dict[tuple[int, str, bool], tuple[dict[str, Any], _Plan | None]] = {}
+
+
+def _plan(node: Any, defs: dict[str, Any], owner: str, resource_list: bool) -> _Plan | None:
+    """The plan of `node` reached inside the definition `owner`, or None where nothing below it ever changes."""
+    if not isinstance(node, dict):
+        return None
+    key = (id(node), owner, resource_list)
+    known = _PLANS.get(key)
+    if known is not None and known[0] is node:
+        return known[1]
+    plan = _Plan()
+    _PLANS[key] = (node, plan)  # before the children: a recursive definition finds this plan (taken as changing)
+    name, resolved = _resolve(node, defs)
     owner = name or owner
     if name == QUANTITY:
+        plan.quantity, plan.milli = True, resource_list
+        return plan
+    properties = resolved.get("properties") or {}
+    plan.keys = frozenset(properties)
+    for prop, child in properties.items():
+        sub = _plan(child, defs, owner, False)
+        if sub is not None:
+            plan.properties[prop] = sub
+    extra = resolved.get("additionalProperties")
+    if isinstance(extra, dict):
+        plan.extra = _plan(extra, defs, owner, _is_resource_list(owner, extra))
+    items = resolved.get("items")
+    if isinstance(items, dict):
+        plan.items = _plan(items, defs, owner, False)
+    plan.fix = FIXES.get(name) if name is not None else None
+    if not plan.changes():
+        _PLANS[key] = (node, None)
+        return None
+    return plan
+
+
+def _walk(value: Any, plan: _Plan) -> Any:
+    """The canonical value: a new map or list where something inside changed, the same object otherwise."""
+    if plan.quantity:
         try:
-            return canonical_quantity(value, milli=resource_list)
+            return canonical_quantity(value, milli=plan.milli)
         except QuantityError as exc:  # compiler.kubevalidate refuses every such value before this runs
             raise AssertionError(f"unchecked quantity {value!r}") from exc  # pragma: no cover
     if isinstance(value, dict):
-        properties = node.get("properties") or {}
-        extra = node.get("additionalProperties")
         result = value
-        for key, item in value.items():
-            if key in properties:
-                new = _walk(item, properties[key], defs, owner, False)
-            elif isinstance(extra, dict):
-                new = _walk(item, extra, defs, owner, _is_resource_list(owner, extra))
-            else:
-                continue
+        properties, extra = plan.properties, plan.extra
+        if extra is None:  # only the properties that can change are looked at (a copy keeps the value's order)
+            walked = [(key, sub) for key, sub in properties.items() if key in value]
+        else:
+            keys = plan.keys
+            walked = []
+            for key in value:
+                if key in keys:
+                    sub = properties.get(key)
+                    if sub is not None:
+                        walked.append((key, sub))
+                else:
+                    walked.append((key, extra))
+        for key, sub in walked:
+            item = value[key]
+            new = _walk(item, sub)
             if _changed(item, new):
                 result = dict(result) if result is value else result
                 result[key] = new
-        return FIXES[name](result) if name in FIXES else result
-    if isinstance(value, list) and isinstance(node.get("items"), dict):
-        items = [_walk(item, node["items"], defs, owner, False) for item in value]
+        return plan.fix(result) if plan.fix is not None else result
+    if isinstance(value, list) and plan.items is not None:
+        items = [_walk(item, plan.items) for item in value]
         return items if any(_changed(a, b) for a, b in zip(value, items, strict=True)) else value
     return value
 

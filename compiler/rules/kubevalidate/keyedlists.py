@@ -6,7 +6,7 @@ imagePullSecrets of one name), so only the CRD catches them. Called by compiler.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from mxjob_gitops.compiler.base.diagnostics import Code, JsonPath
 from mxjob_gitops.compiler.rules.kubevalidate.report import Found, as_dict, as_list, duplicate
@@ -48,22 +48,29 @@ def check_keyed_lists(found: Found, obj: dict[str, Any]) -> None:
 def check_template_lists(found: Found, template: dict[str, Any], at: JsonPath) -> None:
     """The keyed lists of one pod template at `at`."""
     owners = as_dict(template.get("metadata")).get("ownerReferences")
-    _unique(found, owners, (*at, "metadata", "ownerReferences"), ("uid",), {})
+    if _several(owners):
+        _unique(found, owners, (*at, "metadata", "ownerReferences"), ("uid",), {})
     spec = as_dict(template.get("spec"))
     for field, (keys, defaults) in _SPEC_LISTS.items():
-        _unique(found, spec.get(field), (*at, "spec", field), keys, defaults)
+        if _several(spec.get(field)):
+            _unique(found, spec[field], (*at, "spec", field), keys, defaults)
     for field in ("containers", "initContainers", "ephemeralContainers"):
         for index, container in enumerate(as_list(spec.get(field))):
             container = as_dict(container)
             for key, (keys, defaults) in _CONTAINER_LISTS.items():
-                _unique(found, container.get(key), (*at, "spec", field, index, key), keys, defaults)
+                if _several(container.get(key)):
+                    _unique(found, container[key], (*at, "spec", field, index, key), keys, defaults)
             claims = as_dict(container.get("resources")).get("claims")
-            _unique(found, claims, (*at, "spec", field, index, "resources", "claims"), ("name",), {})
+            if _several(claims):
+                _unique(found, claims, (*at, "spec", field, index, "resources", "claims"), ("name",), {})
 
 
-def _unique(found: Found, items: Any, path: JsonPath, keys: tuple[str, ...], defaults: dict[str, str]) -> None:
-    if type(items) is not list or len(items) < 2:
-        return
+def _several(items: Any) -> TypeGuard[list[Any]]:
+    """A list of two items or more: only such a list can hold a duplicate (its path is built only then)."""
+    return type(items) is list and len(items) > 1
+
+
+def _unique(found: Found, items: list[Any], path: JsonPath, keys: tuple[str, ...], defaults: dict[str, str]) -> None:
     seen: set[tuple[Any, ...]] = set()
     for index, item in enumerate(as_list(items)):
         item = as_dict(item)

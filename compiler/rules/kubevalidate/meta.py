@@ -52,9 +52,12 @@ def check_meta(found: Found, meta: Any, path: JsonPath, name_rule: Callable[[str
 
 def check_labels(found: Found, labels: Any, path: JsonPath) -> None:
     """ValidateLabels: qualified-name keys, label values."""
-    for key, value in as_dict(labels).items():
-        check_name(found, M, (*path, key), key, names.qualified_name)
-        check_name(found, M, (*path, key), value, names.label_value)
+    qualified_name, label_value = names.qualified_name, names.label_value
+    for key, value in as_dict(labels).items():  # report.check_name's test, with the path built only for a finding
+        if isinstance(key, str) and qualified_name(key):
+            invalid(found, M, (*path, key), key, qualified_name(key))
+        if isinstance(value, str) and label_value(value):
+            invalid(found, M, (*path, key), value, label_value(value))
 
 
 def check_annotations(found: Found, annotations: Any, path: JsonPath) -> None:
