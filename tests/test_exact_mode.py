@@ -101,7 +101,6 @@ def _spies(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     tests/test_fanout.py's runner tests do), not beside a thread of this test."""
     _count_when(monkeypatch, source, "read_documents", "reader", lambda found, *_: found is not None)
     _count_when(monkeypatch, validation, "accepted_fast", "acceptance", lambda accepted, *_: bool(accepted))
-    _count_when(monkeypatch, validation, "clean_document", "vouching", lambda clean, *_: bool(clean))
     monkeypatch.setattr(pod, "_VALID_SPECS", _CountedSpecs())
     before = set(threading.enumerate())
     monkeypatch.setattr(forked, "_may_fork", lambda: hasattr(os, "fork") and not set(threading.enumerate()) - before)
@@ -247,7 +246,7 @@ def test_every_input_and_rendering_read_fast_renders_and_validates_alike(
         _alike(monkeypatch, ["render", pad, path])
         read += _FAST_TAKEN["reader"] > 1  # the pad, then the text
     assert read >= 40, "the fast reader read too few of the inputs"
-    _alike(monkeypatch, ["validate", pad, *texts], taken=("reader", "vouching", "acceptance", "memo"))
+    _alike(monkeypatch, ["validate", pad, *texts], taken=("reader", "acceptance", "memo"))
 
 
 # --- the readers -----------------------------------------------------------------------------------------------------
@@ -362,7 +361,7 @@ def _large_specs(copies: int) -> str:
 
 @pytest.fixture(scope="module")
 def large_rendering() -> Iterator[str]:
-    """About 3 MB of rendered objects: the fast reader, the forked parts and vouching all take it."""
+    """About 3 MB of rendered objects: the fast reader and the forked parts take it."""
     result = run_cli(["render", "-"], stdin=_large_specs(150))
     assert result.exit_code == 0, result.stderr
     assert len(result.stdout) > 2 * 1024 * 1024
@@ -381,7 +380,7 @@ def test_a_large_spec_stream_renders_alike(monkeypatch: pytest.MonkeyPatch) -> N
 def test_a_large_rendered_stream_validates_and_diffs_alike(
     large_rendering: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _alike(monkeypatch, ["validate", "-"], stdin=large_rendering, taken=("reader", "vouching", "memo"))
+    _alike(monkeypatch, ["validate", "-"], stdin=large_rendering, taken=("reader", "memo"))
     old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
     old.write_text(large_rendering, encoding="utf-8")
     edited = large_rendering.replace("image: ", "image: registry.example/", 40)
@@ -393,11 +392,11 @@ def test_a_large_rendered_stream_validates_and_diffs_alike(
 def test_a_rendered_stream_read_in_chunks_validates_alike(
     large_rendering: str, in_parts: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The fast reader cuts the text into three chunks, each read (and its objects vouched for) in a child."""
+    """The fast reader cuts the text into three chunks, each read in a child."""
     _alike(monkeypatch, ["validate", "--format", "json", "-"], stdin=large_rendering, taken=("reader", "parts"))
 
 
-# Objects given as they are: checked while read (vouched for when valid), or after.
+# Objects given as they are, read fast or not: the reader's floats and Lists as the checks meet them.
 _GIVEN = [
     {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "plain"}, "data": {"a": "1"}},
     {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "unknown-field"}, "bogus": 1},
@@ -408,15 +407,15 @@ _GIVEN = [
 
 
 @pytest.mark.parametrize("strict", ["--strict", "--no-strict"])
-def test_objects_checked_while_read_are_judged_alike(strict: str, pad: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_objects_given_as_they_are_are_judged_alike(strict: str, pad: str, monkeypatch: pytest.MonkeyPatch) -> None:
     stream = yaml.safe_dump_all(_GIVEN, sort_keys=False)
-    _alike(monkeypatch, ["validate", strict, pad, "-"], stdin=stream, taken=("reader", "vouching"))
+    _alike(monkeypatch, ["validate", strict, pad, "-"], stdin=stream, taken=("reader",))
 
 
 def test_the_mutation_catalogs_read_in_chunks_validate_alike(
     readable_catalog: str, pad: str, in_parts: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Invalid objects in every chunk; each chunk read and vouched for in its own process."""
+    """Invalid objects in every chunk; each chunk read in its own process."""
     args = ["validate", "--format", "json", pad, "-"]
     _alike(monkeypatch, args, stdin=readable_catalog, taken=("reader", "parts"))
 
@@ -571,7 +570,7 @@ def readable_catalog() -> str:
 def test_the_mutation_catalogs_are_judged_alike(
     command: list[str], catalog_stream: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The pod-spec memo, the compiled schema acceptance, vouching and the representatives
+    """The pod-spec memo, the compiled schema acceptance and the representatives
     all meet every edit of the catalogs: the verdicts, their wording and the exit code must not change."""
     taken = ("representatives",) if command[0] == "render" else ("memo", "acceptance")
     fast = _alike(monkeypatch, command, stdin=catalog_stream, taken=taken)
@@ -585,9 +584,9 @@ def test_the_mutation_catalogs_are_judged_alike(
 def test_the_readable_catalog_read_fast_is_judged_alike(
     version: str, strict: str, readable_catalog: str, pad: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Read fast, each object vouched for while it is read, or not."""
+    """Read fast or not: the same verdicts under two versions and strictnesses."""
     args = ["validate", "--kubernetes-version", version, strict, pad, "-"]
-    fast = _alike(monkeypatch, args, stdin=readable_catalog, taken=("reader", "vouching"))
+    fast = _alike(monkeypatch, args, stdin=readable_catalog, taken=("reader",))
     assert fast.exit_code == 1
 
 

@@ -17,7 +17,6 @@ SHORTCUTS: Final = {
     "reader": "read.fastread (rapidyaml, text-cut documents) beside read.source's PyYAML reading",
     "memo": "rules.kubevalidate.memo (pod specs found valid before) beside checking every spec",
     "acceptance": "validate.kubeschema.accepted_fast (the compiled validator) beside jsonschema's",
-    "vouching": "checks made while reading (validate.validation.vouch_for) beside checks after",
     "parts": "forked workers (base.fanout, io.forked) beside one process",
     "shared": "a diff's shared parses and compile memo (io.inputs.SharedParses, compile.jobcache) beside none",
     "statcache": "render -o's stat record (io.statcache) beside reading every file it owns",

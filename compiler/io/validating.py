@@ -18,7 +18,7 @@ from mxjob_gitops.compiler.io.units import split_rendered, stale_renderings
 from mxjob_gitops.compiler.read.source import parse_text
 from mxjob_gitops.compiler.render.options import RenderOptions
 from mxjob_gitops.compiler.validate.pacing import validate_paced
-from mxjob_gitops.compiler.validate.validation import Report, unchecked, vouch_for
+from mxjob_gitops.compiler.validate.validation import Report, unchecked
 
 
 def validate_paths(
@@ -37,9 +37,7 @@ def validate_paths(
     """The report of every input and every object it renders (`kubeconform_locations`: None without --kubeconform;
     `errors_only`: -q, warnings and notes left out of the report in every format; `run`: the run the inputs are
     read and compiled under, None for the installed run)."""
-    # Objects given as they are are checked while they are read, in the processes that read a large input
-    # (compiler.fanout); what passes is not checked again (compiler.validation.vouch_for).
-    inputs = read_inputs(paths, parse=functools.partial(parse_text, vouch=vouch_for(version, strict), run=run), run=run)
+    inputs = read_inputs(paths, parse=functools.partial(parse_text, run=run), run=run)
     if skip_non_kubernetes:
         inputs = kubernetes_files_only(inputs, run)
     # Rendered output (a `render` stream or `-o` directory) carries each job's ConfigMap: its MXJob is checked

@@ -40,7 +40,7 @@ own emitter and loads that with orjson, then proves the result equal to the exac
 A text of SPLIT_MIN_CHARS or more is cut into chunks at document starts (compiler.docsplit's cut: each chunk is
 a stream of its own), which compiler.fanout may read in other processes; every step above is then taken chunk by
 chunk, which is the same as over the whole text (the screens look at characters and at line starts; each chunk
-starts a line). A caller's `vouch` (a check of each document's value) runs where the document was read.
+starts a line).
 Locations are not taken from this reader: a diagnostic composes the text again with the exact reader
 (compiler.source.SourceText), so positions are the same on both paths. tests/test_exact_mode.py holds commands
 with and without it equal on tables, generated documents, every example, golden case and corpus file, and on
@@ -55,7 +55,7 @@ import itertools
 import marshal
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from mxjob_gitops.compiler.base.limits import MAX_DEPTH, MAX_DOCUMENT_NODES
@@ -99,28 +99,24 @@ class _Refused(Exception):
     """The fast reader cannot vouch for this text: the exact reader must read it."""
 
 
-# A check of a document's value (and whether it holds a float) that a caller wants done as each is read, in the
-# process that read it (compiler.fanout): see read_documents.
-Vouch = Callable[[Any, bool], bool]
-Read = tuple[Any, int, bool, bool]
+# One document as read_documents gives it: its JSON text or value, its start, whether it holds a float.
+Read = tuple[Any, int, bool]
 
 
 def read_documents(
     text: str,
     *,
     values: bool = False,
-    vouch: Vouch | None = None,
     pieces: Sequence[Piece] | None = None,
     cut: list[Piece] | None = None,
     run: Run | None = None,
 ) -> list[Read] | None:
     """Each document of the stream as (its JSON text: `load` gives its value; with `values`, the value itself,
-    index of its first character, whether it holds a float, what `vouch` says of it (False without one)), nulls
+    index of its first character, whether it holds a float), nulls
     included (the exact reader counts them), or None when the exact reader must read the text. JSON text unless
     asked: a render streams its documents (compiler.stream), so the values of a whole large file must not be
     alive at once (loading again costs orjson's time twice, a tenth of the whole); a caller that keeps them all
-    asks for values. `vouch` runs wherever the document was read, so a large text's checks are shared out with
-    its reading (compiler.validation.clean_document). `pieces`: split_documents(text), when the caller has cut
+    asks for values. `pieces`: split_documents(text), when the caller has cut
     the text already (each chunk then takes its own pieces instead of cutting again); else `cut`, when given, is
     filled with them where the text was read here (the chunks cut it, each in its process). `run`: whose workers
     and runner (None: the installed run)."""
@@ -128,7 +124,7 @@ def read_documents(
     count = run.workers if len(text) >= SPLIT_MIN_CHARS else 1
     try:
         with run.native_guard():  # the command line silences fd 2, where rapidyaml prints each parse error
-            parts = run.runner(functools.partial(_read_chunk, text, values, vouch, pieces), _chunks(text, count))
+            parts = run.runner(functools.partial(_read_chunk, text, values, pieces), _chunks(text, count))
     except Exception:  # _Refused, rapidyaml's parse errors, orjson's JSONDecodeError: the exact reader decides
         return None
     documents: list[Read] = []
@@ -182,7 +178,6 @@ def load(document: str) -> Any:
 def _read_chunk(
     text: str,
     values: bool,
-    vouch: Vouch | None,
     given: Sequence[Piece] | None,
     chunk: tuple[int, int],
     here: bool,
@@ -233,8 +228,8 @@ def _read_chunk(
             data = orjson.loads(json)
             implied, floats = _events(data, keys, strings)
             counted += implied
-            # Kept until the chunk is proven: the value where it is given or vouched for, else the JSON text.
-            kept = (data if values or vouch else None, None if values else json)
+            # Kept until the chunk is proven: the value where it is asked for, else the JSON text.
+            kept = (data if values else None, None if values else json)
             read.append((*kept, base + piece.offset + _start(piece.text), floats))
     if counted != events:  # a duplicate key collapsed, or rapidyaml read a structure libyaml did not
         raise _Refused
@@ -243,24 +238,13 @@ def _read_chunk(
     multiline = {value for value in strings if "\n" in value}
     if multiline and not all(map(functools.partial(_one_line, part), multiline - _literal_values(part))):
         raise _Refused
-    documents = [(data if values else json, at, fl, _vouched(vouch, data, fl)) for data, json, at, fl in read]
+    documents = [(data if values else json, at, fl) for data, json, at, fl in read]
     starts = [(base + piece.offset, piece.documents) for piece in pieces] if given is None else []
     return (documents, starts) if here or not values else marshal.dumps((documents, starts))
 
 
 def _offset(piece: Piece) -> int:
     return piece.offset
-
-
-def _vouched(vouch: Vouch | None, data: Any, floats: bool) -> bool:
-    """What the caller's vouch says; one that raises vouches for nothing (the caller's own check, made again
-    later, meets the same error there): the reading does not depend on it."""
-    if vouch is None:
-        return False
-    try:
-        return vouch(data, floats)
-    except Exception:
-        return False
 
 
 def _node_bound(text: str) -> int:

@@ -23,7 +23,7 @@ from mxjob_gitops.compiler.base.limits import (
 )
 from mxjob_gitops.compiler.base.run import Run, current_run
 from mxjob_gitops.compiler.read.docsplit import Piece
-from mxjob_gitops.compiler.read.fastread import FAST_READ_MIN_CHARS, Read, Vouch, read_documents
+from mxjob_gitops.compiler.read.fastread import FAST_READ_MIN_CHARS, Read, read_documents
 from mxjob_gitops.compiler.read.fastread import load as load_document
 from mxjob_gitops.compiler.read.goloader import GoLoader
 from mxjob_gitops.compiler.read.guards import alias_expansion, alias_problem, structure_problems
@@ -108,9 +108,6 @@ class SourceDocument:
     start: int | None = field(default=None, compare=False, repr=False)  # character index, kept from the parse
     # False when the reader saw no float in it (compiler.fastread): no object of it needs a walk for floats.
     floats: bool | None = field(default=None, compare=False, repr=False)
-    # True when the reader's caller checked every object of it as given and found nothing to report (the vouch of
-    # compiler.fastread.read_documents; compiler.validation.clean_document): its checks need not run again.
-    vouched: bool = field(default=False, compare=False, repr=False)
 
     def locate(self, path: Sequence[str | int], *, key: bool = False) -> Location:
         if not path and self.start is not None and self.source is not None:  # nothing to compose again
@@ -153,7 +150,6 @@ def parse_text(
     file: str,
     *,
     fast: bool = True,
-    vouch: Vouch | None = None,
     pieces: Sequence[Piece] | None = None,
     cut: list[Piece] | None = None,
     run: Run | None = None,
@@ -164,12 +160,12 @@ def parse_text(
     document before it is constructed; a document over a limit ends the file with one located error.
     A large text is read by compiler.fastread when it can prove its reading equal to this one (then nothing but
     non-mapping documents is to report, and positions still come from this reader); `fast=False` never uses it.
-    `vouch` is the fast reader's (compiler.fastread.read_documents): documents it read are marked with its answer;
-    `pieces` and `cut` too (the text's compiler.docsplit.split_documents, when the caller has cut it already; or
-    to be filled with it where the fast reader cut it). `run`: whose budget, fast paths and workers (None: the
+    `pieces` and `cut` are the fast reader's (compiler.fastread.read_documents): the text's
+    compiler.docsplit.split_documents when the caller has cut it already, or a list to fill with it where the
+    fast reader cut it. `run`: whose budget, fast paths and workers (None: the
     installed run, base.run).
     """
-    stream = ParseStream(text, file, fast=fast, whole=True, vouch=vouch, pieces=pieces, cut=cut, run=run)
+    stream = ParseStream(text, file, fast=fast, whole=True, pieces=pieces, cut=cut, run=run)
     documents = list(stream)
     return ParseResult([] if stream.discard else documents, stream.diagnostics)
 
@@ -188,16 +184,15 @@ class ParseStream:
         *,
         fast: bool = True,
         whole: bool = False,
-        vouch: Vouch | None = None,
         pieces: Sequence[Piece] | None = None,
         cut: list[Piece] | None = None,
         run: Run | None = None,
     ) -> None:
         """`fast=False`: never compiler.fastread (the tests' reference). `whole`: the caller keeps every document
         (parse_text), so the fast reader may hand over values at once instead of JSON text to load in turn.
-        `vouch`, `pieces`, `cut`, `run`: see parse_text."""
+        `pieces`, `cut`, `run`: see parse_text."""
         self.run = run if run is not None else current_run()
-        self.text, self.file, self.fast, self.whole, self.vouch = text, file, fast, whole, vouch
+        self.text, self.file, self.fast, self.whole = text, file, fast, whole
         self.pieces, self.cut = pieces, cut
         self.diagnostics: list[Diagnostic] = []
         self.discard = False
@@ -213,7 +208,7 @@ class ParseStream:
         # fast reader refuses a text over a limit, reported below.
         run = self.run
         if self.fast and "reader" not in run.off and max(len(text), run.budget.input_bytes) >= FAST_READ_MIN_CHARS:
-            fast = read_documents(text, values=self.whole, vouch=self.vouch, pieces=self.pieces, cut=self.cut, run=run)
+            fast = read_documents(text, values=self.whole, pieces=self.pieces, cut=self.cut, run=run)
             if fast is not None:
                 yield from self._fast_documents(fast, source)
                 return
@@ -263,10 +258,10 @@ class ParseStream:
         documents.reverse()
         index = 0
         while documents:
-            entry, start, floats, vouched = documents.pop()
+            entry, start, floats = documents.pop()
             data = entry if self.whole else load_document(entry)
             if data is not None:
-                document = SourceDocument(data, self.file, index, source, start, floats, vouched)
+                document = SourceDocument(data, self.file, index, source, start, floats)
                 items = data.get("items") if isinstance(data, dict) and _is_list_kind(data.get("kind")) else None
                 if isinstance(items, list) and self._too_many_items(len(items), index, _at_item(document)):
                     return

@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import enum
-import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Final
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, Location, Severity, format_path
-from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.base.printcap import MAX_PRINTED_DIAGNOSTICS
 from mxjob_gitops.compiler.compile.documents import Manifest, Plan
-from mxjob_gitops.compiler.read.fastread import Vouch
-from mxjob_gitops.compiler.read.source import SourceDocument, objects_of
+from mxjob_gitops.compiler.read.source import SourceDocument
 from mxjob_gitops.compiler.render.job import CompiledJob
 from mxjob_gitops.compiler.rules.kubevalidate import check_object
 from mxjob_gitops.compiler.rules.schema import has_float
-from mxjob_gitops.compiler.spec.convert import is_mxjob
 from mxjob_gitops.compiler.validate.kubeschema import accepted_fast, has_schema, schema_errors, validator_for
 
 
@@ -98,9 +93,6 @@ class Report:
 def validate_plan(plan: Plan, kubernetes_version: str, strict: bool) -> Iterator[ObjectResult]:
     """Results for every object of every valid item; invalid inputs are already in plan.diagnostics."""
     for item, (document, prefix) in zip(plan.items, plan.origins, strict=True):
-        if not isinstance(item, CompiledJob) and document.vouched and item is _object_at(document, prefix):
-            yield _valid(item, document.locate(prefix))
-            continue
         generated = isinstance(item, CompiledJob)
         origin = document.locate(prefix)
         # The compiler writes ints and strings of its own and copies every other number from the job, so a job
@@ -139,42 +131,6 @@ def unchecked(report: Report, reject: bool) -> list[Diagnostic]:
         for result in report.objects
         if result.status is Status.SKIPPED
     ]
-
-
-def vouch_for(version: str, strict: bool) -> Vouch | None:
-    """The reader's vouch (compiler.fastread.read_documents) that lets validate_plan skip the checks of a
-    document: clean_document for this version and strictness (None under MXJOB_EXACT: every object is checked)."""
-    return None if exact("vouching") else functools.partial(clean_document, version, strict)
-
-
-def clean_document(version: str, strict: bool, data: Any, floats: bool) -> bool:
-    """Whether every object of a document's value, checked as given, is valid with nothing to report; by _check
-    itself. validate_plan uses the answer only for objects that pass through the compiler as they are, so a
-    document with an MXJob (compiled, unless its rendering is given too), or with what the compiler refuses
-    before any check (no apiVersion, kind or metadata mapping) is not vouched for."""
-    checked = False
-    for _prefix, obj in objects_of(data):
-        if (
-            not isinstance(obj, dict)
-            or not isinstance(obj.get("apiVersion"), str)
-            or not isinstance(obj.get("kind"), str)
-            or not isinstance(obj.get("metadata"), dict)
-            or is_mxjob(obj)
-        ):
-            return False
-        result = _check(obj, version, strict, _NOWHERE, None, False, None if floats else False)
-        if result.status is not Status.VALID or result.findings:
-            return False
-        checked = True
-    return checked
-
-
-_NOWHERE: Final = Location("")
-
-
-def _object_at(document: SourceDocument, prefix: JsonPath) -> Any:
-    """The object of the document at prefix (iter_objects' prefixes: () or ("items", n))."""
-    return document.data if not prefix else document.data["items"][prefix[1]]
 
 
 def _valid(manifest: Manifest, origin: Location, generated: bool = False) -> ObjectResult:
