@@ -222,7 +222,7 @@ def _records(
         if lazy and drop and blob is not None:
             stored[index] = (slim, b"")
         for prefix, obj in iter_objects(document):
-            passed = checker.passed_before(obj)  # most objects of a rendering: nothing to examine
+            passed = checker.passed_before(obj)  # a diff: an object that passed on the other side already
             if passed is not None:
                 item: Item | None = obj
                 diagnostics: Sequence[Diagnostic] = ()
