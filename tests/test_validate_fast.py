@@ -5,7 +5,6 @@ with one value changed and jobs with a float anywhere, is tests/test_exact_mode.
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from mxjob_gitops.compiler.validate.kubeschema import (
 )
 from mxjob_gitops.compiler.validate.validation import validate_plan
 from tests.conftest import JOB_EXAMPLE_FILES, run_cli
+from tests.exact_inputs import is_leaf, paths, replaced
 
 VERSION = DEFAULT_KUBERNETES_VERSION
 GOLDEN = Path(__file__).parent / "golden"
@@ -38,25 +38,6 @@ def _rendered() -> list[dict[str, Any]]:
 RENDERED = _rendered()
 # One object of each kind the examples render: the mutation property below walks each of them.
 SAMPLES = list({(m["apiVersion"], m["kind"]): m for m in RENDERED}.values())
-
-
-def _paths(node: Any, prefix: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
-    found = [prefix]
-    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-    for key, value in items:
-        found.extend(_paths(value, (*prefix, key)))
-    return found
-
-
-def _replace(manifest: dict[str, Any], path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
-    changed = copy.deepcopy(manifest)
-    if not path:
-        return changed
-    parent: Any = changed
-    for key in path[:-1]:
-        parent = parent[key]
-    parent[path[-1]] = value
-    return changed
 
 
 def test_rendered_examples_validate_without_building_the_explaining_validators() -> None:
@@ -84,12 +65,6 @@ def test_a_valid_rendered_stream_is_located_without_composing_it_again() -> None
 JOBS = [d.data for path in JOB_EXAMPLE_FILES for d in parse_text(path.read_text(encoding="utf-8"), str(path)).documents]
 
 
-def _is_leaf(node: Any, path: tuple[str | int, ...]) -> bool:
-    for key in path:
-        node = node[key]
-    return not isinstance(node, dict | list)
-
-
 def test_no_input_job_renders_a_float() -> None:
     """The other half of the rule below: no job of the examples and golden inputs renders a float (default
     options; 21 jobs)."""
@@ -110,9 +85,9 @@ def test_a_job_renders_a_float_only_when_it_holds_one(data: st.DataObject) -> No
     """validate_plan walks a job for floats once, not each object it renders: that is exact only while the
     compiler writes no float of its own."""
     job = data.draw(st.sampled_from(JOBS))
-    leaves = [p for p in _paths(job)[1:] if p[0] not in ("apiVersion", "kind") and _is_leaf(job, p)]
+    leaves = [p for p in paths(job)[1:] if p[0] not in ("apiVersion", "kind") and is_leaf(job, p)]
     path = data.draw(st.sampled_from(leaves))
-    changed = _replace(job, path, data.draw(FLOATS))
+    changed = replaced(job, path, data.draw(FLOATS))
     plan = compile_documents(parse_text(json.dumps(changed), "job.json").documents, RenderOptions())
     for item in plan.items:
         if isinstance(item, CompiledJob) and not has_float(item.conversion.data):
