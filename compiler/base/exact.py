@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from mxjob_gitops.compiler.base.run import current_run
+from mxjob_gitops.compiler.base.run import Run, current_run
 
 # Every fast path, by name, and where its exact twin is.
 SHORTCUTS: Final = {
@@ -24,9 +24,9 @@ SHORTCUTS: Final = {
 }
 
 
-def exact(shortcut: str) -> bool:
-    """Whether the named fast path is off in the current run."""
-    return shortcut in current_run().off
+def exact(shortcut: str, run: Run | None = None) -> bool:
+    """Whether the named fast path is off in `run` (None: the current run)."""
+    return shortcut in (run if run is not None else current_run()).off
 
 
 def shortcuts_off(setting: str) -> frozenset[str]:

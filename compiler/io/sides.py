@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mxjob_gitops.compiler.base.diagnostics import Diagnostic, Severity, has_errors
+from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.base.run import Run, current_run
 from mxjob_gitops.compiler.compile.documents import Manifest, Plan, compile_documents, identity
 from mxjob_gitops.compiler.compile.jobcache import CompileCache
@@ -123,7 +124,7 @@ def sides(
 
     run = run if run is not None else current_run()
     parse: Parser
-    if "shared" in run.off:
+    if exact("shared", run):
         parse, cache = functools.partial(parse_text, run=run), None
     else:
         parse, cache = SharedParses(run), CompileCache()

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from mxjob_gitops.compiler.base.diagnostics import Code, Diagnostic, JsonPath, Location, Severity
+from mxjob_gitops.compiler.base.exact import exact
 from mxjob_gitops.compiler.base.limits import (
     MAX_DEPTH,
     MAX_DOCUMENT_NODES,
@@ -207,7 +208,7 @@ class ParseStream:
         # Large texts, and every text once the run has read that much (rapidyaml's import has paid for itself): the
         # fast reader refuses a text over a limit, reported below.
         run = self.run
-        if self.fast and "reader" not in run.off and max(len(text), run.budget.input_bytes) >= FAST_READ_MIN_CHARS:
+        if self.fast and not exact("reader", run) and max(len(text), run.budget.input_bytes) >= FAST_READ_MIN_CHARS:
             fast = read_documents(text, values=self.whole, pieces=self.pieces, cut=self.cut, run=run)
             if fast is not None:
                 yield from self._fast_documents(fast, source)
