@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mxjob_gitops.compiler.base.diagnostics import Code
-from mxjob_gitops.compiler.base.run import new_run
+from mxjob_gitops.compiler.base.run import Run
 from mxjob_gitops.compiler.read import fastread, source
 from mxjob_gitops.compiler.read.source import parse_text
 from tests.conftest import run_cli
@@ -130,15 +130,12 @@ def test_once_a_run_has_read_much_small_texts_are_read_fast(monkeypatch: pytest.
         return read(text, **options)
 
     monkeypatch.setattr(source, "read_documents", counted)
-    try:
-        new_run()
-        parse_text("a: 1\n", "x.yaml")
-        assert calls == []
-        new_run().input_bytes = fastread.FAST_READ_MIN_CHARS
-        parse_text("a: 1\n", "x.yaml")
-        assert calls == ["a: 1\n"]
-    finally:
-        new_run()
+    parse_text("a: 1\n", "x.yaml", run=Run())
+    assert calls == []
+    much = Run()
+    much.budget.input_bytes = fastread.FAST_READ_MIN_CHARS
+    parse_text("a: 1\n", "x.yaml", run=much)
+    assert calls == ["a: 1\n"]
 
 
 def test_the_command_line_silences_descriptor_2_around_native_parses(capfd: pytest.CaptureFixture[str]) -> None:

@@ -75,14 +75,3 @@ def running(run: Run) -> Iterator[Run]:
         yield run
     finally:
         _current = previous
-
-
-def run_budget() -> RunBudget:
-    """What the current run has read so far."""
-    return _current.budget
-
-
-def new_run() -> RunBudget:
-    """Start counting the current run's reading afresh (its other settings stay)."""
-    _current.budget = RunBudget()
-    return _current.budget

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 from mxjob_gitops.compiler.base.limits import MAX_INPUT_BYTES, run_limits
-from mxjob_gitops.compiler.base.run import run_budget
+from mxjob_gitops.compiler.base.run import current_run
 from mxjob_gitops.compiler.io.gitrun import git
 from mxjob_gitops.compiler.io.inputs import InputError, Inputs, Parser, charge, is_manifest_path, reading_ahead
 from mxjob_gitops.compiler.io.shown import shown
@@ -136,7 +136,7 @@ def _read_blobs(revision: str, top: Path, wanted: list[tuple[str, str]], texts: 
     # Sizes first (`--batch-check`): a blob over the input limit is never read, and the run's budget is charged
     # before any byte is, exactly as for files (cli.inputs.charge).
     sizes = _split_check(_git(["cat-file", "--batch-check"], top, stdin=request))
-    budget = run_budget()
+    budget = current_run().budget
     for (name, _oid), size in zip(wanted, sizes, strict=True):
         label = f"{revision}:{shown(top / name)}"
         if size > MAX_INPUT_BYTES:

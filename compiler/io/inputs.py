@@ -88,9 +88,8 @@ def discover(
         elif path.is_file() and _is_shard_record(path):
             recognised = True  # render -o --shard-size's record, named (pre-commit): skipped, as the walk skips it
         elif path.is_file() and path.name in KUSTOMIZE_FILES:
-            _note_kustomization(
-                notes, path.parent, named=True
-            )  # pre-commit names every YAML file: recognised, not read
+            # pre-commit names every YAML file: recognised, not read
+            _note_kustomization(notes, path.parent, named=True)
             recognised = True
         elif path.is_file():
             found.append(raw)
@@ -128,8 +127,7 @@ def _walk(root: Path, skipped: list[Path], notes: Notes) -> list[str]:
 
         raise InputError(
             f"{terminal(exc.path.as_posix())}: directories nest deeper than {run_limits().directory_depth} levels "
-            "below "
-            f"{terminal(root.as_posix())}; nothing was read (docs/limits.md)"
+            f"below {terminal(root.as_posix())}; nothing was read (docs/limits.md)"
         ) from None
     for label, path, linked in sorted(found, key=lambda entry: entry[0]):
         if linked:
