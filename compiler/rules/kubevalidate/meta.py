@@ -54,10 +54,12 @@ def check_labels(found: Found, labels: Any, path: JsonPath) -> None:
     """ValidateLabels: qualified-name keys, label values."""
     qualified_name, label_value = names.qualified_name, names.label_value
     for key, value in as_dict(labels).items():  # report.check_name's test, with the path built only for a finding
-        if isinstance(key, str) and qualified_name(key):
-            invalid(found, M, (*path, key), key, qualified_name(key))
-        if isinstance(value, str) and label_value(value):
-            invalid(found, M, (*path, key), value, label_value(value))
+        key_problem = qualified_name(key) if isinstance(key, str) else ""
+        if key_problem:
+            invalid(found, M, (*path, key), key, key_problem)
+        value_problem = label_value(value) if isinstance(value, str) else ""
+        if value_problem:
+            invalid(found, M, (*path, key), value, value_problem)
 
 
 def check_annotations(found: Found, annotations: Any, path: JsonPath) -> None:
