@@ -598,11 +598,13 @@ _VALID_MAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a",
 @example(objects=[{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "1-front"}}], version="1.35")
 @example(objects=[{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"namespace": ""}}], version="1.35")
 def test_objects_at_the_identity_rules_edges_are_judged_alike(
-    objects: list[Any], version: str, monkeypatch: pytest.MonkeyPatch
+    objects: list[Any], version: str, pad: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """tests/exact_inputs.py's objects (a Service named 1-front is valid from 1.36 on), after one that passes."""
+    """tests/exact_inputs.py's objects (a Service named 1-front is valid from 1.36 on), after one that passes, read
+    after the pad: the fast reader takes every text it accepts (not an empty string, which it leaves to the exact
+    reader), so their odd scalars (numbers, nulls, non-ASCII names) meet both readers and the checks after."""
     stream = yaml.safe_dump_all([_VALID_MAP, *objects], sort_keys=False)
-    _alike(monkeypatch, ["render", "--kubernetes-version", version, "-"], stream, stdin=stream)
+    _alike(monkeypatch, ["render", "--kubernetes-version", version, pad, "-"], stream, stdin=stream)
 
 
 @functools.cache
